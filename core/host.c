@@ -1,0 +1,1 @@
+/* host.c — placeholder, being written. */

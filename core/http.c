@@ -1,0 +1,1 @@
+/* http.c — placeholder, being written. */

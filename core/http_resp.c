@@ -1,0 +1,1 @@
+/* http_resp.c — placeholder, being written. */

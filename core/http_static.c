@@ -1,0 +1,1 @@
+/* http_static.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* router.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* schema.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* tasks.c — placeholder, being written. */

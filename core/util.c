@@ -1,0 +1,1 @@
+/* util.c — placeholder, being written. */

@@ -1,0 +1,1 @@
+/* yaml.c — placeholder, being written. */
