@@ -151,14 +151,16 @@ struct cube_host {
     /* -- timers and background work ----------------------------------- */
 
     /** Runs fn(state, arg) on a host worker thread after `delay_ms`, then
-     *  every `interval_ms` (0: once). Returns the timer, or NULL on error.
-     *  A repeating run never overlaps itself. */
+     *  every `interval_ms` (0: once). `state` is the plugin's state at the
+     *  time of this call (see cube_plugin_desc.init). Returns the timer, or
+     *  NULL on error. A repeating run never overlaps itself. */
     cube_timer *(*timer_add)(cube_plugin *self, uint64_t delay_ms,
                              uint64_t interval_ms, cube_task_fn fn, void *arg);
     /** Cancels a timer; waits for a running callback to finish unless
      *  called from that callback. NULL is fine. */
     void (*timer_cancel)(cube_plugin *self, cube_timer *timer);
-    /** Runs fn(state, arg) once on a host worker thread, soon. Returns
+    /** Runs fn(state, arg) once on a host worker thread, soon (`state` as
+     *  for timer_add). Returns
      *  CUBE_OK or CUBE_ESTATE during shutdown (fn is then not called). */
     int (*submit)(cube_plugin *self, cube_task_fn fn, void *arg);
 

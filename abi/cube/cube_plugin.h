@@ -116,7 +116,10 @@ struct cube_plugin_desc {
     /**
      * Required. Called once after the config is validated. Register routes,
      * metrics and timers here. Store the plugin's state in *state; it is
-     * passed back to every callback. `host` and `self` stay valid until
+     * passed back to every callback. *state is read by the host as soon as
+     * it is written: assign it before adding timers or submitting work
+     * during init, since those callbacks receive the state current at the
+     * time of the timer_add/submit call. `host` and `self` stay valid until
      * fini returns. Return CUBE_OK, or an error after calling
      * host->set_error(self, ...) with a message for the operator.
      */

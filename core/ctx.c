@@ -1,0 +1,192 @@
+/* ctx.c — creating and tearing down the host context, and the route table
+ * shared by the core and plugins. */
+#include "ctx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cube_build.h"
+#include "log.h"
+#include "metrics.h"
+#include "router.h"
+#include "tasks.h"
+
+static const char *const REQ_LABELS[] = {"route", "method", "status"};
+
+static int core_metrics_init(struct cube_ctx *ctx)
+{
+    char err[256];
+    const struct cube_metric_desc descs[] = {
+        {sizeof descs[0], CUBE_METRIC_COUNTER, "cube_http_requests_total",
+         "HTTP requests answered, by route template, method and status",
+         REQ_LABELS, 3, NULL, 0},
+        {sizeof descs[0], CUBE_METRIC_HISTOGRAM, "cube_http_request_duration_seconds",
+         "HTTP request latency from first byte to completion",
+         REQ_LABELS, 3, NULL, 0},
+        {sizeof descs[0], CUBE_METRIC_GAUGE, "cube_plugins_loaded",
+         "Plugins loaded and initialised", NULL, 0, NULL, 0},
+        {sizeof descs[0], CUBE_METRIC_GAUGE, "cube_build_info",
+         "Build information; the value is always 1",
+         (const char *const[]){"version", "abi"}, 2, NULL, 0},
+    };
+    struct cube_metric **slots[] = {&ctx->m_requests, &ctx->m_latency,
+                                    &ctx->m_plugins, &ctx->m_build};
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) {
+        *slots[i] = cube_metrics_register(ctx->metrics, &descs[i], "core", err,
+                                          sizeof err);
+        if (!*slots[i]) {
+            cube_log(CUBE_LOG_ERROR, "core", "metric %s: %s", descs[i].name, err);
+            return -1;
+        }
+    }
+    char abi[16];
+    snprintf(abi, sizeof abi, "%d.%d", CUBE_ABI_MAJOR, CUBE_ABI_MINOR);
+    cube_metric_set(ctx->m_build, (const char *const[]){CUBE_VERSION, abi}, 1);
+    return 0;
+}
+
+int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->cfg = cfg;
+    cube_host_table_init(&ctx->host);
+    ctx->core.ctx = ctx;
+    ctx->core.name = "core";
+    ctx->core.log_component = "core";
+    ctx->core.state = ctx;
+    ctx->metrics = cube_metrics_new();
+    ctx->router = cube_router_new();
+    ctx->tasks = cube_tasks_new(cfg->threads);
+    if (!ctx->metrics || !ctx->router || !ctx->tasks) {
+        cube_log(CUBE_LOG_ERROR, "core", "out of memory");
+        return -1;
+    }
+    if (core_metrics_init(ctx) < 0 || cube_core_routes_register(ctx) < 0)
+        return -1;
+    return 0;
+}
+
+static void route_entry_free(struct cube_route_entry *e)
+{
+    if (!e)
+        return;
+    free(e->method);
+    free(e->path);
+    free(e->summary);
+    free(e);
+}
+
+static int parse_permission(const char *perm, int *admin)
+{
+    if (perm && strcmp(perm, CUBE_PERM_PUBLIC) == 0)
+        *admin = 0;
+    else if (perm && strcmp(perm, CUBE_PERM_ADMIN) == 0)
+        *admin = 1;
+    else
+        return -1;
+    return 0;
+}
+
+int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
+                       const struct cube_route_desc *in, char *err, size_t errlen)
+{
+    struct cube_route_desc d = {0};
+    if (!in || in->size < offsetof(struct cube_route_desc, summary) + sizeof in->summary) {
+        snprintf(err, errlen, "descriptor size %zu is smaller than ABI 1.0's %zu",
+                 in ? in->size : 0, sizeof d);
+        return CUBE_EINVAL;
+    }
+    memcpy(&d, in, in->size < sizeof d ? in->size : sizeof d);
+    int admin;
+    if (!d.handler) {
+        snprintf(err, errlen, "handler: must not be NULL");
+        return CUBE_EINVAL;
+    }
+    if (parse_permission(d.permission, &admin) < 0) {
+        snprintf(err, errlen, "permission: '%s' is not \"public\" or \"admin\"",
+                 d.permission ? d.permission : "(null)");
+        return CUBE_EINVAL;
+    }
+    struct cube_route_entry *e = calloc(1, sizeof *e);
+    if (!e || !(e->method = strdup(d.method ? d.method : "")) ||
+        !(e->path = strdup(d.path ? d.path : "")) ||
+        (d.summary && !(e->summary = strdup(d.summary)))) {
+        route_entry_free(e);
+        snprintf(err, errlen, "out of memory");
+        return CUBE_ENOMEM;
+    }
+    e->plugin = plugin;
+    e->handler = d.handler;
+    e->admin = admin;
+    int is_core = plugin == &ctx->core;
+    if (!is_core && !plugin->scratch_router &&
+        !(plugin->scratch_router = cube_router_new())) {
+        route_entry_free(e);
+        return CUBE_ENOMEM;
+    }
+    char rerr[200];
+    int rc = cube_router_add(is_core ? ctx->router : plugin->scratch_router,
+                             e->method, e->path, e, rerr, sizeof rerr);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s %s: %s", e->method, e->path, rerr);
+        route_entry_free(e);
+        return rc == -2 ? CUBE_EEXIST : CUBE_EINVAL;
+    }
+    struct cube_route_entry **list = is_core ? &ctx->routes : &plugin->pending;
+    e->next = *list;
+    *list = e;
+    return CUBE_OK;
+}
+
+int cube_ctx_commit_routes(struct cube_ctx *ctx, struct cube_plugin *plugin,
+                           char *err, size_t errlen)
+{
+    for (struct cube_route_entry *e = plugin->pending; e; e = e->next)
+        if (cube_router_conflicts(ctx->router, e->method, e->path)) {
+            snprintf(err, errlen, "route %s %s is already registered by another "
+                     "plugin or the core", e->method, e->path);
+            return CUBE_EEXIST;
+        }
+    while (plugin->pending) {
+        struct cube_route_entry *e = plugin->pending;
+        char rerr[200];
+        if (cube_router_add(ctx->router, e->method, e->path, e, rerr, sizeof rerr) < 0) {
+            snprintf(err, errlen, "route %s %s: %s", e->method, e->path, rerr);
+            return CUBE_ENOMEM; /* only OOM can fail here: templates were checked */
+        }
+        plugin->pending = e->next;
+        e->next = ctx->routes;
+        ctx->routes = e;
+    }
+    cube_router_free(plugin->scratch_router);
+    plugin->scratch_router = NULL;
+    return CUBE_OK;
+}
+
+void cube_ctx_drop_routes(struct cube_plugin *plugin)
+{
+    while (plugin->pending) {
+        struct cube_route_entry *e = plugin->pending;
+        plugin->pending = e->next;
+        route_entry_free(e);
+    }
+    cube_router_free(plugin->scratch_router);
+    plugin->scratch_router = NULL;
+}
+
+void cube_ctx_free(struct cube_ctx *ctx)
+{
+    if (ctx->tasks)
+        cube_tasks_free(ctx->tasks);
+    ctx->tasks = NULL;
+    while (ctx->routes) {
+        struct cube_route_entry *e = ctx->routes;
+        ctx->routes = e->next;
+        route_entry_free(e);
+    }
+    cube_router_free(ctx->router);
+    cube_metrics_free(ctx->metrics);
+    ctx->router = NULL;
+    ctx->metrics = NULL;
+}

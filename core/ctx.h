@@ -1,0 +1,92 @@
+/* ctx.h — the host context: everything cubed owns, in one place.
+ * There is one per process (tests may make several); nothing in the host
+ * keeps mutable state outside it (the logger's settings excepted, see log.h). */
+#ifndef CUBE_CTX_H
+#define CUBE_CTX_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <cube/cube.h>
+
+#include "config.h"
+
+struct cube_metrics;
+struct cube_tasks;
+struct cube_router;
+struct cube_http;
+
+/* The host's record of one plugin (the opaque `cube_plugin` of the ABI). */
+struct cube_plugin {
+    struct cube_ctx *ctx;
+    char *name;
+    char *file;                    /* the .so path; NULL for the core itself */
+    char *log_component;           /* "plugin:<name>" */
+    struct cube_plugin_desc desc;  /* copied into the host's size, zero-filled */
+    void *handle;                  /* dlopen handle; never dlclosed */
+    void *state;                   /* from init */
+    cJSON *config;                 /* validated config, defaults applied */
+    char *config_text;             /* the same, printed once */
+    char *data_dir;
+    char error[512];               /* set_error */
+    int in_init;                   /* register_* allowed only while set */
+    int initialised, started;
+    int optional;
+    struct cube_route_entry *pending;   /* routes registered during init */
+    struct cube_router *scratch_router; /* validates them until committed */
+    struct cube_plugin *next;
+};
+
+/* One registered route (owned by the context, target of the router). */
+struct cube_route_entry {
+    struct cube_plugin *plugin;    /* the core's own routes use ctx->core */
+    cube_route_fn handler;
+    int admin;                     /* permission: 0 public, 1 admin */
+    char *method, *path, *summary;
+    struct cube_route_entry *next;
+};
+
+struct cube_ctx {
+    struct cube_config *cfg;       /* borrowed from main */
+    int safe_mode;
+    struct cube_host host;         /* the table handed to plugins */
+    struct cube_plugin core;       /* pseudo-plugin for the core's routes */
+    struct cube_plugin *plugins;   /* loaded plugins, load order */
+    size_t n_plugins;
+    struct cube_metrics *metrics;
+    struct cube_tasks *tasks;
+    struct cube_router *router;
+    struct cube_route_entry *routes;
+    struct cube_http *http;
+    atomic_int ready;              /* all plugins started, serving */
+    atomic_int stopping;
+    uint64_t started_ns;
+    /* core metrics */
+    struct cube_metric *m_requests, *m_latency, *m_plugins, *m_build;
+    struct cube_metric *m_inflight;
+};
+
+/* Sets up an empty context over cfg (metrics, tasks, router, host table,
+ * core routes). Returns 0 or -1 with a logged reason. */
+int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg);
+/* Stops plugins, frees everything the context owns (not cfg). */
+void cube_ctx_free(struct cube_ctx *ctx);
+/* Fills ctx->host with the ABI 1.0 table (host.c). */
+void cube_host_table_init(struct cube_host *host);
+/* Registers a route: the core's at once; a plugin's is checked now and
+ * staged until cube_ctx_commit_routes, so a plugin whose init fails leaves
+ * no route behind. */
+int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
+                       const struct cube_route_desc *desc, char *err,
+                       size_t errlen);
+/* Moves a plugin's staged routes into the live router, all or none (a
+ * conflict with another plugin's route fails with err). */
+int cube_ctx_commit_routes(struct cube_ctx *ctx, struct cube_plugin *plugin,
+                           char *err, size_t errlen);
+/* Frees a plugin's staged routes (its init failed). */
+void cube_ctx_drop_routes(struct cube_plugin *plugin);
+/* Registers /healthz, /readyz, /metrics (core_routes.c). */
+int cube_core_routes_register(struct cube_ctx *ctx);
+
+#endif

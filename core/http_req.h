@@ -1,0 +1,101 @@
+/* http_req.h — the host's request record (the ABI's opaque cube_req) and
+ * the internal helpers that answer it. Shared by http*.c and host.c only. */
+#ifndef CUBE_HTTP_REQ_H
+#define CUBE_HTTP_REQ_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+#include <cube/cube.h>
+
+#include "router.h"
+
+struct cube_ctx;
+struct cube_route_entry;
+
+/* A response header queued before the answer. */
+struct cube_hdr {
+    char *name, *value;
+    struct cube_hdr *next;
+};
+
+/* A string the request owns until it completes (decoded query values). */
+struct cube_scratch {
+    struct cube_scratch *next;
+    char text[];
+};
+
+struct cube_req {
+    struct cube_ctx *ctx;
+    struct cube_http *http;
+    struct MHD_Connection *conn;
+    const char *method;            /* owned by MHD; valid for the request */
+    char *path;                    /* decoded path (for req_path and logs) */
+    const char *raw_path;          /* owned by MHD */
+    char *body;                    /* NUL-terminated; "" when none */
+    size_t body_len, body_cap;
+    int body_too_big;
+    struct cube_route_match match;
+    const struct cube_route_entry *route;
+    const char *route_label;       /* route template, or a fixed word */
+    char id[72];
+    char client[64];
+    uint64_t start_ns;
+    int answered;
+    int status;
+    uint64_t resp_bytes;
+    int accept_gzip;
+    struct cube_hdr *resp_headers;
+    struct cube_scratch *scratch;
+};
+
+/* The server; defined in http.c, stream state used by http_stream.c. */
+struct cube_http {
+    struct cube_ctx *ctx;
+    struct MHD_Daemon *daemon;
+    int port;
+    atomic_int inflight;
+    atomic_int stopping;
+    char *tls_key, *tls_cert;
+    /* parked streams (http_stream.c) */
+    pthread_mutex_t stream_mu;
+    pthread_cond_t stream_cv;
+    pthread_t waker;
+    int waker_running;
+    struct cube_stream *parked;
+};
+
+/* Answers with a buffer (copied); gzip-compresses when `compressible`, the
+ * client accepts it and the body is large. 0 or a negative CUBE_E code. */
+int cube_http_answer(cube_req *req, int status, const char *content_type,
+                     const void *data, size_t len, int compressible);
+/* Answers with {"error":{"code":...,"message":...}}. */
+int cube_http_answer_error(cube_req *req, int status, const char *code,
+                           const char *message);
+/* Adds a header to the coming answer; CUBE_EINVAL for CR/LF in it. */
+int cube_http_add_header(cube_req *req, const char *name, const char *value);
+/* Queues a prepared MHD response with the request id and queued headers. */
+int cube_http_queue(cube_req *req, int status, struct MHD_Response *resp);
+/* Answers with a streaming body (http_stream.c). */
+int cube_http_answer_stream(cube_req *req, int status, const char *ctype,
+                            const struct cube_stream_desc *desc,
+                            cube_stream **out);
+/* Wakes a parked stream (http_stream.c). */
+void cube_http_stream_wake(cube_stream *s);
+/* Starts/stops the thread that wakes parked streams after idle_ms. */
+int cube_http_streams_init(struct cube_http *http);
+/* Resumes every parked stream so it ends (shutdown), then joins the waker. */
+void cube_http_streams_shutdown(struct cube_http *http);
+/* Serves a static console file or the SPA index (http_static.c). Returns 1
+ * when it answered, 0 when the path is not the console's. */
+int cube_http_static(cube_req *req);
+/* Request accessors shared with host.c (http.c). */
+const char *cube_req_query(cube_req *req, const char *name);
+const char *cube_req_header(cube_req *req, const char *name);
+/* Maps a CUBE_E* code to an HTTP status and error code word. */
+int cube_status_for(int rc, const char **code);
+
+#endif

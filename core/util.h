@@ -1,0 +1,25 @@
+/* util.h — small helpers shared by the host: paths, time, randomness. */
+#ifndef CUBE_UTIL_H
+#define CUBE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Monotonic clock in nanoseconds. */
+uint64_t cube_now_ns(void);
+/* Creates `path` and missing parents with `mode`; 0 or -1 (errno set). */
+int cube_mkdir_p(const char *path, unsigned mode);
+/* Returns malloc'd "a/b" (no doubled slash); NULL on OOM. */
+char *cube_path_join(const char *a, const char *b);
+/* Fills buf with 2*nbytes lowercase hex chars of fresh randomness and a NUL;
+ * buf must hold 2*nbytes+1. Returns 0, or -1 when no randomness is available. */
+int cube_random_hex(char *buf, size_t nbytes);
+/* SHA-256 of data into out[32]. Returns 0 or -1. */
+int cube_sha256(const void *data, size_t len, uint8_t out[32]);
+/* Compares n bytes in time independent of their content; 0 when equal. */
+int cube_ct_compare(const void *a, const void *b, size_t n);
+/* Reads a whole file (at most max bytes) into a malloc'd NUL-terminated
+ * buffer. Returns NULL with errno set (EFBIG when larger than max). */
+char *cube_read_file(const char *path, size_t max, size_t *len);
+
+#endif

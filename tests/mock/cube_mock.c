@@ -1,0 +1,412 @@
+/* cube_mock.c — see cube_mock.h. Test-only code: global state is fine here,
+ * a test process hosts one plugin at a time. */
+#include "cube_mock.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#define MAX_ROUTES 64
+#define MAX_TIMERS 64
+#define MAX_METRICS 64
+#define MAX_SERIES 32
+
+struct cube_plugin { int unused; };
+struct cube_req {
+    const char *method, *path, *query, *header, *body;
+    char params[8][2][256];
+    int n_params;
+    char scratch[256];
+    struct cube_mock_response *out;
+    struct cube_stream_desc stream;
+    int has_stream;
+};
+struct cube_stream { int unused; };
+struct cube_timer { cube_task_fn fn; void *state, *arg; int active, repeat; };
+struct cube_metric {
+    struct cube_metric_desc desc;
+    char name[128];
+    char series[MAX_SERIES][128];
+    double values[MAX_SERIES];
+    int n;
+};
+
+static struct {
+    struct cube_host host;
+    struct cube_plugin self;
+    cJSON *config;
+    void *state;
+    struct cube_route_desc routes[MAX_ROUTES];
+    char paths[MAX_ROUTES][256], methods[MAX_ROUTES][8];
+    int n_routes;
+    struct cube_timer timers[MAX_TIMERS];
+    struct cube_metric metrics[MAX_METRICS];
+    int n_metrics;
+    char last_log[1024], last_error[1024];
+    struct cube_stream stream;
+} M;
+
+static const char *version(void) { return "mock"; }
+static void mfree(void *p) { free(p); }
+
+static void logv(cube_plugin *s, int level, const char *fmt, va_list ap)
+{
+    (void)s; (void)level;
+    vsnprintf(M.last_log, sizeof M.last_log, fmt, ap);
+}
+
+static void mlog(cube_plugin *s, int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    logv(s, level, fmt, ap);
+    va_end(ap);
+}
+
+static int log_enabled(cube_plugin *s, int level) { (void)s; (void)level; return 1; }
+
+static void set_error(cube_plugin *s, const char *fmt, ...)
+{
+    (void)s;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(M.last_error, sizeof M.last_error, fmt, ap);
+    va_end(ap);
+}
+
+static char *config_json(cube_plugin *s) { (void)s; return cJSON_PrintUnformatted(M.config); }
+
+static const cJSON *lookup(const char *path)
+{
+    const cJSON *n = M.config;
+    char key[128];
+    while (n && path && *path) {
+        const char *dot = strchr(path, '.');
+        size_t len = dot ? (size_t)(dot - path) : strlen(path);
+        snprintf(key, sizeof key, "%.*s", (int)len, path);
+        n = cJSON_GetObjectItemCaseSensitive(n, key);
+        path = dot ? dot + 1 : NULL;
+    }
+    return n;
+}
+
+static const char *cfg_str(cube_plugin *s, const char *p, const char *d)
+{ (void)s; const cJSON *n = lookup(p); return cJSON_IsString(n) ? n->valuestring : d; }
+static int64_t cfg_int(cube_plugin *s, const char *p, int64_t d)
+{ (void)s; const cJSON *n = lookup(p); return cJSON_IsNumber(n) ? (int64_t)n->valuedouble : d; }
+static double cfg_double(cube_plugin *s, const char *p, double d)
+{ (void)s; const cJSON *n = lookup(p); return cJSON_IsNumber(n) ? n->valuedouble : d; }
+static int cfg_bool(cube_plugin *s, const char *p, int d)
+{ (void)s; const cJSON *n = lookup(p); return cJSON_IsBool(n) ? cJSON_IsTrue(n) : d; }
+static const char *data_dir(cube_plugin *s) { (void)s; return "/tmp"; }
+
+static int register_route(cube_plugin *s, const struct cube_route_desc *d)
+{
+    (void)s;
+    if (M.n_routes == MAX_ROUTES || !d || !d->handler || !d->path || !d->method)
+        return CUBE_EINVAL;
+    M.routes[M.n_routes] = *d;
+    snprintf(M.paths[M.n_routes], sizeof M.paths[0], "%s", d->path);
+    snprintf(M.methods[M.n_routes], sizeof M.methods[0], "%s", d->method);
+    M.n_routes++;
+    return CUBE_OK;
+}
+
+static const char *req_method(cube_req *r) { return r->method; }
+static const char *req_path(cube_req *r) { return r->path; }
+static const char *req_client(cube_req *r) { (void)r; return "127.0.0.1"; }
+static const char *req_idf(cube_req *r) { (void)r; return "mock-request"; }
+
+static const char *req_param(cube_req *r, const char *name)
+{
+    for (int i = 0; i < r->n_params; i++)
+        if (strcmp(r->params[i][0], name) == 0)
+            return r->params[i][1];
+    return NULL;
+}
+
+static const char *req_query(cube_req *r, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = r->query; p && *p;) {
+        const char *amp = strchr(p, '&');
+        size_t seg = amp ? (size_t)(amp - p) : strlen(p);
+        if (seg >= len && strncmp(p, name, len) == 0 && (seg == len || p[len] == '=')) {
+            snprintf(r->scratch, sizeof r->scratch, "%.*s", (int)(seg > len ? seg - len - 1 : 0),
+                     p + len + 1);
+            return seg == len ? "" : r->scratch;
+        }
+        p = amp ? amp + 1 : NULL;
+    }
+    return NULL;
+}
+
+static const char *req_header(cube_req *r, const char *name)
+{
+    size_t len = strlen(name);
+    if (r->header && strncasecmp(r->header, name, len) == 0 && r->header[len] == ':')
+        return r->header + len + 1 + (r->header[len + 1] == ' ');
+    return NULL;
+}
+
+static const char *req_body(cube_req *r, size_t *len)
+{
+    const char *b = r->body ? r->body : "";
+    if (len)
+        *len = strlen(b);
+    return b;
+}
+
+static int resp_header(cube_req *r, const char *n, const char *v)
+{ (void)r; return (!n || !v || strpbrk(n, "\r\n") || strpbrk(v, "\r\n")) ? CUBE_EINVAL : CUBE_OK; }
+
+static int answer(cube_req *r, int status, const char *ctype, const void *data, size_t len)
+{
+    if (r->out->status)
+        return CUBE_ESTATE;
+    r->out->status = status;
+    r->out->content_type = strdup(ctype);
+    r->out->body = malloc(len + 1);
+    memcpy(r->out->body, data, len);
+    r->out->body[len] = '\0';
+    r->out->body_len = len;
+    return CUBE_OK;
+}
+
+static int resp_json(cube_req *r, int s, const char *j) { return answer(r, s, "application/json", j, strlen(j)); }
+static int resp_text(cube_req *r, int s, const char *c, const char *t)
+{ return answer(r, s, c ? c : "text/plain; charset=utf-8", t, strlen(t)); }
+static int resp_bytes(cube_req *r, int s, const char *c, const void *d, size_t l)
+{ return answer(r, s, c ? c : "application/octet-stream", d, l); }
+
+static int resp_error(cube_req *r, int s, const char *code, const char *msg)
+{
+    char body[1024];
+    snprintf(body, sizeof body, "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}", code, msg);
+    return answer(r, s, "application/json", body, strlen(body));
+}
+
+static int resp_stream(cube_req *r, int s, const char *c, const struct cube_stream_desc *d,
+                       cube_stream **out)
+{
+    if (!d || !d->read || answer(r, s, c ? c : "application/octet-stream", "", 0) != CUBE_OK)
+        return CUBE_EINVAL;
+    memset(&r->stream, 0, sizeof r->stream);
+    memcpy(&r->stream, d, d->size < sizeof r->stream ? d->size : sizeof r->stream);
+    r->has_stream = 1;
+    r->out->streamed = 1;
+    if (out)
+        *out = &M.stream;
+    return CUBE_OK;
+}
+
+static void stream_wake(cube_stream *s) { (void)s; }
+
+static cube_timer *timer_add(cube_plugin *s, uint64_t delay, uint64_t interval,
+                             cube_task_fn fn, void *arg)
+{
+    (void)s; (void)delay;
+    for (int i = 0; i < MAX_TIMERS; i++)
+        if (!M.timers[i].active) {
+            M.timers[i] = (struct cube_timer){fn, M.state, arg, 1, interval > 0};
+            return &M.timers[i];
+        }
+    return NULL;
+}
+
+static void timer_cancel(cube_plugin *s, cube_timer *t) { (void)s; if (t) t->active = 0; }
+
+static int submit(cube_plugin *s, cube_task_fn fn, void *arg)
+{
+    return timer_add(s, 0, 0, fn, arg) ? CUBE_OK : CUBE_ENOMEM;
+}
+
+static cube_metric *metric_register(cube_plugin *s, const struct cube_metric_desc *d)
+{
+    (void)s;
+    if (!d || !d->name || !d->help || M.n_metrics == MAX_METRICS)
+        return NULL;
+    for (int i = 0; i < M.n_metrics; i++)
+        if (strcmp(M.metrics[i].name, d->name) == 0)
+            return NULL;
+    struct cube_metric *m = &M.metrics[M.n_metrics++];
+    memset(m, 0, sizeof *m);
+    m->desc = *d;
+    snprintf(m->name, sizeof m->name, "%s", d->name);
+    return m;
+}
+
+static double *series(struct cube_metric *m, const char *const *labels)
+{
+    char key[128] = "";
+    for (unsigned i = 0; i < m->desc.label_count; i++)
+        snprintf(key + strlen(key), sizeof key - strlen(key), "%s%s", i ? "," : "", labels[i]);
+    for (int i = 0; i < m->n; i++)
+        if (strcmp(m->series[i], key) == 0)
+            return &m->values[i];
+    if (m->n == MAX_SERIES)
+        return NULL;
+    snprintf(m->series[m->n], sizeof m->series[0], "%s", key);
+    m->values[m->n] = 0;
+    return &m->values[m->n++];
+}
+
+static void metric_add(cube_metric *m, const char *const *l, double v)
+{ double *p = m ? series(m, l) : NULL; if (p) *p += v; }
+static void metric_set(cube_metric *m, const char *const *l, double v)
+{ double *p = m ? series(m, l) : NULL; if (p) *p = v; }
+static void metric_observe(cube_metric *m, const char *const *l, double v)
+{ double *p = m ? series(m, l) : NULL; (void)v; if (p) *p += 1; /* counts */ }
+
+static void host_init(void)
+{
+    struct cube_host *h = &M.host;
+    h->size = sizeof *h;
+    h->abi_major = CUBE_ABI_MAJOR;
+    h->abi_minor = CUBE_ABI_MINOR;
+    h->host_version = version; h->free = mfree; h->log = mlog; h->logv = logv;
+    h->log_enabled = log_enabled; h->set_error = set_error; h->config_json = config_json;
+    h->config_string = cfg_str; h->config_int = cfg_int; h->config_double = cfg_double;
+    h->config_bool = cfg_bool; h->data_dir = data_dir; h->register_route = register_route;
+    h->req_method = req_method; h->req_path = req_path; h->req_param = req_param;
+    h->req_query = req_query; h->req_header = req_header; h->req_body = req_body;
+    h->req_client_addr = req_client; h->req_id = req_idf; h->resp_header = resp_header;
+    h->resp_json = resp_json; h->resp_text = resp_text; h->resp_bytes = resp_bytes;
+    h->resp_error = resp_error; h->resp_stream = resp_stream; h->stream_wake = stream_wake;
+    h->timer_add = timer_add; h->timer_cancel = timer_cancel; h->submit = submit;
+    h->metric_register = metric_register; h->metric_add = metric_add;
+    h->metric_set = metric_set; h->metric_observe = metric_observe;
+}
+
+const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)
+{
+    host_init();
+    cJSON_Delete(M.config);
+    M.config = cJSON_Parse(config_json ? config_json : "{}");
+    *self = &M.self;
+    return &M.host;
+}
+
+int cube_mock_init(const struct cube_plugin_desc *desc, const char *config_json,
+                   void **state)
+{
+    cube_plugin *self;
+    const struct cube_host *h = cube_mock_host(config_json, &self);
+    M.state = NULL;
+    int rc = desc->init(h, self, &M.state);
+    *state = M.state;
+    return rc;
+}
+
+/* Matches a template against a path, filling params. */
+static int match(const char *tmpl, const char *path, cube_req *r)
+{
+    r->n_params = 0;
+    while (*tmpl && *path) {
+        if (*tmpl != '/' || *path != '/')
+            return 0;
+        tmpl++, path++;
+        size_t tl = strcspn(tmpl, "/"), pl = strcspn(path, "/");
+        if (tmpl[0] == '{' && r->n_params < 8) {
+            snprintf(r->params[r->n_params][0], 256, "%.*s", (int)(tl - 2), tmpl + 1);
+            snprintf(r->params[r->n_params][1], 256, "%.*s", (int)pl, path);
+            r->n_params++;
+        } else if (tl != pl || strncmp(tmpl, path, tl) != 0) {
+            return 0;
+        }
+        tmpl += tl, path += pl;
+    }
+    return *tmpl == '\0' && *path == '\0';
+}
+
+static void drain_stream(cube_req *r)
+{
+    char buf[4096];
+    int idle = 0;
+    while (idle < 1000) {
+        long n = r->stream.read(r->stream.cls, buf, sizeof buf);
+        if (n < 0)
+            break;
+        if (n == 0) {
+            idle++;
+            cube_mock_run_timers();
+            continue;
+        }
+        struct cube_mock_response *o = r->out;
+        o->body = realloc(o->body, o->body_len + (size_t)n + 1);
+        memcpy(o->body + o->body_len, buf, (size_t)n);
+        o->body_len += (size_t)n;
+        o->body[o->body_len] = '\0';
+    }
+    if (r->stream.close)
+        r->stream.close(r->stream.cls);
+}
+
+struct cube_mock_response cube_mock_request(const char *method, const char *path,
+                                            const char *query, const char *header,
+                                            const char *body)
+{
+    struct cube_mock_response out = {0};
+    cube_req r = {.method = method, .path = path, .query = query, .header = header,
+                  .body = body, .out = &out};
+    for (int i = 0; i < M.n_routes; i++) {
+        if (strcmp(M.methods[i], method) != 0 || !match(M.paths[i], path, &r))
+            continue;
+        out.handler_rc = M.routes[i].handler(M.state, &r);
+        if (r.has_stream)
+            drain_stream(&r);
+        return out;
+    }
+    out.status = 404;
+    return out;
+}
+
+int cube_mock_run_timers(void)
+{
+    int ran = 0;
+    for (int i = 0; i < MAX_TIMERS; i++) {
+        struct cube_timer *t = &M.timers[i];
+        if (!t->active)
+            continue;
+        if (!t->repeat)
+            t->active = 0;
+        t->fn(t->state, t->arg);
+        ran++;
+    }
+    return ran;
+}
+
+double cube_mock_metric(const char *name, const char *labels)
+{
+    for (int i = 0; i < M.n_metrics; i++) {
+        struct cube_metric *m = &M.metrics[i];
+        if (strcmp(m->name, name) != 0)
+            continue;
+        for (int j = 0; j < m->n; j++)
+            if (strcmp(m->series[j], labels ? labels : "") == 0)
+                return m->values[j];
+    }
+    return -1;
+}
+
+const char *cube_mock_last_log(void) { return M.last_log; }
+const char *cube_mock_last_error(void) { return M.last_error; }
+int cube_mock_route_count(void) { return M.n_routes; }
+
+void cube_mock_response_free(struct cube_mock_response *r)
+{
+    free(r->body);
+    free(r->content_type);
+    memset(r, 0, sizeof *r);
+}
+
+void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
+{
+    if (desc && desc->fini && state)
+        desc->fini(state);
+    cJSON_Delete(M.config);
+    memset(&M, 0, sizeof M);
+}
