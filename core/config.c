@@ -1,1 +1,631 @@
-/* config.c — placeholder, being written. */
+/* config.c — cube.yaml: defaults, keys and their checks, environment
+ * overrides (see config.h). The conf.d side lives in config_plugins.c. */
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "config_priv.h"
+
+#define MAX_SIZE_BYTES 1099511627776.0   /* 1 TiB: bigger is surely a typo */
+#define MAX_THREADS 1024
+
+struct loader {
+    struct cube_config *cfg;
+    const struct cube_yaml_doc *doc;
+    struct cube_errs *errs;
+    const cJSON *conf_dir_node;  /* conf_dir as written in cube.yaml */
+    int conf_dir_bad;            /* conf_dir was given but unusable */
+};
+
+/* Checks one key's value and stores it in L->cfg; path names the key in
+ * messages ("log.level"). Returns 0, or -1 after reporting. */
+typedef int (*key_fn)(struct loader *L, const cJSON *v, const char *path);
+
+struct key_rule {
+    const char *name;
+    key_fn fn;
+};
+
+static const char *const level_names[] = {"debug", "info", "warn", "error", 0};
+static const int level_values[] = {CUBE_LOG_DEBUG, CUBE_LOG_INFO,
+                                   CUBE_LOG_WARN, CUBE_LOG_ERROR};
+
+/* ---- value checks ---- */
+
+static int expected(struct loader *L, const cJSON *v, const char *path,
+                    const char *what)
+{
+    return cube_config_expected(L->errs, L->doc, v, path, what);
+}
+
+static int set_str(struct loader *L, const cJSON *v, char **dst,
+                   const char *s)
+{
+    char *copy = strdup(s);
+    if (!copy) {
+        cube_config_err_at(L->errs, L->doc, v, 0, "out of memory");
+        return -1;
+    }
+    free(*dst);
+    *dst = copy;
+    return 0;
+}
+
+static int take_string(struct loader *L, const cJSON *v, const char *path,
+                       char **dst, int allow_empty)
+{
+    if (!cJSON_IsString(v) || (!allow_empty && !*v->valuestring))
+        return expected(L, v, path, allow_empty ? "a string"
+                                                : "a non-empty string");
+    return set_str(L, v, dst, v->valuestring);
+}
+
+static int take_uint(struct loader *L, const cJSON *v, const char *path,
+                     double min, double max, double *out)
+{
+    double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (!isfinite(d) || d != floor(d) || d < min || d > max) {
+        char what[96];
+        snprintf(what, sizeof what, "an integer from %.0f to %.0f", min, max);
+        return expected(L, v, path, what);
+    }
+    *out = d;
+    return 0;
+}
+
+/* Index of v's string in the NULL-terminated names, or -1 after reporting. */
+static int take_choice(struct loader *L, const cJSON *v, const char *path,
+                       const char *const *names, const char *what)
+{
+    for (int i = 0; cJSON_IsString(v) && names[i]; i++)
+        if (!strcmp(v->valuestring, names[i]))
+            return i;
+    return expected(L, v, path, what);
+}
+
+static int walk_map(struct loader *L, const cJSON *obj, const char *parent,
+                    const struct key_rule *rules)
+{
+    char path[128], key[96];
+    const cJSON *m;
+    int rc = 0;
+    if (!cJSON_IsObject(obj))
+        return expected(L, obj, parent, "a mapping");
+    cJSON_ArrayForEach(m, obj) {
+        const struct key_rule *r = rules;
+        while (r->name && strcmp(r->name, m->string))
+            r++;
+        if (!r->name) {
+            cube_config_quote(key, sizeof key, m->string);
+            cube_config_err_at(L->errs, L->doc, m, 1, "%s%sunknown key %s",
+                               parent ? parent : "", parent ? ": " : "", key);
+            rc = -1;
+            continue;
+        }
+        if (cJSON_IsNull(m))   /* "key:" with no value: keep the default */
+            continue;
+        snprintf(path, sizeof path, "%s%s%s", parent ? parent : "",
+                 parent ? "." : "", m->string);
+        if (r->fn(L, m, path))
+            rc = -1;
+    }
+    return rc;
+}
+
+/* ---- listen, database, token ---- */
+
+static int parse_port(const char *s, int *port)
+{
+    size_t n = strspn(s, "0123456789");
+    if (n == 0 || n > 5 || s[n])
+        return -1;
+    long p = strtol(s, NULL, 10);
+    if (p > 65535)
+        return -1;
+    *port = (int)p;
+    return 0;
+}
+
+static int host_ok(const char *h, size_t n, const char *extra)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)h[i]) && !strchr(extra, h[i]))
+            return 0;
+    return 1;
+}
+
+/* "host:port", "[v6addr]:port" or ":port" (all interfaces). Returns 0, -1
+ * for a malformed value, -2 when out of memory. */
+static int parse_listen(const char *s, char **host, int *port)
+{
+    const char *h = s, *colon, *extra = ".-_";
+    size_t hn;
+    int p;
+    if (*s == '[') {
+        const char *end = strchr(s, ']');
+        if (!end || end[1] != ':' || end == s + 1)
+            return -1;
+        h = s + 1;
+        hn = (size_t)(end - h);
+        colon = end + 1;
+        extra = ":.%";
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon)
+            return -1;
+        hn = (size_t)(colon - s);
+    }
+    if (!host_ok(h, hn, extra) || parse_port(colon + 1, &p))
+        return -1;
+    char *copy = hn ? strndup(h, hn) : strdup("0.0.0.0");
+    if (!copy)
+        return -2;
+    free(*host);
+    *host = copy;
+    *port = p;
+    return 0;
+}
+
+static int database_ok(const char *s)
+{
+    static const char *const schemes[] = {"sqlite://", "postgres://",
+                                          "postgresql://", 0};
+    if (!strcmp(s, "sqlite"))
+        return 1;
+    for (int i = 0; schemes[i]; i++)
+        if (!strncmp(s, schemes[i], strlen(schemes[i])) &&
+            s[strlen(schemes[i])])
+            return 1;
+    return 0;
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int hex_decode32(const char *s, uint8_t out[32])
+{
+    uint8_t tmp[32];
+    if (strlen(s) != 64)
+        return -1;
+    for (int i = 0; i < 32; i++) {
+        int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        tmp[i] = (uint8_t)(hi << 4 | lo);
+    }
+    memcpy(out, tmp, sizeof tmp);
+    return 0;
+}
+
+/* ---- cube.yaml keys ---- */
+
+static int key_listen(struct loader *L, const cJSON *v, const char *path)
+{
+    struct cube_config *c = L->cfg;
+    int rc = cJSON_IsString(v)
+                 ? parse_listen(v->valuestring, &c->listen_host, &c->listen_port)
+                 : -1;
+    if (rc == -2)
+        cube_config_err_at(L->errs, L->doc, v, 0, "out of memory");
+    return rc == -1 ? expected(L, v, path, "\"host:port\"") : rc;
+}
+
+static int key_data_dir(struct loader *L, const cJSON *v, const char *path)
+{
+    return take_string(L, v, path, &L->cfg->data_dir, 0);
+}
+
+static int key_plugin_dir(struct loader *L, const cJSON *v, const char *path)
+{
+    return take_string(L, v, path, &L->cfg->plugin_dir, 0);
+}
+
+static int key_web_root(struct loader *L, const cJSON *v, const char *path)
+{
+    return take_string(L, v, path, &L->cfg->web_root, 1);
+}
+
+static int key_conf_dir(struct loader *L, const cJSON *v, const char *path)
+{
+    if (take_string(L, v, path, &L->cfg->conf_dir, 0)) {
+        L->conf_dir_bad = 1;
+        return -1;
+    }
+    L->conf_dir_node = v;
+    return 0;
+}
+
+static int key_database(struct loader *L, const cJSON *v, const char *path)
+{
+    if (cJSON_IsString(v) && database_ok(v->valuestring))
+        return set_str(L, v, &L->cfg->database, v->valuestring);
+    /* The value is not echoed: it may hold a password. */
+    cube_config_err_at(L->errs, L->doc, v, 0, "%s: expected \"sqlite\", "
+                       "\"sqlite:///path\" or \"postgres://...\"", path);
+    return -1;
+}
+
+static int key_admin_token(struct loader *L, const cJSON *v, const char *path)
+{
+    if (!cJSON_IsString(v) ||
+        hex_decode32(v->valuestring, L->cfg->admin_token_sha256)) {
+        cube_config_err_at(L->errs, L->doc, v, 0, "%s: expected 64 hex "
+                           "digits (the SHA-256 of the admin token)", path);
+        return -1;
+    }
+    L->cfg->has_admin_token = 1;
+    return 0;
+}
+
+static int log_level(struct loader *L, const cJSON *v, const char *path)
+{
+    int i = take_choice(L, v, path, level_names,
+                        "debug, info, warn or error");
+    if (i >= 0)
+        L->cfg->log_level = level_values[i];
+    return i < 0 ? -1 : 0;
+}
+
+static int log_format(struct loader *L, const cJSON *v, const char *path)
+{
+    static const char *const names[] = {"text", "json", 0};
+    int i = take_choice(L, v, path, names, "text or json");
+    if (i >= 0)
+        L->cfg->log_json = i;
+    return i < 0 ? -1 : 0;
+}
+
+static int log_access(struct loader *L, const cJSON *v, const char *path)
+{
+    static const char *const names[] = {"off", "text", "json", 0};
+    int i = take_choice(L, v, path, names, "text, json or off");
+    if (i >= 0)
+        L->cfg->access_log = i;
+    return i < 0 ? -1 : 0;
+}
+
+static int key_log(struct loader *L, const cJSON *v, const char *path)
+{
+    static const struct key_rule rules[] = {
+        {"level", log_level}, {"format", log_format},
+        {"access", log_access}, {0, 0}};
+    return walk_map(L, v, path, rules);
+}
+
+static int tls_cert(struct loader *L, const cJSON *v, const char *path)
+{
+    return take_string(L, v, path, &L->cfg->tls_cert, 0);
+}
+
+static int tls_key(struct loader *L, const cJSON *v, const char *path)
+{
+    return take_string(L, v, path, &L->cfg->tls_key, 0);
+}
+
+static int key_tls(struct loader *L, const cJSON *v, const char *path)
+{
+    static const struct key_rule rules[] = {
+        {"cert", tls_cert}, {"key", tls_key}, {0, 0}};
+    if (walk_map(L, v, path, rules))
+        return -1;
+    if (!L->cfg->tls_cert != !L->cfg->tls_key) {
+        cube_config_err_at(L->errs, L->doc, v, 0,
+                           "%s: cert and key must be given together", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int lim_body(struct loader *L, const cJSON *v, const char *path)
+{
+    double d;
+    if (take_uint(L, v, path, 1, MAX_SIZE_BYTES, &d))
+        return -1;
+    L->cfg->max_body_bytes = (size_t)d;
+    return 0;
+}
+
+static int lim_header(struct loader *L, const cJSON *v, const char *path)
+{
+    double d;
+    if (take_uint(L, v, path, 1024, 16 << 20, &d))
+        return -1;
+    L->cfg->max_header_bytes = (size_t)d;
+    return 0;
+}
+
+static int lim_timeout(struct loader *L, const cJSON *v, const char *path)
+{
+    double d;
+    if (take_uint(L, v, path, 1, 86400, &d))
+        return -1;
+    L->cfg->request_timeout_s = (unsigned)d;
+    return 0;
+}
+
+static int lim_conns(struct loader *L, const cJSON *v, const char *path)
+{
+    double d;
+    if (take_uint(L, v, path, 1, 1000000, &d))
+        return -1;
+    L->cfg->max_connections = (unsigned)d;
+    return 0;
+}
+
+static int lim_threads(struct loader *L, const cJSON *v, const char *path)
+{
+    double d;
+    if (take_uint(L, v, path, 1, MAX_THREADS, &d))
+        return -1;
+    L->cfg->threads = (unsigned)d;
+    return 0;
+}
+
+static int key_limits(struct loader *L, const cJSON *v, const char *path)
+{
+    static const struct key_rule rules[] = {
+        {"max_body_bytes", lim_body},       {"max_header_bytes", lim_header},
+        {"request_timeout_s", lim_timeout}, {"max_connections", lim_conns},
+        {"threads", lim_threads},           {0, 0}};
+    return walk_map(L, v, path, rules);
+}
+
+static const struct key_rule top_rules[] = {
+    {"listen", key_listen},       {"data_dir", key_data_dir},
+    {"database", key_database},   {"plugin_dir", key_plugin_dir},
+    {"conf_dir", key_conf_dir},   {"web_root", key_web_root},
+    {"log", key_log},             {"tls", key_tls},
+    {"limits", key_limits},       {"admin_token_sha256", key_admin_token},
+    {0, 0}};
+
+static int apply_root(struct loader *L, const cJSON *root)
+{
+    if (!root)
+        return 0;   /* an empty cube.yaml: all defaults */
+    if (!cJSON_IsObject(root)) {
+        char got[96];
+        cube_config_describe(root, got, sizeof got);
+        cube_config_err_at(L->errs, L->doc, root, 0,
+                           "expected a mapping of settings, got %s", got);
+        return -1;
+    }
+    return walk_map(L, root, NULL, top_rules);
+}
+
+/* ---- relative paths ---- */
+
+/* Prefixes a relative *p with the first baselen bytes of base. */
+static int resolve(char **p, const char *base, size_t baselen)
+{
+    if (!*p || !**p || **p == '/' || !baselen)
+        return 0;
+    size_t n = strlen(*p);
+    char *joined = malloc(baselen + n + 1);
+    if (!joined)
+        return -1;
+    memcpy(joined, base, baselen);
+    memcpy(joined + baselen, *p, n + 1);
+    free(*p);
+    *p = joined;
+    return 0;
+}
+
+/* Makes relative paths relative to the directory holding cube.yaml. */
+static int resolve_paths(struct cube_config *cfg, struct cube_errs *errs)
+{
+    const char *slash = strrchr(cfg->file, '/');
+    size_t n = slash ? (size_t)(slash - cfg->file) + 1 : 0;
+    char **paths[] = {&cfg->data_dir, &cfg->plugin_dir, &cfg->conf_dir,
+                      &cfg->web_root, &cfg->tls_cert,   &cfg->tls_key};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        if (resolve(paths[i], cfg->file, n)) {
+            cube_errs_add(errs, "%s: out of memory", cfg->file);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- environment ---- */
+
+static void env_string(const char *var, char **dst, struct cube_errs *errs)
+{
+    const char *v = getenv(var);
+    char *copy;
+    if (!v)
+        return;
+    if (!*v) {
+        cube_errs_add(errs, "%s: must not be empty", var);
+        return;
+    }
+    copy = strdup(v);
+    if (!copy) {
+        cube_errs_add(errs, "%s: out of memory", var);
+        return;
+    }
+    free(*dst);
+    *dst = copy;
+}
+
+static void env_listen(struct cube_config *cfg, struct cube_errs *errs)
+{
+    const char *v = getenv("CUBE_LISTEN");
+    char q[96];
+    if (!v)
+        return;
+    int rc = parse_listen(v, &cfg->listen_host, &cfg->listen_port);
+    cube_config_quote(q, sizeof q, v);
+    if (rc == -1)
+        cube_errs_add(errs, "CUBE_LISTEN: expected \"host:port\", got %s", q);
+    else if (rc == -2)
+        cube_errs_add(errs, "CUBE_LISTEN: out of memory");
+}
+
+static void env_database(struct cube_config *cfg, struct cube_errs *errs)
+{
+    const char *v = getenv("CUBE_DATABASE_URL");
+    if (v && !database_ok(v)) {
+        cube_errs_add(errs, "CUBE_DATABASE_URL: expected \"sqlite\", "
+                      "\"sqlite:///path\" or \"postgres://...\"");
+        return;
+    }
+    env_string("CUBE_DATABASE_URL", &cfg->database, errs);
+}
+
+static void env_level(struct cube_config *cfg, struct cube_errs *errs)
+{
+    const char *v = getenv("CUBE_LOG_LEVEL");
+    char q[96];
+    if (!v)
+        return;
+    for (int i = 0; level_names[i]; i++) {
+        if (!strcmp(v, level_names[i])) {
+            cfg->log_level = level_values[i];
+            return;
+        }
+    }
+    cube_config_quote(q, sizeof q, v);
+    cube_errs_add(errs, "CUBE_LOG_LEVEL: expected debug, info, warn or "
+                  "error, got %s", q);
+}
+
+/* The token itself is hashed at once and never kept. */
+static void env_token(struct cube_config *cfg, struct cube_errs *errs)
+{
+    const char *v = getenv("CUBE_ADMIN_TOKEN");
+    unsigned int n = 0;
+    if (!v)
+        return;
+    if (!*v) {
+        cube_errs_add(errs, "CUBE_ADMIN_TOKEN: must not be empty");
+        return;
+    }
+    if (EVP_Digest(v, strlen(v), cfg->admin_token_sha256, &n, EVP_sha256(),
+                   NULL) != 1 || n != sizeof cfg->admin_token_sha256) {
+        cube_errs_add(errs, "CUBE_ADMIN_TOKEN: cannot hash the token");
+        cfg->has_admin_token = 0;
+        return;
+    }
+    cfg->has_admin_token = 1;
+}
+
+static void apply_env(struct cube_config *cfg, struct cube_errs *errs)
+{
+    env_listen(cfg, errs);
+    env_string("CUBE_DATA_DIR", &cfg->data_dir, errs);
+    env_database(cfg, errs);
+    env_string("CUBE_PLUGIN_DIR", &cfg->plugin_dir, errs);
+    env_level(cfg, errs);
+    env_token(cfg, errs);
+}
+
+/* ---- entry points ---- */
+
+void cube_config_defaults(struct cube_config *cfg)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    memset(cfg, 0, sizeof *cfg);
+    cfg->listen_host = strdup("127.0.0.1");
+    cfg->listen_port = 8080;
+    cfg->data_dir = strdup("var");
+    cfg->database = strdup("sqlite");
+    cfg->plugin_dir = strdup("build/plugins");
+    cfg->conf_dir = strdup("conf.d");
+    cfg->web_root = strdup("web/dist");
+    cfg->log_level = CUBE_LOG_INFO;
+    cfg->log_json = 0;
+    cfg->access_log = 1;
+    cfg->max_body_bytes = (size_t)8 << 20;
+    cfg->max_header_bytes = (size_t)16 << 10;
+    cfg->request_timeout_s = 30;
+    cfg->max_connections = 1024;
+    cfg->threads = cpus < 2 ? 2 : cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus;
+}
+
+static int defaults_ok(const struct cube_config *cfg)
+{
+    return cfg->listen_host && cfg->data_dir && cfg->database &&
+           cfg->plugin_dir && cfg->conf_dir && cfg->web_root;
+}
+
+/* Defaults, then the cube.yaml document (already parsed into doc) on top. */
+static int load_doc(struct loader *L, const char *name)
+{
+    struct cube_config *cfg = L->cfg;
+    cube_config_defaults(cfg);
+    cfg->file = strdup(name);
+    if (!defaults_ok(cfg) || !cfg->file) {
+        cube_errs_add(L->errs, "%s: out of memory", name);
+        return -1;
+    }
+    int rc = apply_root(L, L->doc->root);
+    return resolve_paths(cfg, L->errs) || rc ? -1 : 0;
+}
+
+int cube_config_load(const char *path, struct cube_config *cfg,
+                     struct cube_errs *errs)
+{
+    struct cube_yaml_doc doc = {0};
+    struct loader L = {.cfg = cfg, .doc = &doc, .errs = errs};
+    size_t before = cube_errs_count(errs);
+    int parsed = 1;
+    if (path && cube_yaml_load_file(path, &doc, errs))
+        parsed = 0;
+    if (path) {
+        load_doc(&L, path);
+    } else {
+        cube_config_defaults(cfg);
+        if (!defaults_ok(cfg))
+            cube_errs_add(errs, "config: out of memory");
+    }
+    if (parsed && !L.conf_dir_bad && cfg->conf_dir)
+        cube_config_read_confd(cfg, &doc, L.conf_dir_node, errs);
+    apply_env(cfg, errs);
+    cube_yaml_doc_free(&doc);
+    return cube_errs_count(errs) > before ? -1 : 0;
+}
+
+/* Parses cube.yaml text into cfg (which it initialises): the same checks
+ * as cube_config_load, without conf.d or the environment. */
+int cube_config_load_yaml_string(const char *text, size_t len,
+                                 const char *name, struct cube_config *cfg,
+                                 struct cube_errs *errs)
+{
+    struct cube_yaml_doc doc = {0};
+    struct loader L = {.cfg = cfg, .doc = &doc, .errs = errs};
+    size_t before = cube_errs_count(errs);
+    if (cube_yaml_load_string(text, len, name, &doc, errs) == 0)
+        load_doc(&L, name);
+    else
+        cube_config_defaults(cfg);
+    cube_yaml_doc_free(&doc);
+    return cube_errs_count(errs) > before ? -1 : 0;
+}
+
+void cube_config_free(struct cube_config *cfg)
+{
+    char *strings[] = {cfg->file,       cfg->listen_host, cfg->data_dir,
+                       cfg->database,   cfg->plugin_dir,  cfg->conf_dir,
+                       cfg->web_root,   cfg->tls_cert,    cfg->tls_key};
+    for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
+        free(strings[i]);
+    for (size_t i = 0; i < cfg->n_plugins; i++) {
+        free(cfg->plugins[i].name);
+        free(cfg->plugins[i].file);
+        cube_yaml_doc_free(&cfg->plugins[i].doc);
+    }
+    free(cfg->plugins);
+    memset(cfg, 0, sizeof *cfg);
+}

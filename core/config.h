@@ -1,4 +1,4 @@
-/* config.h — cube.yaml and conf.d/*.yaml: parsing, validation, env overrides.
+/* config.h — cube.yaml and conf.d/NN-name.yaml: parsing, validation, env overrides.
  *
  * cube.yaml keys (all optional):
  *   listen: "127.0.0.1:8080"     address:port ([v6]:port allowed)

@@ -12,7 +12,7 @@
 
 /* Bodies below this size are sent as they are: compressing them costs more
  * than it saves. */
-#define GZIP_MIN_BYTES 1024
+#define GZIP_MIN_BYTES 512
 
 int cube_status_for(int rc, const char **code)
 {

@@ -1,0 +1,45 @@
+/* config_priv.h — helpers shared by config.c and config_plugins.c. Not part
+ * of the core's interface. */
+#ifndef CUBE_CONFIG_PRIV_H
+#define CUBE_CONFIG_PRIV_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "config.h"
+
+/* Appends "file:line:col: message" placing the message at `node` (its key
+ * when at_key is set, for members of a mapping); "file: message" when the
+ * node has no recorded position. */
+void cube_config_err_at(struct cube_errs *errs, const struct cube_yaml_doc *doc,
+                        const cJSON *node, int at_key, const char *fmt, ...)
+    CUBE_PRINTF(5, 6);
+/* Reports "path: expected <what>, got <v>" at v. Returns -1. */
+int cube_config_expected(struct cube_errs *errs,
+                         const struct cube_yaml_doc *doc, const cJSON *v,
+                         const char *path, const char *what);
+/* Writes s into out as a quoted, escaped, length-capped string. */
+void cube_config_quote(char *out, size_t outlen, const char *s);
+/* Describes a value for "got ..." in messages: "abc" quoted, 8080, true,
+ * null, "a mapping", "a list". */
+void cube_config_describe(const cJSON *v, char *out, size_t outlen);
+/* Reads every conf.d file in cfg->conf_dir into cfg->plugins. A missing
+ * directory is an error only when `named` (the conf_dir value in `doc`) is
+ * non-NULL. Returns 0, or -1 after appending to errs. */
+int cube_config_read_confd(struct cube_config *cfg,
+                           const struct cube_yaml_doc *doc,
+                           const cJSON *named, struct cube_errs *errs);
+
+/* Parses cube.yaml text into cfg (which it initialises): the same checks
+ * as cube_config_load, without conf.d or the environment. Returns 0 when
+ * there were no errors. (Prototype belongs in config.h.) */
+int cube_config_load_yaml_string(const char *text, size_t len,
+                                 const char *name, struct cube_config *cfg,
+                                 struct cube_errs *errs);
+/* Finds where the key of object member `member` started (yaml.c;
+ * prototype belongs in yaml.h). */
+int cube_yaml_key_mark_of(const struct cube_yaml_doc *doc,
+                          const cJSON *member, int *line, int *col);
+
+#endif

@@ -1,0 +1,164 @@
+"""cubetest — start a real cubed for a test and talk to it over HTTP.
+
+Stdlib only. A Cubed instance gets a temp dir (data dir, cube.yaml, conf.d),
+a free loopback port, and is stopped (SIGTERM) when the test ends.
+"""
+import gzip
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+CUBED = os.environ.get("CUBED", "build/core/cubed")
+PLUGIN_DIR = os.environ.get("CUBE_TEST_PLUGIN_DIR", "build/plugins")
+SOURCE_ROOT = os.environ.get("CUBE_SOURCE_ROOT", ".")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def yaml_scalar(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    return json.dumps(v)  # a JSON string is a valid YAML double-quoted scalar
+
+
+def to_yaml(obj, indent=0):
+    """Tiny YAML writer for nested dicts/lists of scalars (test configs)."""
+    pad = "  " * indent
+    lines = []
+    for k, v in obj.items():
+        if isinstance(v, dict):
+            lines.append(f"{pad}{k}:" + (" {}" if not v else ""))
+            if v:
+                lines.append(to_yaml(v, indent + 1))
+        elif isinstance(v, list):
+            lines.append(f"{pad}{k}: [{', '.join(yaml_scalar(x) for x in v)}]")
+        else:
+            lines.append(f"{pad}{k}: {yaml_scalar(v)}")
+    return "\n".join(lines)
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    def json(self):
+        return json.loads(self.body)
+
+    def header(self, name):
+        return self.headers.get(name.lower())
+
+
+class Cubed:
+    """A running cubed. `plugins` maps name -> config dict (or None)."""
+
+    def __init__(self, plugins=None, cube=None, env=None, args=(), wait=True,
+                 plugin_dir=PLUGIN_DIR):
+        self.tmp = tempfile.TemporaryDirectory(prefix="cube-test-")
+        self.dir = self.tmp.name
+        self.port = free_port()
+        os.makedirs(os.path.join(self.dir, "conf.d"))
+        cfg = {"listen": f"127.0.0.1:{self.port}", "data_dir": "var",
+               "plugin_dir": os.path.abspath(plugin_dir), "conf_dir": "conf.d",
+               "web_root": "web", "log": {"level": "info", "access": "text"}}
+        cfg.update(cube or {})
+        self.config_path = os.path.join(self.dir, "cube.yaml")
+        with open(self.config_path, "w") as f:
+            f.write(to_yaml(cfg) + "\n")
+        for i, (name, conf) in enumerate((plugins or {}).items()):
+            self.write_confd(f"{10 + i}-{name}.yaml", name, conf)
+        self.env = dict(os.environ, **(env or {}))
+        self.args = list(args)
+        self.proc = None
+        self.log_path = os.path.join(self.dir, "cubed.log")
+        if wait:
+            self.start()
+
+    def write_confd(self, fname, name, conf, enabled=True, optional=False):
+        doc = {"plugin": name, "enabled": enabled}
+        if optional:
+            doc["optional"] = True
+        if conf:
+            doc["config"] = conf
+        with open(os.path.join(self.dir, "conf.d", fname), "w") as f:
+            f.write(to_yaml(doc) + "\n")
+
+    def run(self, *extra, timeout=30):
+        """Runs cubed with extra args to completion (e.g. --check-config)."""
+        return subprocess.run([os.path.abspath(CUBED), "-c", self.config_path, *extra],
+                              capture_output=True, text=True, env=self.env,
+                              timeout=timeout, cwd=self.dir)
+
+    def start(self, timeout=10):
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([os.path.abspath(CUBED), "-c", self.config_path,
+                                      *self.args], stdout=self.log,
+                                     stderr=subprocess.STDOUT, env=self.env, cwd=self.dir)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"cubed exited {self.proc.returncode}:\n{self.output()}")
+            try:
+                if self.get("/healthz").status == 200:
+                    return
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("cubed did not become healthy:\n" + self.output())
+
+    def output(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def request(self, method, path, body=None, headers=None, timeout=10):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            if isinstance(body, (dict, list)):
+                body = json.dumps(body)
+            conn.request(method, path, body=body, headers=headers or {})
+            r = conn.getresponse()
+            data = r.read()
+            hdrs = {k.lower(): v for k, v in r.getheaders()}
+            if hdrs.get("content-encoding") == "gzip":
+                data = gzip.decompress(data)
+            return Response(r.status, hdrs, data.decode("utf-8", "replace"))
+        finally:
+            conn.close()
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def stop(self, sig=signal.SIGTERM, timeout=15):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise RuntimeError("cubed did not stop within %ss" % timeout)
+        rc = self.proc.returncode if self.proc else None
+        if self.proc:
+            self.log.close()
+        return rc
+
+    def close(self):
+        try:
+            self.stop()
+        finally:
+            self.tmp.cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
