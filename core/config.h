@@ -63,7 +63,8 @@ struct cube_config {
 
 /* Sets every field to its default. */
 void cube_config_defaults(struct cube_config *cfg);
-/* Reads cube.yaml at `path` (NULL: defaults only), then the conf.d files in
+/* Resets cfg to the defaults (cfg need not be initialised), reads cube.yaml
+ * at `path` (NULL: defaults only), then the conf.d files in
  * name order, then applies environment overrides. Every problem is appended
  * to errs as "file:line:col: message"; returns 0 when there were none.
  * Checks: unknown key, wrong type, bad value, missing `plugin:`, duplicate

@@ -142,7 +142,6 @@ int main(int argc, char **argv)
     struct cube_errs errs = {0};
     if (parse_args(argc, argv, &o) < 0)
         return 2;
-    cube_config_defaults(&cfg);
     int bad = cube_config_load(o.config, &cfg, &errs) != 0;
     if (print_errs(&errs) || bad) {
         cube_config_free(&cfg);

@@ -62,6 +62,12 @@ static void report(struct validation *v, const cJSON *node,
     va_end(ap);
 }
 
+/* Whether the next error's text will be kept (worth composing). */
+static bool recording(const struct validation *v)
+{
+    return !v->probing && v->count < v->max;
+}
+
 /* A probe only needs to know whether anything failed. */
 static bool stop_early(const struct validation *v)
 {
@@ -108,6 +114,13 @@ static const cJSON *keyword(const cJSON *schema, const char *name)
     return cJSON_GetObjectItemCaseSensitive(schema, name);
 }
 
+/* The keyword's value when it is a string, else NULL. */
+static const char *string_keyword(const cJSON *schema, const char *name)
+{
+    const cJSON *k = keyword(schema, name);
+    return cJSON_IsString(k) ? k->valuestring : NULL;
+}
+
 static bool is_integral(const cJSON *x)
 {
     return cJSON_IsNumber(x) && isfinite(x->valuedouble)
@@ -125,7 +138,8 @@ static int json_equal(const cJSON *a, const cJSON *b, int depth)
     if (cJSON_IsNumber(a))
         return a->valuedouble == b->valuedouble;
     if (cJSON_IsString(a) || cJSON_IsRaw(a))
-        return strcmp(a->valuestring, b->valuestring) == 0;
+        return a->valuestring && b->valuestring
+            && strcmp(a->valuestring, b->valuestring) == 0;
     if (!cJSON_IsArray(a) && !cJSON_IsObject(a))
         return 1; /* true, false, null: the type says it all */
     if (cJSON_GetArraySize(a) != cJSON_GetArraySize(b))
@@ -150,6 +164,12 @@ static void format_number(double d, char out[32])
     snprintf(out, 32, "%.15g", d);
     if (strtod(out, NULL) != d)
         snprintf(out, 32, "%.17g", d);
+}
+
+/* "s" unless the count is exactly one: "1 item", "2 items". */
+static const char *plural(double n)
+{
+    return n == 1 ? "" : "s";
 }
 
 /* Appends to a message, ending it in "..." if it gets cut off. */
@@ -205,10 +225,9 @@ static void report_type(struct validation *v, const cJSON *inst,
     size_t i = 0;
     const cJSON *t = cJSON_IsArray(type) ? type->child : type;
     for (; t; t = cJSON_IsArray(type) ? t->next : NULL, i++) {
-        const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
-        size_t len = strlen(msg);
-        snprintf(msg + len, sizeof msg - len, "%s%s", sep,
-                 cJSON_IsString(t) ? type_phrase(t->valuestring) : "?");
+        append_text(msg, sizeof msg, i == 0 ? "" : i + 1 == n ? " or " : ", ");
+        append_text(msg, sizeof msg,
+                    cJSON_IsString(t) ? type_phrase(t->valuestring) : "?");
     }
     report(v, inst, "%s", msg);
 }
@@ -248,6 +267,10 @@ static void check_enum(struct validation *v, const cJSON *schema,
         if (eq)
             return;
     }
+    if (!recording(v)) {
+        report(v, inst, "must be one of the listed values");
+        return;
+    }
     char msg[256] = "must be one of: ";
     cJSON_ArrayForEach(o, options) {
         if (o != options->child)
@@ -268,6 +291,10 @@ static void check_const(struct validation *v, const cJSON *schema,
         return;
     if (eq < 0) {
         report(v, inst, "nesting too deep");
+        return;
+    }
+    if (!recording(v)) {
+        report(v, inst, "must be equal to the constant");
         return;
     }
     char msg[256] = "must be equal to ";
@@ -337,35 +364,32 @@ static void check_length(struct validation *v, const cJSON *schema,
         return;
     double len = (double)cube_schema_utf8_length(inst->valuestring);
     if (cJSON_IsNumber(min) && len < min->valuedouble)
-        report(v, inst, "must be at least %.0f characters long",
-               min->valuedouble);
+        report(v, inst, "must be at least %.0f character%s long",
+               min->valuedouble, plural(min->valuedouble));
     if (cJSON_IsNumber(max) && len > max->valuedouble)
-        report(v, inst, "must be at most %.0f characters long",
-               max->valuedouble);
+        report(v, inst, "must be at most %.0f character%s long",
+               max->valuedouble, plural(max->valuedouble));
 }
 
 static void check_string(struct validation *v, const cJSON *schema,
                          const cJSON *inst)
 {
-    if (!cJSON_IsString(inst))
+    if (!cJSON_IsString(inst) || !inst->valuestring)
         return;
     check_length(v, schema, inst);
-    const cJSON *pattern = keyword(schema, "pattern");
-    if (cJSON_IsString(pattern)) {
+    const char *pattern = string_keyword(schema, "pattern");
+    if (pattern) {
         char why[128];
-        int m = pattern_matches(v, pattern->valuestring, inst->valuestring,
-                                why, sizeof why);
+        int m = pattern_matches(v, pattern, inst->valuestring, why,
+                                sizeof why);
         if (m < 0)
-            report(v, inst, "unusable pattern %s: %s", pattern->valuestring,
-                   why);
+            report(v, inst, "unusable pattern %s: %s", pattern, why);
         else if (m == 0)
-            report(v, inst, "must match pattern %s", pattern->valuestring);
+            report(v, inst, "must match pattern %s", pattern);
     }
-    const cJSON *format = keyword(schema, "format");
-    if (cJSON_IsString(format)
-        && !cube_schema_format_ok(format->valuestring, inst->valuestring))
-        report(v, inst, "must be a valid %s",
-               cube_schema_format_noun(format->valuestring));
+    const char *format = string_keyword(schema, "format");
+    if (format && !cube_schema_format_ok(format, inst->valuestring))
+        report(v, inst, "must be a valid %s", cube_schema_format_noun(format));
 }
 
 /* ---- arrays -------------------------------------------------------------- */
@@ -399,7 +423,7 @@ static void check_items(struct validation *v, const cJSON *schema,
     if (!item || !extra)
         return;
     if (cJSON_IsFalse(extra)) {
-        report(v, inst, "must have at most %d items", i);
+        report(v, inst, "must have at most %d item%s", i, plural(i));
         return;
     }
     for (; item && !stop_early(v); item = item->next, i++)
@@ -434,9 +458,11 @@ static void check_array(struct validation *v, const cJSON *schema,
     const cJSON *min = keyword(schema, "minItems");
     const cJSON *max = keyword(schema, "maxItems");
     if (cJSON_IsNumber(min) && n < min->valuedouble)
-        report(v, inst, "must have at least %.0f items", min->valuedouble);
+        report(v, inst, "must have at least %.0f item%s", min->valuedouble,
+               plural(min->valuedouble));
     if (cJSON_IsNumber(max) && n > max->valuedouble)
-        report(v, inst, "must have at most %.0f items", max->valuedouble);
+        report(v, inst, "must have at most %.0f item%s", max->valuedouble,
+               plural(max->valuedouble));
     if (cJSON_IsTrue(keyword(schema, "uniqueItems")))
         check_unique(v, inst);
     check_items(v, schema, inst);
@@ -449,7 +475,7 @@ static void check_required(struct validation *v, const cJSON *schema,
 {
     const cJSON *name;
     cJSON_ArrayForEach(name, keyword(schema, "required")) {
-        if (!cJSON_IsString(name)
+        if (!cJSON_IsString(name) || !name->valuestring
             || cJSON_GetObjectItemCaseSensitive(inst, name->valuestring))
             continue;
         size_t saved = path_push_key(v, name->valuestring);
@@ -491,11 +517,11 @@ static void check_object(struct validation *v, const cJSON *schema,
     const cJSON *min = keyword(schema, "minProperties");
     const cJSON *max = keyword(schema, "maxProperties");
     if (cJSON_IsNumber(min) && n < min->valuedouble)
-        report(v, inst, "must have at least %.0f properties",
-               min->valuedouble);
+        report(v, inst, "must have at least %.0f propert%s",
+               min->valuedouble, min->valuedouble == 1 ? "y" : "ies");
     if (cJSON_IsNumber(max) && n > max->valuedouble)
-        report(v, inst, "must have at most %.0f properties",
-               max->valuedouble);
+        report(v, inst, "must have at most %.0f propert%s",
+               max->valuedouble, max->valuedouble == 1 ? "y" : "ies");
 }
 
 /* ---- combinators --------------------------------------------------------- */

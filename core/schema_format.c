@@ -6,6 +6,12 @@
 #include <ctype.h>
 #include <string.h>
 
+/* strchr that does not count the terminating NUL as a member. */
+static bool in_set(const char *set, char c)
+{
+    return c != '\0' && strchr(set, c) != NULL;
+}
+
 /* Reads exactly `n` digits at *s into *out and advances past them. */
 static bool read_digits(const char **s, int n, int *out)
 {
@@ -120,7 +126,7 @@ static bool is_email(const char *s)
         return false;
     for (const char *p = s; p < at; p++) {
         bool dot_ok = *p == '.' && p > s && p + 1 < at && p[1] != '.';
-        if (!isalnum((unsigned char)*p) && !strchr(ATEXT, *p) && !dot_ok)
+        if (!isalnum((unsigned char)*p) && !in_set(ATEXT, *p) && !dot_ok)
             return false;
     }
     return is_host_name(at + 1, strlen(at + 1));
@@ -129,12 +135,12 @@ static bool is_email(const char *s)
 /* RFC 3986 character sets. */
 static bool is_unreserved(char c)
 {
-    return isalnum((unsigned char)c) || strchr("-._~", c) != NULL;
+    return isalnum((unsigned char)c) || in_set("-._~", c);
 }
 
 static bool is_sub_delim(char c)
 {
-    return c != '\0' && strchr("!$&'()*+,;=", c) != NULL;
+    return in_set("!$&'()*+,;=", c);
 }
 
 /* Accepts chars that are unreserved, sub-delims, in `extra`, or a %HH
@@ -147,7 +153,7 @@ static const char *skip_uri_chars(const char *s, const char *end,
             && isxdigit((unsigned char)s[2]))
             s += 3;
         else if (is_unreserved(*s) || is_sub_delim(*s)
-                 || (*s && strchr(extra, *s)))
+                 || in_set(extra, *s))
             s++;
         else
             break;
@@ -169,7 +175,7 @@ static bool is_uri_authority(const char *s, const char *end)
         if (!close || close == s + 1)
             return false;
         for (const char *p = s + 1; p < close; p++)
-            if (!isxdigit((unsigned char)*p) && !strchr(":.vV", *p))
+            if (!isxdigit((unsigned char)*p) && !in_set(":.vV", *p))
                 return false;
         s = close + 1;
     } else {
@@ -186,7 +192,7 @@ static bool is_uri(const char *s)
 {
     if (!isalpha((unsigned char)*s))
         return false;
-    while (isalnum((unsigned char)*s) || strchr("+-.", *s))
+    while (isalnum((unsigned char)*s) || in_set("+-.", *s))
         s++;
     if (*s != ':')
         return false;

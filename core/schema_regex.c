@@ -416,7 +416,7 @@ static void translate_class(struct translation *t)
 
 static void emit_literal(struct buf *b, uint32_t cp)
 {
-    if (cp < 0x80 && strchr(".[]()*+?{}|^$\\", (int)cp))
+    if (cp != 0 && cp < 0x80 && strchr(".[]()*+?{}|^$\\", (int)cp))
         buf_putc(b, '\\');
     char enc[4];
     buf_putn(b, enc, utf8_encode(cp, enc));

@@ -152,8 +152,17 @@ class Cubed:
         return rc
 
     def close(self):
+        """Stops cubed; fails if it did not exit cleanly or a sanitizer
+        reported anything (leaks, overflows, undefined behaviour)."""
         try:
-            self.stop()
+            rc = self.stop()
+            out = self.output() if self.proc else ""
+            for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                           "runtime error:"):
+                if marker in out:
+                    raise AssertionError("cubed: sanitizer report:\n" + out[-4000:])
+            if rc not in (None, 0):
+                raise AssertionError(f"cubed exited {rc}:\n" + out[-4000:])
         finally:
             self.tmp.cleanup()
 

@@ -367,6 +367,8 @@ static void test_format(void **state)
     assert_error(uri, "\"/relative/path\"", "", "must be a valid URI");
     assert_invalid(uri, "\"http://exa mple.com\"");
     assert_invalid(uri, "\"1http://x\"");
+    assert_invalid(uri, "\"abc\"");       /* no scheme separator */
+    assert_invalid(uri, "\"a.b-c+d\"");
     assert_invalid(uri, "\"http://x/%zz\"");
     assert_invalid(uri, "\"http://x/#a#b\"");
     assert_invalid(uri, "\"http://x:80a/\"");
@@ -395,7 +397,10 @@ static void test_item_counts(void **state)
 {
     assert_error("{\"maxItems\":5}", "[1,2,3,4,5,6]", "",
                  "must have at most 5 items");
-    assert_error("{\"minItems\":1}", "[]", "", "must have at least 1 items");
+    assert_error("{\"minItems\":1}", "[]", "", "must have at least 1 item");
+    assert_error("{\"minItems\":2}", "[1]", "", "must have at least 2 items");
+    assert_error("{\"maxLength\":1}", "\"ab\"", "",
+                 "must be at most 1 character long");
     assert_valid("{\"minItems\":1,\"maxItems\":1}", "[0]");
 }
 
@@ -530,7 +535,7 @@ static void test_property_counts(void **state)
     assert_error("{\"minProperties\":2}", "{\"a\":1}", "",
                  "must have at least 2 properties");
     assert_error("{\"maxProperties\":1}", "{\"a\":1,\"b\":2}", "",
-                 "must have at most 1 properties");
+                 "must have at most 1 property");
 }
 
 /* ---- combinators and boolean schemas ------------------------------------ */

@@ -1,0 +1,42 @@
+# Thin wrapper over meson. `make run` starts cubed on http://127.0.0.1:8080;
+# `make test` builds everything and runs the whole suite.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+
+.PHONY: run build test test-asan fuzz bench deps clean
+
+deps:
+	@scripts/install-deps.sh run
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+run: build
+	mkdir -p var
+	exec $(BUILD)/core/cubed -c cube.yaml
+
+test:
+	@scripts/install-deps.sh test
+	@scripts/run-tests.sh $(BUILD)
+
+# The same suite with AddressSanitizer and UndefinedBehaviorSanitizer.
+test-asan:
+	@scripts/install-deps.sh test
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  scripts/run-tests.sh $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
+
+# Runs every libFuzzer target briefly over its committed seed corpus.
+fuzz:
+	@scripts/install-deps.sh all
+	@scripts/fuzz.sh $(FUZZ_BUILD) $${FUZZ_SECONDS:-20}
+
+bench:
+	@scripts/install-deps.sh all
+	bash tests/bench/http.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# run-tests.sh BUILD_DIR [meson setup options...] — configures (warnings are
+# errors), builds and runs the whole suite in BUILD_DIR, then prints the
+# closing line "N passed, N failed[, N skipped]". Exit status 0 only when
+# nothing failed.
+set -uo pipefail
+builddir=${1:?usage: run-tests.sh BUILD_DIR [meson options]}
+shift
+if [ ! -f "$builddir/build.ninja" ]; then
+  meson setup "$builddir" -Dwerror=true "$@" || exit 1
+fi
+ninja -C "$builddir" || { echo "0 passed, 1 failed"; exit 1; }
+meson test -C "$builddir" --print-errorlogs --num-processes 2
+status=$?
+log="$builddir/meson-logs/testlog.json"
+if [ ! -f "$log" ]; then
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+read -r passed failed skipped < <(/usr/bin/python3 - "$log" <<'PY'
+import json, sys
+counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    key = {"OK": "OK", "SKIP": "SKIP", "EXPECTEDFAIL": "OK"}.get(r, "FAIL")
+    counts[key] += 1
+print(counts["OK"], counts["FAIL"], counts["SKIP"])
+PY
+)
+line="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
+echo "$line"
+[ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -1,0 +1,242 @@
+/* layout_dump.c — prints the plugin ABI as a table, one fact per line:
+ *
+ *     cube_host.log 40 8 void (*)(cube_plugin *, int, const char *, ...)
+ *     cube_host sizeof 304
+ *     cube_status.CUBE_EINVAL -1
+ *     CUBE_ABI_MAJOR 1
+ *
+ * It is compiled twice, against the frozen 1.0 headers (tests/abi/v1.0) and
+ * against today's (abi/); check_layout.py compares the two outputs and the
+ * committed v1.0/layout.txt. A field line carries the field's type as
+ * written below; when the header's type is not compatible with it (a slot
+ * got a new signature) the line says so, so signature changes fail too.
+ *
+ * Fields added in a later minor go at the end of their struct's list under
+ * `#if CUBE_ABI_MINOR >= N`, so this file still compiles against 1.0. A
+ * struct whose listed fields do not reach its sizeof makes this program
+ * fail: a field was added to a header but not here. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cube/cube.h>
+
+#if !defined(__GNUC__)
+#error "layout_dump.c needs __typeof__ and __builtin_types_compatible_p (GCC or Clang)"
+#endif
+
+static const char *cur_struct; /* the struct being listed */
+static size_t cur_end;         /* end of the last field listed */
+static int failed;
+
+static void begin(const char *name)
+{
+    cur_struct = name;
+    cur_end = 0;
+}
+
+static void field(const char *name, size_t off, size_t size, const char *type,
+                  int type_ok)
+{
+    /* Fields are listed in declaration order: anything else is a bug here. */
+    if (off < cur_end) {
+        fprintf(stderr, "layout_dump: %s.%s listed out of order\n", cur_struct, name);
+        failed = 1;
+    }
+    cur_end = off + size;
+    printf("%s.%s %zu %zu %s%s\n", cur_struct, name, off, size,
+           type_ok ? "" : "TYPE CHANGED, was ", type);
+}
+
+/* Tail padding is at most alignof - 1 bytes; more means unlisted fields. */
+static void end(size_t size, size_t align)
+{
+    size_t rounded = (cur_end + align - 1) / align * align;
+    if (rounded != size) {
+        fprintf(stderr, "layout_dump: struct %s: the listed fields end at %zu but "
+                "sizeof is %zu: list the new fields in layout_dump.c\n",
+                cur_struct, cur_end, size);
+        failed = 1;
+    }
+    printf("%s sizeof %zu\n", cur_struct, size);
+}
+
+#define BEGIN(S) begin(#S)
+#define FIELD(S, F, ...)                                                    \
+    field(#F, offsetof(struct S, F), sizeof(((struct S *)0)->F), #__VA_ARGS__, \
+          __builtin_types_compatible_p(__typeof__(((struct S *)0)->F), __VA_ARGS__))
+#define END(S) end(sizeof(struct S), _Alignof(struct S))
+#define TYPEDEF(T, ...) \
+    printf(#T " type %s%s\n", __builtin_types_compatible_p(T, __VA_ARGS__) \
+           ? "" : "TYPE CHANGED, was ", #__VA_ARGS__)
+#define CONST(E, C) printf(#E "." #C " %lld\n", (long long)(C))
+#define MACRO_INT(M) printf(#M " %lld\n", (long long)(M))
+#define MACRO_HEX(M) printf(#M " 0x%08llx\n", (unsigned long long)(M))
+#define MACRO_STR(M) printf(#M " \"%s\"\n", M)
+
+static void dump_plugin_desc(void)
+{
+    BEGIN(cube_plugin_desc);
+    FIELD(cube_plugin_desc, magic, uint32_t);
+    FIELD(cube_plugin_desc, abi_major, uint16_t);
+    FIELD(cube_plugin_desc, abi_minor, uint16_t);
+    FIELD(cube_plugin_desc, size, uint32_t);
+    FIELD(cube_plugin_desc, flags, uint32_t);
+    FIELD(cube_plugin_desc, name, const char *);
+    FIELD(cube_plugin_desc, version, const char *);
+    FIELD(cube_plugin_desc, vendor, const char *);
+    FIELD(cube_plugin_desc, license, const char *);
+    FIELD(cube_plugin_desc, description, const char *);
+    FIELD(cube_plugin_desc, config_schema, const char *);
+    FIELD(cube_plugin_desc, init, int (*)(const struct cube_host *, cube_plugin *, void **));
+    FIELD(cube_plugin_desc, start, int (*)(void *));
+    FIELD(cube_plugin_desc, stop, void (*)(void *));
+    FIELD(cube_plugin_desc, fini, void (*)(void *));
+    END(cube_plugin_desc);
+}
+
+static void dump_host_core(void)
+{
+    FIELD(cube_host, size, size_t);
+    FIELD(cube_host, abi_major, uint16_t);
+    FIELD(cube_host, abi_minor, uint16_t);
+    FIELD(cube_host, host_version, const char *(*)(void));
+    FIELD(cube_host, free, void (*)(void *));
+    FIELD(cube_host, log, void (*)(cube_plugin *, int, const char *, ...));
+    FIELD(cube_host, logv, void (*)(cube_plugin *, int, const char *, va_list));
+    FIELD(cube_host, log_enabled, int (*)(cube_plugin *, int));
+    FIELD(cube_host, set_error, void (*)(cube_plugin *, const char *, ...));
+    FIELD(cube_host, config_json, char *(*)(cube_plugin *));
+    FIELD(cube_host, config_string, const char *(*)(cube_plugin *, const char *, const char *));
+    FIELD(cube_host, config_int, int64_t (*)(cube_plugin *, const char *, int64_t));
+    FIELD(cube_host, config_double, double (*)(cube_plugin *, const char *, double));
+    FIELD(cube_host, config_bool, int (*)(cube_plugin *, const char *, int));
+    FIELD(cube_host, data_dir, const char *(*)(cube_plugin *));
+    FIELD(cube_host, register_route, int (*)(cube_plugin *, const struct cube_route_desc *));
+}
+
+static void dump_host_http(void)
+{
+    FIELD(cube_host, req_method, const char *(*)(cube_req *));
+    FIELD(cube_host, req_path, const char *(*)(cube_req *));
+    FIELD(cube_host, req_param, const char *(*)(cube_req *, const char *));
+    FIELD(cube_host, req_query, const char *(*)(cube_req *, const char *));
+    FIELD(cube_host, req_header, const char *(*)(cube_req *, const char *));
+    FIELD(cube_host, req_body, const char *(*)(cube_req *, size_t *));
+    FIELD(cube_host, req_client_addr, const char *(*)(cube_req *));
+    FIELD(cube_host, req_id, const char *(*)(cube_req *));
+    FIELD(cube_host, resp_header, int (*)(cube_req *, const char *, const char *));
+    FIELD(cube_host, resp_json, int (*)(cube_req *, int, const char *));
+    FIELD(cube_host, resp_text, int (*)(cube_req *, int, const char *, const char *));
+    FIELD(cube_host, resp_bytes,
+          int (*)(cube_req *, int, const char *, const void *, size_t));
+    FIELD(cube_host, resp_error, int (*)(cube_req *, int, const char *, const char *));
+    FIELD(cube_host, resp_stream, int (*)(cube_req *, int, const char *,
+                                          const struct cube_stream_desc *, cube_stream **));
+    FIELD(cube_host, stream_wake, void (*)(cube_stream *));
+}
+
+/* Callback types are spelled out, not named by their typedef: a changed
+ * typedef would otherwise change both sides of the comparison. */
+static void dump_host_tasks_metrics(void)
+{
+    FIELD(cube_host, timer_add, cube_timer *(*)(cube_plugin *, uint64_t, uint64_t,
+                                                void (*)(void *, void *), void *));
+    FIELD(cube_host, timer_cancel, void (*)(cube_plugin *, cube_timer *));
+    FIELD(cube_host, submit, int (*)(cube_plugin *, void (*)(void *, void *), void *));
+    FIELD(cube_host, metric_register,
+          cube_metric *(*)(cube_plugin *, const struct cube_metric_desc *));
+    FIELD(cube_host, metric_add, void (*)(cube_metric *, const char *const *, double));
+    FIELD(cube_host, metric_set, void (*)(cube_metric *, const char *const *, double));
+    FIELD(cube_host, metric_observe, void (*)(cube_metric *, const char *const *, double));
+    /* Slots added in 1.1 and later go here, under #if CUBE_ABI_MINOR >= N. */
+}
+
+static void dump_descriptors(void)
+{
+    BEGIN(cube_route_desc);
+    FIELD(cube_route_desc, size, size_t);
+    FIELD(cube_route_desc, method, const char *);
+    FIELD(cube_route_desc, path, const char *);
+    FIELD(cube_route_desc, permission, const char *);
+    FIELD(cube_route_desc, handler, int (*)(void *, cube_req *));
+    FIELD(cube_route_desc, summary, const char *);
+    END(cube_route_desc);
+
+    BEGIN(cube_stream_desc);
+    FIELD(cube_stream_desc, size, size_t);
+    FIELD(cube_stream_desc, read, long (*)(void *, char *, size_t));
+    FIELD(cube_stream_desc, close, void (*)(void *));
+    FIELD(cube_stream_desc, cls, void *);
+    FIELD(cube_stream_desc, idle_ms, unsigned);
+    END(cube_stream_desc);
+
+    BEGIN(cube_metric_desc);
+    FIELD(cube_metric_desc, size, size_t);
+    FIELD(cube_metric_desc, type, enum cube_metric_type);
+    FIELD(cube_metric_desc, name, const char *);
+    FIELD(cube_metric_desc, help, const char *);
+    FIELD(cube_metric_desc, label_names, const char *const *);
+    FIELD(cube_metric_desc, label_count, unsigned);
+    FIELD(cube_metric_desc, buckets, const double *);
+    FIELD(cube_metric_desc, bucket_count, unsigned);
+    END(cube_metric_desc);
+}
+
+static void dump_enums(void)
+{
+    printf("cube_status enum_size %zu\n", sizeof(enum cube_status));
+    CONST(cube_status, CUBE_OK);
+    CONST(cube_status, CUBE_EINVAL);
+    CONST(cube_status, CUBE_ENOMEM);
+    CONST(cube_status, CUBE_ENOTFOUND);
+    CONST(cube_status, CUBE_EEXIST);
+    CONST(cube_status, CUBE_EPERM);
+    CONST(cube_status, CUBE_EIO);
+    CONST(cube_status, CUBE_ESTATE);
+    CONST(cube_status, CUBE_EVERSION);
+    CONST(cube_status, CUBE_EINTERNAL);
+    CONST(cube_status, CUBE_ETOOBIG);
+    CONST(cube_status, CUBE_EUNAVAIL);
+    printf("cube_log_level enum_size %zu\n", sizeof(enum cube_log_level));
+    CONST(cube_log_level, CUBE_LOG_DEBUG);
+    CONST(cube_log_level, CUBE_LOG_INFO);
+    CONST(cube_log_level, CUBE_LOG_WARN);
+    CONST(cube_log_level, CUBE_LOG_ERROR);
+    printf("cube_metric_type enum_size %zu\n", sizeof(enum cube_metric_type));
+    CONST(cube_metric_type, CUBE_METRIC_COUNTER);
+    CONST(cube_metric_type, CUBE_METRIC_GAUGE);
+    CONST(cube_metric_type, CUBE_METRIC_HISTOGRAM);
+}
+
+static void dump_macros_and_typedefs(void)
+{
+    MACRO_HEX(CUBE_PLUGIN_MAGIC);
+    MACRO_INT(CUBE_ABI_MAJOR);
+    MACRO_INT(CUBE_ABI_MINOR);
+    MACRO_INT(CUBE_STREAM_END);
+    MACRO_INT(CUBE_STREAM_ERROR);
+    MACRO_INT(CUBE_METRIC_MAX_LABELS);
+    MACRO_STR(CUBE_PERM_PUBLIC);
+    MACRO_STR(CUBE_PERM_ADMIN);
+    MACRO_STR(CUBE_PLUGIN_ENTRY_GENERIC);
+    TYPEDEF(cube_plugin_entry_fn, const struct cube_plugin_desc *(*)(void));
+    TYPEDEF(cube_route_fn, int (*)(void *, cube_req *));
+    TYPEDEF(cube_task_fn, void (*)(void *, void *));
+}
+
+int main(void)
+{
+    /* The table is only comparable between builds with the same data model. */
+    printf("abi data_model %s\n", sizeof(long) == 8 && sizeof(void *) == 8 ? "LP64"
+           : sizeof(long) == 4 && sizeof(void *) == 4 ? "ILP32" : "other");
+    dump_plugin_desc();
+    BEGIN(cube_host);
+    dump_host_core();
+    dump_host_http();
+    dump_host_tasks_metrics();
+    END(cube_host);
+    dump_descriptors();
+    dump_enums();
+    dump_macros_and_typedefs();
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

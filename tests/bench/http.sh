@@ -1,0 +1,428 @@
+#!/usr/bin/env bash
+# http.sh — HTTP benchmark: cubed against nginx, on the same machine, in the
+# same run, with the same load generator settings.
+#
+# Prints figures; it is not a pass/fail test. Exit status is 0 whenever the
+# benchmark ran (whatever the figures), non-zero only when something needed
+# could not be installed, built or started.
+#
+# Measures:
+#   - cubed start-up to ready: the "ready in X ms" figure cubed logs, and the
+#     time from exec to the first 200 on /readyz seen from outside;
+#   - cubed idle RSS (VmRSS after ready, before any load);
+#   - wrk -t2 -c64 --latency against cubed /healthz, nginx serving the same
+#     /healthz bytes as a static file, cubed /api/v1/hello (hello plugin) and
+#     nginx serving the same /api/v1/hello bytes: req/s and p99 latency.
+#
+# Environment:
+#   CUBED=path           cubed binary to use (default: build it in ./build)
+#   BENCH_PLUGIN_DIR=dir where cube-<name>.so are (default: next to cubed)
+#   BENCH_DURATION=10s   wrk duration per target (a bare number means seconds)
+#   BENCH_WARMUP=1s      wrk warm-up per target before measuring (0: none)
+#   BENCH_THREADS=n      cubed limits.threads and nginx worker_processes
+#                        (default: cubed's own default, nproc but at least 2)
+#
+# Usage: bash tests/bench/http.sh
+set -uo pipefail
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# Bars (cubed relative to nginx, and absolute).
+BAR_HEALTHZ_RATIO=0.8
+BAR_PLUGIN_RATIO=0.6
+BAR_RSS_MIB=15
+BAR_READY_MS=100
+
+WRK_THREADS=2
+WRK_CONNS=64
+
+dur() { # "10" -> "10s"; anything else as given
+    if [[ $1 =~ ^[0-9]+$ ]]; then printf '%ss' "$1"; else printf '%s' "$1"; fi
+}
+DURATION=$(dur "${BENCH_DURATION:-10s}")
+WARMUP=$(dur "${BENCH_WARMUP:-1s}")
+
+say() { printf '%s\n' "$*"; }
+die() { printf 'http.sh: %s\n' "$*" >&2; exit 1; }
+
+# Our own settings must win over whatever the caller's shell exports.
+unset CUBE_LISTEN CUBE_DATA_DIR CUBE_DATABASE_URL CUBE_PLUGIN_DIR \
+      CUBE_LOG_LEVEL CUBE_ADMIN_TOKEN
+
+# --- tools ---------------------------------------------------------------
+
+APT_UPDATED=0
+apt_install() { # pkg... ; tries each package in turn until one installs
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || die "need root (or sudo) to install $*"
+        sudo=(sudo -n)
+    fi
+    command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install $* by hand"
+    local pkg
+    for pkg in "$@"; do
+        say "installing $pkg (apt-get install -y $pkg)"
+        if "${sudo[@]}" apt-get install -y "$pkg" >/dev/null 2>&1; then
+            return 0
+        fi
+        if [ "$APT_UPDATED" -eq 0 ]; then
+            APT_UPDATED=1
+            say "running apt-get update"
+            "${sudo[@]}" apt-get update >/dev/null 2>&1 || true
+            "${sudo[@]}" apt-get install -y "$pkg" >/dev/null 2>&1 && return 0
+        fi
+        say "  $pkg did not install"
+    done
+    return 1
+}
+
+find_nginx() {
+    command -v nginx 2>/dev/null && return 0
+    local p
+    for p in /usr/sbin/nginx /usr/local/sbin/nginx /usr/local/nginx/sbin/nginx; do
+        [ -x "$p" ] && { printf '%s\n' "$p"; return 0; }
+    done
+    return 1
+}
+
+command -v curl >/dev/null 2>&1 || apt_install curl || die "cannot install curl"
+command -v wrk >/dev/null 2>&1 || apt_install wrk || die "cannot install wrk"
+NGINX=$(find_nginx) || { apt_install nginx-light nginx || die "cannot install nginx"; NGINX=$(find_nginx) || die "nginx installed but not found"; }
+
+# --- cubed ---------------------------------------------------------------
+
+if [ -n "${CUBED:-}" ]; then
+    [ -x "$CUBED" ] || die "CUBED=$CUBED is not an executable"
+    CUBED=$(cd "$(dirname "$CUBED")" && pwd)/$(basename "$CUBED")
+else
+    if [ ! -d "$ROOT/build" ]; then
+        say "meson setup build"
+        (cd "$ROOT" && meson setup build) >/dev/null || die "meson setup build failed"
+    fi
+    say "ninja -C build"
+    (cd "$ROOT" && ninja -C build) >/dev/null || die "ninja -C build failed (run it to see why)"
+    CUBED=$ROOT/build/core/cubed
+    [ -x "$CUBED" ] || die "$CUBED was not built"
+fi
+
+if [ -n "${BENCH_PLUGIN_DIR:-}" ]; then
+    PLUGIN_DIR=$BENCH_PLUGIN_DIR
+elif [ -d "$(dirname "$CUBED")/../plugins" ]; then
+    PLUGIN_DIR=$(cd "$(dirname "$CUBED")/../plugins" && pwd)
+else
+    PLUGIN_DIR=$ROOT/build/plugins
+fi
+[ -e "$PLUGIN_DIR/hello/cube-hello.so" ] || [ -e "$PLUGIN_DIR/cube-hello.so" ] ||
+    die "cube-hello.so not found under $PLUGIN_DIR (set BENCH_PLUGIN_DIR)"
+
+NPROC=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
+DEFAULT_THREADS=$(( NPROC < 2 ? 2 : NPROC ))
+THREADS=${BENCH_THREADS:-$DEFAULT_THREADS}
+[[ $THREADS =~ ^[1-9][0-9]*$ ]] || die "BENCH_THREADS must be a positive integer"
+
+# --- temp dir and clean-up -------------------------------------------------
+
+TMP=$(mktemp -d -t cube-bench.XXXXXX) || die "mktemp failed"
+CPID='' NPID='' SLEEP_FD=''
+
+# shellcheck disable=SC2317  # called from the EXIT trap
+stop_pid() { # pid signal
+    local pid=$1 i
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+    kill "-$2" "$pid" 2>/dev/null
+    for i in $(seq 1 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    return 0
+}
+
+# shellcheck disable=SC2317
+cleanup() {
+    trap - EXIT INT TERM HUP
+    stop_pid "$CPID" TERM
+    stop_pid "$NPID" QUIT
+    [ -n "$SLEEP_FD" ] && exec {SLEEP_FD}>&-
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+# Sub-millisecond sleeps without forking: read with a timeout on a FIFO that
+# never gets data.
+mkfifo "$TMP/sleep.fifo" || die "mkfifo failed"
+exec {SLEEP_FD}<>"$TMP/sleep.fifo"
+msleep() { read -r -t "$1" -u "$SLEEP_FD" _ 2>/dev/null; return 0; }
+
+now_us() { local t=$EPOCHREALTIME; printf '%s' "${t/./}"; }
+
+# --- helpers ---------------------------------------------------------------
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+free_port() { # [port to avoid]
+    local p i
+    for i in $(seq 1 500); do
+        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+        [ "$p" = "${1:-}" ] && continue
+        port_in_use "$p" || { printf '%s' "$p"; return 0; }
+    done
+    return 1
+}
+
+# Status code of GET path on 127.0.0.1:port over a fresh connection, in bash
+# (no fork, so it can poll every millisecond). Prints nothing on failure.
+http_status() { # port path
+    local fd line
+    exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 1
+    printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' "$2" >&"$fd"
+    IFS= read -r -t 2 -u "$fd" line || line=
+    exec {fd}>&-
+    line=${line%$'\r'}
+    [[ $line =~ ^HTTP/[0-9.]+\ ([0-9]{3}) ]] && printf '%s' "${BASH_REMATCH[1]}"
+    return 0
+}
+
+proc_field() { # pid field -> value column of /proc/pid/status
+    awk -v f="$2:" '$1 == f { print $2; exit }' "/proc/$1/status" 2>/dev/null
+}
+
+kib_to_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+to_ms() { # wrk latency like 812.00us, 1.23ms, 1.01s, 2.00m -> ms
+    awk -v v="$1" 'BEGIN {
+        n = v + 0; u = v; sub(/^[0-9.]+/, "", u); f = -1
+        if (u == "us") f = 0.001
+        else if (u == "ms") f = 1
+        else if (u == "s") f = 1000
+        else if (u == "m") f = 60000
+        else if (u == "h") f = 3600000
+        if (f < 0 || v == "") print "?"; else printf "%.3f", n * f }'
+}
+
+ratio() { # a b -> a/b with 2 decimals, "?" when not computable
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) print "?";
+        else printf "%.2f", a / b }'
+}
+
+verdict() { # value op bar -> "meets bar" / "below bar" / "not measured"
+    awk -v v="$1" -v op="$2" -v b="$3" 'BEGIN {
+        if (v !~ /^[0-9.]+$/) { print "not measured"; exit }
+        ok = (op == ">=") ? (v + 0 >= b + 0) : (v + 0 <= b + 0)
+        print ok ? "meets bar" : "below bar" }'
+}
+
+# --- start cubed ------------------------------------------------------------
+
+CPORT=$(free_port) || die "no free loopback port"
+mkdir -p "$TMP/data"
+cat >"$TMP/cube.yaml" <<EOF
+listen: "127.0.0.1:$CPORT"
+data_dir: "$TMP/data"
+database: sqlite
+plugin_dir: "$PLUGIN_DIR"
+conf_dir: "$ROOT/conf.d"
+web_root: ""
+log:
+  level: info
+  format: text
+  access: "off"
+limits:
+  threads: $THREADS
+EOF
+
+"$CUBED" --check-config -c "$TMP/cube.yaml" >"$TMP/check.out" 2>&1 ||
+    { cat "$TMP/check.out" >&2; die "cubed --check-config rejected the bench config"; }
+
+T0=$(now_us)
+"$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
+CPID=$!
+READY_EXT_US=
+while :; do
+    if ! kill -0 "$CPID" 2>/dev/null; then
+        cat "$TMP/cubed.err" >&2
+        CPID=
+        die "cubed exited during start-up"
+    fi
+    if [ "$(http_status "$CPORT" /readyz 2>/dev/null)" = 200 ]; then
+        READY_EXT_US=$(( $(now_us) - T0 ))
+        break
+    fi
+    (( $(now_us) - T0 > 15000000 )) && { cat "$TMP/cubed.err" >&2; die "cubed not ready after 15 s"; }
+    msleep 0.001
+done
+READY_EXT_MS=$(awk -v u="$READY_EXT_US" 'BEGIN { printf "%.1f", u / 1000 }')
+
+# The log line is written right after the ready flag is set; give it a moment.
+READY_LOG_MS=
+for _ in $(seq 1 200); do
+    READY_LOG_MS=$(sed -n 's/.*ready in \([0-9.]*\) ms.*/\1/p' "$TMP/cubed.err" "$TMP/cubed.out" | head -n 1)
+    [ -n "$READY_LOG_MS" ] && break
+    msleep 0.005
+done
+[ -n "$READY_LOG_MS" ] || READY_LOG_MS="?"
+
+# Idle RSS: after ready, before any load (let start-up settle briefly).
+msleep 0.2
+IDLE_RSS_KIB=$(proc_field "$CPID" VmRSS)
+IDLE_THREADS=$(proc_field "$CPID" Threads)
+IDLE_RSS_MIB=$(kib_to_mib "${IDLE_RSS_KIB:-0}")
+[ -n "$IDLE_RSS_KIB" ] || IDLE_RSS_MIB="?"
+
+# --- the bytes nginx will serve ------------------------------------------------
+
+mkdir -p "$TMP/www/api/v1"
+fetch() { # path file -> prints content type; fails unless 200
+    local out code ct
+    out=$(curl -sS -o "$2" -w '%{http_code} %{content_type}' "http://127.0.0.1:$CPORT$1") || return 1
+    code=${out%% *}; ct=${out#* }
+    [ "$code" = 200 ] || { say "GET $1 on cubed: status $code" >&2; return 1; }
+    printf '%s' "$ct"
+}
+CT_HEALTHZ=$(fetch /healthz "$TMP/www/healthz") || die "cannot fetch /healthz from cubed"
+CT_HELLO=$(fetch /api/v1/hello "$TMP/www/api/v1/hello") || die "cannot fetch /api/v1/hello from cubed (hello plugin enabled in conf.d?)"
+SIZE_HEALTHZ=$(wc -c <"$TMP/www/healthz")
+SIZE_HELLO=$(wc -c <"$TMP/www/api/v1/hello")
+
+# nginx workers may run as another user: make the docroot readable.
+chmod 755 "$TMP" "$TMP/www" "$TMP/www/api" "$TMP/www/api/v1"
+chmod 644 "$TMP/www/healthz" "$TMP/www/api/v1/hello"
+
+# --- start nginx ----------------------------------------------------------------
+
+NPORT=$(free_port "$CPORT") || die "no free loopback port"
+NDIR=$TMP/nginx
+mkdir -p "$NDIR"
+NV=$("$NGINX" -V 2>&1)
+temp_paths="    client_body_temp_path $NDIR/client_body;"
+for m in proxy fastcgi uwsgi scgi; do
+    [[ $NV == *"--without-http_${m}_module"* ]] || temp_paths+=$'\n'"    ${m}_temp_path $NDIR/$m;"
+done
+cat >"$NDIR/nginx.conf" <<EOF
+daemon off;
+master_process on;
+worker_processes $THREADS;
+pid $NDIR/nginx.pid;
+error_log $NDIR/error.log warn;
+events {
+    worker_connections 4096;
+}
+http {
+    access_log off;
+$temp_paths
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_timeout 65;
+    keepalive_requests 100000;
+    open_file_cache max=16 inactive=60s;
+    server_tokens off;
+    types { }
+    server {
+        listen 127.0.0.1:$NPORT;
+        root $TMP/www;
+        location = /healthz { default_type "$CT_HEALTHZ"; }
+        location = /api/v1/hello { default_type "$CT_HELLO"; }
+        location / { return 404; }
+    }
+}
+EOF
+nginx_args=(-p "$NDIR/" -c "$NDIR/nginx.conf")
+"$NGINX" -h 2>&1 | grep -q -- '-e filename' && nginx_args+=(-e "$NDIR/error.log")
+"$NGINX" "${nginx_args[@]}" -t >"$NDIR/test.out" 2>&1 ||
+    { cat "$NDIR/test.out" >&2; die "nginx rejected the bench config"; }
+"$NGINX" "${nginx_args[@]}" >"$NDIR/stdout" 2>&1 &
+NPID=$!
+for i in $(seq 1 5000); do
+    kill -0 "$NPID" 2>/dev/null || { cat "$NDIR/stdout" "$NDIR/error.log" >&2 2>/dev/null; NPID=; die "nginx exited during start-up"; }
+    [ "$(http_status "$NPORT" /healthz 2>/dev/null)" = 200 ] && break
+    [ "$i" = 5000 ] && die "nginx not answering after 5 s"
+    msleep 0.001
+done
+
+# Both must serve the very same bytes with the same content type.
+for p in /healthz /api/v1/hello; do
+    f=$TMP/www${p}
+    out=$(curl -sS -o "$TMP/check.body" -w '%{http_code} %{content_type}' "http://127.0.0.1:$NPORT$p") ||
+        die "cannot fetch $p from nginx"
+    [ "${out%% *}" = 200 ] || die "nginx $p: status ${out%% *}"
+    cmp -s "$f" "$TMP/check.body" || die "nginx $p: body differs from cubed's"
+    want=$CT_HEALTHZ; [ "$p" = /healthz ] || want=$CT_HELLO
+    [ "${out#* }" = "$want" ] || say "note: content type differs on $p: cubed '$want', nginx '${out#* }'"
+done
+
+# --- load ------------------------------------------------------------------------
+
+declare -A RPS P99 NOTE
+run_wrk() { # key url
+    local key=$1 url=$2 out=$TMP/wrk-$1.txt
+    if [ "$WARMUP" != 0 ] && [ "$WARMUP" != 0s ]; then
+        wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$WARMUP" "$url" >/dev/null 2>&1
+    fi
+    say "wrk -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency $url"
+    if ! wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$DURATION" --latency "$url" >"$out" 2>&1; then
+        cat "$out" >&2
+        die "wrk failed on $url"
+    fi
+    RPS[$key]=$(awk '$1 == "Requests/sec:" { printf "%.0f", $2 }' "$out")
+    P99[$key]=$(to_ms "$(awk '$1 == "99%" { print $2; exit }' "$out")")
+    [ -n "${RPS[$key]}" ] || RPS[$key]="?"
+    NOTE[$key]=$(grep -E 'Non-2xx|Socket errors' "$out" | sed 's/^ *//' | paste -sd ';' -)
+}
+
+say ""
+run_wrk cubed_healthz "http://127.0.0.1:$CPORT/healthz"
+run_wrk nginx_healthz "http://127.0.0.1:$NPORT/healthz"
+run_wrk cubed_hello "http://127.0.0.1:$CPORT/api/v1/hello"
+run_wrk nginx_hello "http://127.0.0.1:$NPORT/api/v1/hello"
+
+LOAD_RSS_KIB=$(proc_field "$CPID" VmRSS)
+PEAK_RSS_KIB=$(proc_field "$CPID" VmHWM)
+kill -0 "$CPID" 2>/dev/null || die "cubed died during the load"
+
+# --- report ----------------------------------------------------------------------
+
+CUBED_VERSION=$("$CUBED" -V 2>&1 | head -n 1)
+NGINX_VERSION=$("$NGINX" -v 2>&1 | head -n 1)
+WRK_VERSION=$(wrk -v 2>&1 | head -n 1 | awk '{ print $1, $2 }')
+
+say ""
+say "== Cube HTTP benchmark =="
+say "machine: nproc $NPROC, $(uname -srm)"
+say "cubed and nginx ran on this same machine, in this same run, one after the"
+say "other, loaded by the same wrk over 127.0.0.1 (the load shares the CPUs)."
+say "cubed: $CUBED_VERSION, limits.threads $THREADS, access log off"
+say "nginx: ${NGINX_VERSION#nginx version: }, worker_processes $THREADS, access_log off, static files"
+say "load:  $WRK_VERSION -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency (warm-up $WARMUP)"
+say "bodies: /healthz $SIZE_HEALTHZ bytes ($CT_HEALTHZ), /api/v1/hello $SIZE_HELLO bytes ($CT_HELLO), same bytes on both"
+say ""
+printf '%-22s %12s %10s\n' target req/s "p99 ms"
+printf '%-22s %12s %10s\n' "cubed /healthz" "${RPS[cubed_healthz]}" "${P99[cubed_healthz]}"
+printf '%-22s %12s %10s\n' "nginx /healthz" "${RPS[nginx_healthz]}" "${P99[nginx_healthz]}"
+printf '%-22s %12s %10s\n' "cubed /api/v1/hello" "${RPS[cubed_hello]}" "${P99[cubed_hello]}"
+printf '%-22s %12s %10s\n' "nginx /api/v1/hello" "${RPS[nginx_hello]}" "${P99[nginx_hello]}"
+for k in cubed_healthz nginx_healthz cubed_hello nginx_hello; do
+    [ -n "${NOTE[$k]}" ] && say "  note ($k): ${NOTE[$k]}"
+done
+
+R_H=$(ratio "${RPS[cubed_healthz]}" "${RPS[nginx_healthz]}")
+R_P=$(ratio "${RPS[cubed_hello]}" "${RPS[nginx_hello]}")
+L_H=$(ratio "${P99[cubed_healthz]}" "${P99[nginx_healthz]}")
+L_P=$(ratio "${P99[cubed_hello]}" "${P99[nginx_hello]}")
+
+say ""
+printf '%-30s %14s %14s   %s\n' measure value bar verdict
+printf '%-30s %14s %14s   %s\n' "req/s cubed/nginx /healthz" "${R_H}x" ">= ${BAR_HEALTHZ_RATIO}x" "$(verdict "$R_H" ">=" "$BAR_HEALTHZ_RATIO")"
+printf '%-30s %14s %14s   %s\n' "req/s cubed/nginx plugin route" "${R_P}x" ">= ${BAR_PLUGIN_RATIO}x" "$(verdict "$R_P" ">=" "$BAR_PLUGIN_RATIO")"
+printf '%-30s %14s %14s   %s\n' "idle RSS" "$IDLE_RSS_MIB MiB" "<= $BAR_RSS_MIB MiB" "$(verdict "$IDLE_RSS_MIB" "<=" "$BAR_RSS_MIB")"
+printf '%-30s %14s %14s   %s\n' "ready (cubed's log)" "$READY_LOG_MS ms" "<= $BAR_READY_MS ms" "$(verdict "$READY_LOG_MS" "<=" "$BAR_READY_MS")"
+printf '%-30s %14s %14s   %s\n' "ready (exec to 200 /readyz)" "$READY_EXT_MS ms" "<= $BAR_READY_MS ms" "$(verdict "$READY_EXT_MS" "<=" "$BAR_READY_MS")"
+say ""
+say "p99 cubed/nginx (lower is better, no bar): /healthz ${L_H}x, plugin route ${L_P}x"
+say "cubed threads at idle: ${IDLE_THREADS:-?}; RSS after load: $(kib_to_mib "${LOAD_RSS_KIB:-0}") MiB, peak (VmHWM): $(kib_to_mib "${PEAK_RSS_KIB:-0}") MiB"
+exit 0
