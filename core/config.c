@@ -214,9 +214,9 @@ static int hex_decode32(const char *s, uint8_t out[32])
 static int key_listen(struct loader *L, const cJSON *v, const char *path)
 {
     struct cube_config *c = L->cfg;
-    int rc = cJSON_IsString(v)
-                 ? parse_listen(v->valuestring, &c->listen_host, &c->listen_port)
-                 : -1;
+    int rc = -1;
+    if (cJSON_IsString(v))
+        rc = parse_listen(v->valuestring, &c->listen_host, &c->listen_port);
     if (rc == -2)
         cube_config_err_at(L->errs, L->doc, v, 0, "out of memory");
     return rc == -1 ? expected(L, v, path, "\"host:port\"") : rc;
@@ -551,7 +551,9 @@ void cube_config_defaults(struct cube_config *cfg)
     cfg->max_header_bytes = (size_t)16 << 10;
     cfg->request_timeout_s = 30;
     cfg->max_connections = 1024;
-    cfg->threads = cpus < 2 ? 2 : cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus;
+    cfg->threads = cpus < 2             ? 2
+                   : cpus > MAX_THREADS ? MAX_THREADS
+                                        : (unsigned)cpus;
 }
 
 static int defaults_ok(const struct cube_config *cfg)

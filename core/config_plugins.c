@@ -137,10 +137,12 @@ static int list_dir(const char *dir, char ***out, size_t *count)
         if (!is_conf_name(e->d_name))
             continue;
         if (n == cap) {
-            char **grown = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof *grown);
+            size_t want = cap ? cap * 2 : 16;
+            char **grown = realloc(names, want * sizeof *grown);
             if (!grown)
                 goto fail;
             names = grown;
+            cap = want;
         }
         if (!(names[n] = strdup(e->d_name)))
             goto fail;
@@ -234,8 +236,9 @@ static int read_keys(struct cube_plugin_conf *pc, struct cube_errs *errs)
     int rc = 0;
     if (!cJSON_IsObject(root)) {
         cube_config_describe(root, got, sizeof got);
-        cube_config_err_at(errs, &pc->doc, root, 0, "expected a mapping "
-                           "with a plugin: key, got %s", root ? got : "nothing");
+        cube_config_err_at(errs, &pc->doc, root, 0,
+                           "expected a mapping with a plugin: key, got %s",
+                           root ? got : "nothing");
         return -1;
     }
     cJSON_ArrayForEach(m, root) {
@@ -250,8 +253,9 @@ static int read_keys(struct cube_plugin_conf *pc, struct cube_errs *errs)
 static int add_plugin(struct cube_config *cfg, struct cube_plugin_conf *pc,
                       struct cube_errs *errs)
 {
-    const struct cube_plugin_conf *prev = cube_config_find_plugin(cfg, pc->name);
+    const struct cube_plugin_conf *prev;
     struct cube_plugin_conf *grown;
+    prev = cube_config_find_plugin(cfg, pc->name);
     if (prev) {
         cube_errs_add(errs, "%s:%d:%d: plugin \"%s\" is already configured "
                       "in %s:%d:%d", pc->file, pc->line, pc->col, pc->name,
@@ -363,7 +367,8 @@ static void report(const struct cube_plugin_conf *pc, const cJSON *inst,
     for (int i = 0; i < shown; i++) {
         const cJSON *orig = NULL;
         int line = pc->line, col = pc->col;
-        if (ev[i].node && find_orig(inst, pc->config, ev[i].node, &orig) && orig)
+        if (ev[i].node && find_orig(inst, pc->config, ev[i].node, &orig) &&
+            orig)
             cube_yaml_key_mark_of(&pc->doc, orig, &line, &col);
         cube_errs_add(errs, "%s:%d:%d: %s%s%s", pc->file, line, col,
                       ev[i].path, ev[i].path[0] ? ": " : "", ev[i].message);

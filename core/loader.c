@@ -90,14 +90,18 @@ int cube_loader_check_desc(const struct cube_plugin_desc *d, const char *file,
     return 0;
 }
 
-/* Resolves the entry: cube_plugin_<name> ('-' as '_'), then the generic. */
-static cube_plugin_entry_fn find_entry(void *handle, const char *name)
+/* The entry symbol of a plugin: cube_plugin_<name>, with '-' as '_'. */
+static void entry_symbol(const char *name, char *sym, size_t len)
 {
-    char sym[160];
-    snprintf(sym, sizeof sym, "cube_plugin_%s", name);
+    snprintf(sym, len, "cube_plugin_%s", name);
     for (char *p = sym; *p; p++)
         if (*p == '-')
             *p = '_';
+}
+
+/* Resolves the entry: `sym` (see entry_symbol), then the generic one. */
+static cube_plugin_entry_fn find_entry(void *handle, const char *sym)
+{
     void *fn = dlsym(handle, sym);
     if (!fn)
         fn = dlsym(handle, CUBE_PLUGIN_ENTRY_GENERIC);
@@ -115,10 +119,12 @@ int cube_loader_open(const char *file, const char *name, void **handle,
         snprintf(err, errlen, "%s: cannot load: %s", file, dlerror());
         return -1;
     }
-    cube_plugin_entry_fn entry = find_entry(h, name);
+    char sym[160];
+    entry_symbol(name, sym, sizeof sym);
+    cube_plugin_entry_fn entry = find_entry(h, sym);
     if (!entry) {
-        snprintf(err, errlen, "%s: entry symbol: expected cube_plugin_%s or %s, "
-                 "found neither", file, name, CUBE_PLUGIN_ENTRY_GENERIC);
+        snprintf(err, errlen, "%s: entry symbol: expected %s or %s, found neither",
+                 file, sym, CUBE_PLUGIN_ENTRY_GENERIC);
         dlclose(h);
         return -1;
     }

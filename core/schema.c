@@ -341,11 +341,11 @@ static int pattern_matches(struct validation *v, const char *pattern,
 {
     for (size_t i = 0; i < v->n_regexes; i++)
         if (v->regexes[i].pattern == pattern)
-            return regexec(&v->regexes[i].re, s, 0, NULL, 0) == 0;
+            return cube_schema_regex_match(&v->regexes[i].re, s);
     regex_t re;
     if (cube_schema_regex_compile(&re, pattern, err, errlen) < 0)
         return -1;
-    int matched = regexec(&re, s, 0, NULL, 0) == 0;
+    int matched = cube_schema_regex_match(&re, s);
     if (v->n_regexes < REGEX_CACHE_CAP) {
         v->regexes[v->n_regexes].pattern = pattern;
         v->regexes[v->n_regexes++].re = re;

@@ -12,6 +12,17 @@ static bool in_set(const char *set, char c)
     return c != '\0' && strchr(set, c) != NULL;
 }
 
+/* ASCII-only classes: <ctype.h> answers per locale, URIs and hosts don't. */
+static bool is_alpha(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_alnum(char c)
+{
+    return is_alpha(c) || (c >= '0' && c <= '9');
+}
+
 /* Reads exactly `n` digits at *s into *out and advances past them. */
 static bool read_digits(const char **s, int n, int *out)
 {
@@ -36,7 +47,8 @@ static bool expect_char(const char **s, char c)
 
 static int days_in_month(int year, int month)
 {
-    static const int DAYS[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    static const int DAYS[12] = {31, 28, 31, 30, 31, 30,
+                                 31, 31, 30, 31, 30, 31};
     bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     return month == 2 && leap ? 29 : DAYS[month - 1];
 }
@@ -106,7 +118,7 @@ static bool is_host_name(const char *s, size_t len)
             if (label == 0 || s[i - 1] == '-')
                 return false;
             label = 0;
-        } else if (isalnum((unsigned char)c) || (c == '-' && label > 0)) {
+        } else if (is_alnum(c) || (c == '-' && label > 0)) {
             if (++label > 63)
                 return false;
         } else {
@@ -126,7 +138,7 @@ static bool is_email(const char *s)
         return false;
     for (const char *p = s; p < at; p++) {
         bool dot_ok = *p == '.' && p > s && p + 1 < at && p[1] != '.';
-        if (!isalnum((unsigned char)*p) && !in_set(ATEXT, *p) && !dot_ok)
+        if (!is_alnum(*p) && !in_set(ATEXT, *p) && !dot_ok)
             return false;
     }
     return is_host_name(at + 1, strlen(at + 1));
@@ -135,7 +147,7 @@ static bool is_email(const char *s)
 /* RFC 3986 character sets. */
 static bool is_unreserved(char c)
 {
-    return isalnum((unsigned char)c) || in_set("-._~", c);
+    return is_alnum(c) || in_set("-._~", c);
 }
 
 static bool is_sub_delim(char c)
@@ -190,9 +202,9 @@ static bool is_uri_authority(const char *s, const char *end)
 /* An absolute URI (RFC 3986 "URI"): scheme ":" hier-part [?query] [#frag]. */
 static bool is_uri(const char *s)
 {
-    if (!isalpha((unsigned char)*s))
+    if (!is_alpha(*s))
         return false;
-    while (isalnum((unsigned char)*s) || in_set("+-.", *s))
+    while (is_alnum(*s) || in_set("+-.", *s))
         s++;
     if (*s != ':')
         return false;

@@ -17,6 +17,9 @@
 int cube_schema_regex_compile(regex_t *re, const char *pattern,
                               char *err, size_t errlen);
 
+/* True when `s` contains a match for `re` (ECMA search semantics). */
+bool cube_schema_regex_match(const regex_t *re, const char *s);
+
 /* True when `format` names a format this validator checks. */
 bool cube_schema_format_known(const char *format);
 

@@ -7,10 +7,15 @@
  * negation, the shorthands \d \w \s \D \W \S inside and outside brackets,
  * \b \B, and character escapes (\n \t \xHH \uHHHH \cX, identity escapes).
  * Rejected with a reason: lookaround, backreferences, \p{...}, NUL.
- * Non-ASCII text is matched as the C library's locale sees it. */
+ *
+ * Matching is by Unicode code point, independent of the process locale:
+ * classes and '.' become alternatives of UTF-8 byte sequences, and the
+ * regex engine runs in the C locale. \d and \w are ASCII as in ECMA; \s
+ * includes the Unicode spaces. */
 #include "schema_format.h"
 
 #include <ctype.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +100,8 @@ static size_t utf8_decode(const char *s, uint32_t *cp)
             return 0;
         v = (v << 6) | (u[i] & 0x3F);
     }
+    if (v > 0x10FFFF)
+        return 0;
     *cp = v;
     return n;
 }
@@ -109,86 +116,123 @@ size_t cube_schema_utf8_length(const char *s)
 
 /* ---- character classes -------------------------------------------------- */
 
-/* A bracket class being built. ASCII members live in a bitmap. Non-ASCII
- * members are kept symbolically: with `all_high` false, `high` lists the
- * included items; with it true, every non-ASCII character is included
- * except the items listed. That is enough to express \D, \W, \S and
- * negation without enumerating Unicode. */
-struct char_class {
-    unsigned char ascii[16];
-    bool all_high;
-    char high[256]; /* bracket-ready UTF-8 items: "é", "à-ÿ" */
-    size_t high_len;
+/* A set of code points as ranges. Classes are emitted as byte-level UTF-8
+ * alternatives and matched in the C locale, so a class (or '.') always
+ * consumes one whole character, whatever the process locale is. */
+#define MAX_CP 0x10FFFFu
+#define CLASS_RANGES 96
+
+struct cp_range {
+    uint32_t lo, hi;
 };
 
-static void class_add_ascii(struct char_class *cc, unsigned c)
+struct char_class {
+    struct cp_range r[CLASS_RANGES];
+    size_t n;
+    bool overflow;
+};
+
+static int range_cmp(const void *a, const void *b)
 {
-    if (c > 0 && c < 128)
-        cc->ascii[c / 8] |= (unsigned char)(1u << (c % 8));
+    const struct cp_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static bool class_has_ascii(const struct char_class *cc, unsigned c)
+/* Sorts and merges overlapping or adjacent ranges. */
+static void class_normalize(struct char_class *cc)
 {
-    return cc->ascii[c / 8] & (1u << (c % 8));
+    if (cc->n == 0)
+        return;
+    qsort(cc->r, cc->n, sizeof cc->r[0], range_cmp);
+    size_t out = 0;
+    for (size_t i = 1; i < cc->n; i++) {
+        if (cc->r[i].lo <= cc->r[out].hi + 1) {
+            if (cc->r[i].hi > cc->r[out].hi)
+                cc->r[out].hi = cc->r[i].hi;
+        } else {
+            cc->r[++out] = cc->r[i];
+        }
+    }
+    cc->n = out + 1;
 }
 
-static const char SPACE_CHARS[] = " \t\n\v\f\r";
-
-/* Unions the shorthand \d \w \s (lower case) or its complement (upper). */
-static void class_add_shorthand(struct char_class *cc, char letter)
+static void class_add(struct char_class *cc, uint32_t lo, uint32_t hi)
 {
-    struct char_class base = {0};
-    char kind = (char)tolower((unsigned char)letter);
-    for (unsigned c = 1; c < 128; c++) {
-        bool in = kind == 'd' ? (c >= '0' && c <= '9')
-                : kind == 'w' ? (isalnum((int)c) || c == '_')
-                : strchr(SPACE_CHARS, (int)c) != NULL;
-        if (in != (letter != kind))
-            class_add_ascii(&base, c);
+    if (lo == 0)
+        lo = 1; /* NUL never occurs in a C string */
+    if (lo > hi)
+        return;
+    if (cc->n == CLASS_RANGES)
+        class_normalize(cc);
+    if (cc->n == CLASS_RANGES) {
+        cc->overflow = true;
+        return;
     }
-    for (size_t i = 0; i < 16; i++)
-        cc->ascii[i] |= base.ascii[i];
-    if (letter != kind) { /* complements include all of non-ASCII */
-        cc->all_high = true;
-        cc->high_len = 0;
-    }
-}
-
-/* Adds the range lo..hi (a single char when equal). */
-static bool class_add_range(struct char_class *cc, uint32_t lo, uint32_t hi)
-{
-    for (uint32_t c = lo; c <= hi && c < 128; c++)
-        class_add_ascii(cc, c);
-    if (hi < 128 || cc->all_high)
-        return true;
-    uint32_t start = lo < 128 ? 128 : lo;
-    char enc[9];
-    size_t n = utf8_encode(start, enc);
-    if (hi > start) {
-        enc[n++] = '-';
-        n += utf8_encode(hi, enc + n);
-    }
-    if (cc->high_len + n >= sizeof cc->high)
-        return false;
-    memcpy(cc->high + cc->high_len, enc, n);
-    cc->high_len += n;
-    return true;
+    cc->r[cc->n++] = (struct cp_range){lo, hi};
 }
 
 static void class_negate(struct char_class *cc)
 {
-    for (size_t i = 0; i < 16; i++)
-        cc->ascii[i] = (unsigned char)~cc->ascii[i];
-    cc->ascii[0] &= (unsigned char)~1u; /* NUL never occurs in a C string */
-    cc->all_high = !cc->all_high;       /* `high` flips include <-> exclude */
+    class_normalize(cc);
+    struct char_class out = {.overflow = cc->overflow};
+    uint32_t next = 1;
+    for (size_t i = 0; i < cc->n; i++) {
+        if (cc->r[i].lo > next)
+            class_add(&out, next, cc->r[i].lo - 1);
+        next = cc->r[i].hi + 1;
+    }
+    if (next <= MAX_CP)
+        class_add(&out, next, MAX_CP);
+    *cc = out;
 }
 
-/* Writes the members in an order POSIX brackets accept: ']' first, '-'
- * last, '^' never first, '[' where it cannot start "[:" "[." or "[=". */
-static void emit_bracket_body(struct buf *b, const bool in[128],
-                              const struct char_class *cc)
+/* \d \w \s as ECMA defines them: \d and \w are ASCII, \s is Unicode. */
+static const struct cp_range DIGIT[] = {{'0', '9'}};
+static const struct cp_range WORD[] = {{'0', '9'}, {'A', 'Z'}, {'_', '_'},
+                                       {'a', 'z'}};
+static const struct cp_range SPACE[] = {{'\t', '\r'}, {' ', ' '},
+    {0xA0, 0xA0}, {0x1680, 0x1680}, {0x2000, 0x200A}, {0x2028, 0x2029},
+    {0x202F, 0x202F}, {0x205F, 0x205F}, {0x3000, 0x3000}, {0xFEFF, 0xFEFF}};
+
+/* Unions \d \w \s (lower case letter) or their complements (upper case). */
+static void class_add_shorthand(struct char_class *cc, char letter)
+{
+    char kind = (char)tolower((unsigned char)letter);
+    const struct cp_range *set = kind == 'd' ? DIGIT : kind == 'w' ? WORD
+                                                                    : SPACE;
+    size_t n = kind == 'd' ? 1 : kind == 'w' ? 4
+             : sizeof SPACE / sizeof SPACE[0];
+    struct char_class part = {0};
+    for (size_t i = 0; i < n; i++)
+        class_add(&part, set[i].lo, set[i].hi);
+    if (letter != kind)
+        class_negate(&part);
+    for (size_t i = 0; i < part.n; i++)
+        class_add(cc, part.r[i].lo, part.r[i].hi);
+}
+
+/* ECMA '.': any character but the line terminators. */
+static void class_set_dot(struct char_class *cc)
+{
+    class_add(cc, '\n', '\n');
+    class_add(cc, '\r', '\r');
+    class_add(cc, 0x2028, 0x2029);
+    class_negate(cc);
+}
+
+/* Writes the ASCII members as one bracket, ordered the way POSIX wants:
+ * ']' first, '-' last, '^' never first, '[' never before ':' '.' '='. */
+static void emit_ascii_bracket(struct buf *b, const bool in[128])
 {
     static const char SPECIAL[] = "]^-[";
+    size_t count = 0;
+    for (unsigned c = 1; c < 128; c++)
+        count += in[c];
+    if (count == 2 && in['^'] && in['-']) {
+        buf_puts(b, "[-^]"); /* "[^-]" would be a negation */
+        return;
+    }
+    buf_putc(b, '[');
     if (in[']'])
         buf_putc(b, ']');
     for (unsigned c = 1; c < 128; c++) {
@@ -198,48 +242,110 @@ static void emit_bracket_body(struct buf *b, const bool in[128],
         while (end + 1 < 128 && in[end + 1] && !strchr(SPECIAL, (int)end + 1))
             end++;
         buf_putc(b, (char)c);
-        if (end >= c + 2) {
+        if (end >= c + 2)
             buf_putc(b, '-');
+        if (end > c)
             buf_putc(b, (char)end);
-        } else if (end == c + 1) {
-            buf_putc(b, (char)end);
-        }
         c = end;
     }
-    buf_putn(b, cc->high, cc->high_len);
     if (in['['])
         buf_putc(b, '[');
     if (in['^'])
         buf_putc(b, '^');
     if (in['-'])
         buf_putc(b, '-');
+    buf_putc(b, ']');
 }
 
-static void emit_class(struct buf *b, const struct char_class *cc)
+static void emit_byte_range(struct buf *b, unsigned char lo, unsigned char hi)
 {
-    bool in[128] = {false};
-    size_t n = 0;
-    for (unsigned c = 1; c < 128; c++) {
-        /* a negated bracket lists what is excluded */
-        in[c] = class_has_ascii(cc, c) != cc->all_high;
-        n += in[c];
-    }
-    if (cc->all_high && n == 0 && cc->high_len == 0) {
-        buf_putc(b, '.'); /* everything: '.' matches newlines in POSIX */
+    if (lo == hi) {
+        buf_putc(b, (char)lo);
         return;
     }
-    if (!cc->all_high && n == 0 && cc->high_len == 0) {
+    buf_putc(b, '[');
+    buf_putc(b, (char)lo);
+    buf_putc(b, '-');
+    buf_putc(b, (char)hi);
+    buf_putc(b, ']');
+}
+
+/* Emits lo..hi (all non-ASCII) as '|'-separated byte sequences: the range
+ * is split until, byte by byte, lo's and hi's encodings bound a range. */
+static void emit_utf8_range(struct buf *b, uint32_t lo, uint32_t hi,
+                            bool *first)
+{
+    static const uint32_t LENGTH_LIMITS[] = {0x7FF, 0xFFFF};
+    for (size_t i = 0; i < 2; i++) {
+        uint32_t max = LENGTH_LIMITS[i];
+        if (lo <= max && hi > max) {
+            emit_utf8_range(b, lo, max, first);
+            emit_utf8_range(b, max + 1, hi, first);
+            return;
+        }
+    }
+    char a[4], z[4];
+    size_t n = utf8_encode(lo, a);
+    for (size_t i = 1; i < n; i++) {
+        uint32_t m = (1u << (6 * i)) - 1; /* the last i bytes' payload */
+        if ((lo & ~m) == (hi & ~m))
+            continue;
+        if ((lo & m) != 0) {
+            emit_utf8_range(b, lo, lo | m, first);
+            emit_utf8_range(b, (lo | m) + 1, hi, first);
+            return;
+        }
+        if ((hi & m) != m) {
+            emit_utf8_range(b, lo, (hi & ~m) - 1, first);
+            emit_utf8_range(b, hi & ~m, hi, first);
+            return;
+        }
+    }
+    utf8_encode(hi, z);
+    if (!*first)
+        buf_putc(b, '|');
+    *first = false;
+    for (size_t i = 0; i < n; i++)
+        emit_byte_range(b, (unsigned char)a[i], (unsigned char)z[i]);
+}
+
+static void emit_literal(struct buf *b, uint32_t cp);
+
+static void emit_class(struct buf *b, struct char_class *cc)
+{
+    class_normalize(cc);
+    bool in[128] = {false};
+    size_t n_ascii = 0;
+    uint32_t only = 0;
+    for (size_t i = 0; i < cc->n; i++)
+        for (uint32_t c = cc->r[i].lo; c <= cc->r[i].hi && c < 128; c++) {
+            in[c] = true;
+            n_ascii++;
+            only = c;
+        }
+    bool has_high = cc->n > 0 && cc->r[cc->n - 1].hi >= 128;
+    if (n_ascii == 0 && !has_high) {
         buf_puts(b, "(a^)"); /* empty class: a pattern that never matches */
         return;
     }
-    if (!cc->all_high && cc->high_len == 0 && in['^']
-        && n == 1u + in['-']) { /* "[^]" or "[^-]" would read as negation */
-        buf_puts(b, in['-'] ? "[-^]" : "\\^");
+    if (!has_high) {
+        if (n_ascii == 1)
+            emit_literal(b, only); /* also dodges "[^]" */
+        else
+            emit_ascii_bracket(b, in);
         return;
     }
-    buf_puts(b, cc->all_high ? "[^" : "[");
-    emit_bracket_body(b, in, cc);
-    buf_putc(b, ']');
+    buf_putc(b, '(');
+    if (n_ascii == 1)
+        emit_literal(b, only);
+    else if (n_ascii > 1)
+        emit_ascii_bracket(b, in);
+    bool first = n_ascii == 0;
+    for (size_t i = 0; i < cc->n; i++)
+        if (cc->r[i].hi >= 128)
+            emit_utf8_range(b, cc->r[i].lo < 128 ? 128 : cc->r[i].lo,
+                            cc->r[i].hi, &first);
+    buf_putc(b, ')');
 }
 
 /* ---- ECMA-262 to ERE translation ---------------------------------------- */
@@ -301,6 +407,8 @@ static enum escape_kind parse_unicode_escape(struct translation *t,
     return ESC_CHAR;
 }
 
+static const char ASCII_LETTERS[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 static const char *const CONTROL_ESCAPES = "n\nr\rt\tf\fv\v";
 
 /* Parses the escape after a backslash (t->p is just past it). */
@@ -347,7 +455,7 @@ static enum escape_kind parse_escape(struct translation *t, bool in_class,
     }
     if (c == 'u')
         return parse_unicode_escape(t, cp);
-    if (c == 'c' && isalpha((unsigned char)*t->p)) {
+    if (c == 'c' && *t->p && strchr(ASCII_LETTERS, *t->p)) {
         *cp = (unsigned char)*t->p++ % 32;
         return ESC_CHAR;
     }
@@ -393,15 +501,16 @@ static void translate_class(struct translation *t)
             t->p++;
             enum escape_kind k2 = parse_class_atom(t, &hi, &cc);
             if (k2 == ESC_CLASS) { /* "a-\d": the dash is literal */
-                class_add_range(&cc, '-', '-');
+                class_add(&cc, '-', '-');
                 hi = lo;
             } else if (k2 == ESC_CHAR && hi < lo) {
                 t->failure = "character class range out of order";
             }
         }
-        if (!t->failure && !class_add_range(&cc, lo, hi))
-            t->failure = "character class too large";
+        class_add(&cc, lo, hi);
     }
+    if (!t->failure && cc.overflow)
+        t->failure = "character class too large";
     if (t->failure)
         return;
     if (*t->p != ']') {
@@ -414,12 +523,20 @@ static void translate_class(struct translation *t)
     emit_class(&t->out, &cc);
 }
 
+/* One character; a multi-byte one is grouped so that a quantifier after
+ * it repeats the whole character, not its last byte. */
 static void emit_literal(struct buf *b, uint32_t cp)
 {
-    if (cp != 0 && cp < 0x80 && strchr(".[]()*+?{}|^$\\", (int)cp))
-        buf_putc(b, '\\');
     char enc[4];
-    buf_putn(b, enc, utf8_encode(cp, enc));
+    if (cp >= 0x80) {
+        buf_putc(b, '(');
+        buf_putn(b, enc, utf8_encode(cp, enc));
+        buf_putc(b, ')');
+        return;
+    }
+    if (cp != 0 && strchr(".[]()*+?{}|^$\\", (int)cp))
+        buf_putc(b, '\\');
+    buf_putc(b, (char)cp);
 }
 
 static void translate_escape(struct translation *t)
@@ -478,6 +595,26 @@ static void translate_group_open(struct translation *t)
     buf_putc(&t->out, '(');
 }
 
+/* A literal character taken as is, possibly multi-byte. */
+static void translate_literal(struct translation *t)
+{
+    uint32_t cp;
+    size_t n = utf8_decode(t->p, &cp);
+    if (n == 0) {
+        t->failure = "invalid UTF-8 in pattern";
+        return;
+    }
+    t->p += n;
+    emit_literal(&t->out, cp);
+}
+
+static void translate_dot(struct translation *t)
+{
+    struct char_class cc = {0};
+    class_set_dot(&cc);
+    emit_class(&t->out, &cc);
+}
+
 static void translate_step(struct translation *t)
 {
     char c = *t->p++;
@@ -489,8 +626,8 @@ static void translate_step(struct translation *t)
     case '[':
         translate_class(t);
         return;
-    case '.': /* ECMA '.' stops at line terminators */
-        buf_puts(&t->out, "[^\n\r]");
+    case '.':
+        translate_dot(t);
         return;
     case '(':
         translate_group_open(t);
@@ -513,8 +650,12 @@ static void translate_step(struct translation *t)
         buf_putc(&t->out, '\\');
         buf_putc(&t->out, c);
         return;
-    default: /* ) | ^ $ and literals, multi-byte UTF-8 byte by byte */
+    case ')': case '|': case '^': case '$':
         buf_putc(&t->out, c);
+        return;
+    default:
+        t->p--;
+        translate_literal(t);
         return;
     }
 }
@@ -536,6 +677,26 @@ static char *translate_pattern(const char *pattern, const char **failure)
     return t.out.s;
 }
 
+/* The translation speaks in UTF-8 bytes, so regcomp and regexec must see
+ * single-byte characters: run them in the C locale, switched per thread. */
+struct c_locale {
+    locale_t c, previous;
+};
+
+static void c_locale_enter(struct c_locale *l)
+{
+    l->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    l->previous = l->c ? uselocale(l->c) : (locale_t)0;
+}
+
+static void c_locale_leave(struct c_locale *l)
+{
+    if (!l->c)
+        return;
+    uselocale(l->previous);
+    freelocale(l->c);
+}
+
 int cube_schema_regex_compile(regex_t *re, const char *pattern,
                               char *err, size_t errlen)
 {
@@ -546,7 +707,10 @@ int cube_schema_regex_compile(regex_t *re, const char *pattern,
             snprintf(err, errlen, "%s", failure);
         return -1;
     }
+    struct c_locale loc;
+    c_locale_enter(&loc);
     int rc = regcomp(re, ere, REG_EXTENDED | REG_NOSUB);
+    c_locale_leave(&loc);
     free(ere);
     if (rc != 0) {
         if (errlen)
@@ -554,4 +718,13 @@ int cube_schema_regex_compile(regex_t *re, const char *pattern,
         return -1;
     }
     return 0;
+}
+
+bool cube_schema_regex_match(const regex_t *re, const char *s)
+{
+    struct c_locale loc;
+    c_locale_enter(&loc);
+    bool matched = regexec(re, s, 0, NULL, 0) == 0;
+    c_locale_leave(&loc);
+    return matched;
 }

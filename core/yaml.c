@@ -294,7 +294,8 @@ static int take_key(struct builder *b, struct frame *f, const yaml_event_t *ev)
  * its mark. Takes ownership of node, even on failure. */
 static int attach(struct builder *b, cJSON *node, const yaml_event_t *ev)
 {
-    int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
+    int line = (int)ev->start_mark.line + 1;
+    int col = (int)ev->start_mark.column + 1;
     struct frame *f = b->depth ? &b->stack[b->depth - 1] : NULL;
     if (!f) {
         b->doc->root = node;
@@ -376,7 +377,8 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
         return 0;
     case YAML_ALIAS_EVENT:
         fail_at(b, &ev->start_mark, "anchors and aliases are not supported "
-                "(*%s); write the value out", (const char *)ev->data.alias.anchor);
+                "(*%s); write the value out",
+                (const char *)ev->data.alias.anchor);
         return -1;
     case YAML_STREAM_END_EVENT:
         b->done = 1;
@@ -500,14 +502,14 @@ static int slurp(const char *path, char **out, size_t *len)
         return -1;
     for (;;) {
         if (n == cap) {
-            char *grown = cap >= MAX_FILE_BYTES ? NULL
-                                                : realloc(buf, cap ? cap * 2 : 4096);
+            size_t want = cap ? cap * 2 : 4096;
+            char *grown = cap >= MAX_FILE_BYTES ? NULL : realloc(buf, want);
             if (!grown) {
                 errno = cap >= MAX_FILE_BYTES ? EFBIG : ENOMEM;
                 goto fail;
             }
             buf = grown;
-            cap = cap ? cap * 2 : 4096;
+            cap = want;
         }
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;

@@ -19,6 +19,7 @@
 #   BENCH_PLUGIN_DIR=dir where cube-<name>.so are (default: next to cubed)
 #   BENCH_DURATION=10s   wrk duration per target (a bare number means seconds)
 #   BENCH_WARMUP=1s      wrk warm-up per target before measuring (0: none)
+#   BENCH_ROUNDS=1       rounds over the four targets; the medians are shown
 #   BENCH_THREADS=n      cubed limits.threads and nginx worker_processes
 #                        (default: cubed's own default, nproc but at least 2)
 #
@@ -42,6 +43,8 @@ dur() { # "10" -> "10s"; anything else as given
 }
 DURATION=$(dur "${BENCH_DURATION:-10s}")
 WARMUP=$(dur "${BENCH_WARMUP:-1s}")
+ROUNDS=${BENCH_ROUNDS:-1}
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS must be a positive integer"
 
 say() { printf '%s\n' "$*"; }
 die() { printf 'http.sh: %s\n' "$*" >&2; exit 1; }
@@ -124,7 +127,7 @@ THREADS=${BENCH_THREADS:-$DEFAULT_THREADS}
 # --- temp dir and clean-up -------------------------------------------------
 
 TMP=$(mktemp -d -t cube-bench.XXXXXX) || die "mktemp failed"
-CPID='' NPID='' SLEEP_FD=''
+CPID='' NPID='' WPID='' SLEEP_FD=''
 
 # shellcheck disable=SC2317  # called from the EXIT trap
 stop_pid() { # pid signal
@@ -143,6 +146,7 @@ stop_pid() { # pid signal
 # shellcheck disable=SC2317
 cleanup() {
     trap - EXIT INT TERM HUP
+    stop_pid "$WPID" TERM
     stop_pid "$CPID" TERM
     stop_pid "$NPID" QUIT
     [ -n "$SLEEP_FD" ] && exec {SLEEP_FD}>&-
@@ -158,32 +162,47 @@ mkfifo "$TMP/sleep.fifo" || die "mkfifo failed"
 exec {SLEEP_FD}<>"$TMP/sleep.fifo"
 msleep() { read -r -t "$1" -u "$SLEEP_FD" _ 2>/dev/null; return 0; }
 
-now_us() { local t=$EPOCHREALTIME; printf '%s' "${t/./}"; }
+# Sets NOW_US to the wall clock in microseconds (no fork).
+now_us() { local t=$EPOCHREALTIME; NOW_US=${t/./}; }
 
 # --- helpers ---------------------------------------------------------------
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# A port is taken when anything connects to it or any socket (listening,
+# connected or in TIME_WAIT) uses it locally.
+port_in_use() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    if command -v ss >/dev/null 2>&1; then
+        [ -n "$(ss -Htan "sport = :$1" 2>/dev/null)" ] && return 0
+    fi
+    return 1
+}
 
+# Picks ports below the kernel's ephemeral range, so that no client socket
+# (wrk's included) can hold them.
+EPH_LOW=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+[[ ${EPH_LOW:-} =~ ^[0-9]+$ ]] && (( EPH_LOW > 12000 )) || EPH_LOW=32768
 free_port() { # [port to avoid]
     local p i
     for i in $(seq 1 500); do
-        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+        p=$(( 10000 + (RANDOM * 32768 + RANDOM) % (EPH_LOW - 10000) ))
         [ "$p" = "${1:-}" ] && continue
         port_in_use "$p" || { printf '%s' "$p"; return 0; }
     done
     return 1
 }
 
-# Status code of GET path on 127.0.0.1:port over a fresh connection, in bash
-# (no fork, so it can poll every millisecond). Prints nothing on failure.
+# Sets HTTP_STATUS to the status of GET path on 127.0.0.1:port over a fresh
+# connection, in bash without forking, so that it can poll every
+# millisecond. HTTP_STATUS is empty when there was no answer.
 http_status() { # port path
     local fd line
+    HTTP_STATUS=''
     exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 1
     printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' "$2" >&"$fd"
-    IFS= read -r -t 2 -u "$fd" line || line=
+    IFS= read -r -t 2 -u "$fd" line || line=''
     exec {fd}>&-
     line=${line%$'\r'}
-    [[ $line =~ ^HTTP/[0-9.]+\ ([0-9]{3}) ]] && printf '%s' "${BASH_REMATCH[1]}"
+    [[ $line =~ ^HTTP/[0-9.]+\ ([0-9]{3}) ]] && HTTP_STATUS=${BASH_REMATCH[1]}
     return 0
 }
 
@@ -219,9 +238,8 @@ verdict() { # value op bar -> "meets bar" / "below bar" / "not measured"
 
 # --- start cubed ------------------------------------------------------------
 
-CPORT=$(free_port) || die "no free loopback port"
-mkdir -p "$TMP/data"
-cat >"$TMP/cube.yaml" <<EOF
+write_cube_yaml() {
+    cat >"$TMP/cube.yaml" <<EOF
 listen: "127.0.0.1:$CPORT"
 data_dir: "$TMP/data"
 database: sqlite
@@ -235,26 +253,45 @@ log:
 limits:
   threads: $THREADS
 EOF
+}
 
+mkdir -p "$TMP/data"
+CPORT=$(free_port) || die "no free loopback port"
+write_cube_yaml
 "$CUBED" --check-config -c "$TMP/cube.yaml" >"$TMP/check.out" 2>&1 ||
     { cat "$TMP/check.out" >&2; die "cubed --check-config rejected the bench config"; }
 
-T0=$(now_us)
-"$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
-CPID=$!
-READY_EXT_US=
-while :; do
-    if ! kill -0 "$CPID" 2>/dev/null; then
-        cat "$TMP/cubed.err" >&2
-        CPID=
-        die "cubed exited during start-up"
-    fi
-    if [ "$(http_status "$CPORT" /readyz 2>/dev/null)" = 200 ]; then
-        READY_EXT_US=$(( $(now_us) - T0 ))
-        break
-    fi
-    (( $(now_us) - T0 > 15000000 )) && { cat "$TMP/cubed.err" >&2; die "cubed not ready after 15 s"; }
-    msleep 0.001
+# Starts cubed; sets READY_EXT_US. Returns 2 when the port was taken.
+start_cubed() {
+    local t0
+    now_us; t0=$NOW_US
+    "$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
+    CPID=$!
+    while :; do
+        if ! kill -0 "$CPID" 2>/dev/null; then
+            wait "$CPID" 2>/dev/null
+            CPID=''
+            grep -q 'Address already in use' "$TMP/cubed.err" && return 2
+            cat "$TMP/cubed.err" >&2
+            die "cubed exited during start-up"
+        fi
+        http_status "$CPORT" /readyz 2>/dev/null
+        now_us
+        if [ "$HTTP_STATUS" = 200 ]; then
+            READY_EXT_US=$(( NOW_US - t0 ))
+            return 0
+        fi
+        (( NOW_US - t0 > 15000000 )) && { cat "$TMP/cubed.err" >&2; die "cubed not ready after 15 s"; }
+        msleep 0.001
+    done
+}
+
+READY_EXT_US=''
+for attempt in 1 2 3 4 5; do
+    start_cubed && break
+    [ "$attempt" = 5 ] && die "cubed could not bind a port after 5 tries"
+    CPORT=$(free_port) || die "no free loopback port"
+    write_cube_yaml
 done
 READY_EXT_MS=$(awk -v u="$READY_EXT_US" 'BEGIN { printf "%.1f", u / 1000 }')
 
@@ -340,7 +377,8 @@ nginx_args=(-p "$NDIR/" -c "$NDIR/nginx.conf")
 NPID=$!
 for i in $(seq 1 5000); do
     kill -0 "$NPID" 2>/dev/null || { cat "$NDIR/stdout" "$NDIR/error.log" >&2 2>/dev/null; NPID=; die "nginx exited during start-up"; }
-    [ "$(http_status "$NPORT" /healthz 2>/dev/null)" = 200 ] && break
+    http_status "$NPORT" /healthz 2>/dev/null
+    [ "$HTTP_STATUS" = 200 ] && break
     [ "$i" = 5000 ] && die "nginx not answering after 5 s"
     msleep 0.001
 done
@@ -358,28 +396,64 @@ done
 
 # --- load ------------------------------------------------------------------------
 
-declare -A RPS P99 NOTE
-run_wrk() { # key url
-    local key=$1 url=$2 out=$TMP/wrk-$1.txt
+median() { # numbers... -> median ("?" when none is a number)
+    printf '%s\n' "$@" | awk '/^[0-9.]+$/' | sort -n | awk '
+        { v[NR] = $1 }
+        END { if (NR == 0) print "?";
+              else if (NR % 2) print v[(NR + 1) / 2];
+              else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Per target: req/s and p99 of each round (space separated), wrk's notes.
+declare -A RPS_ALL P99_ALL NOTE RPS P99
+run_wrk() { # key url round
+    local key=$1 url=$2 out=$TMP/wrk-$1-$3.txt rps p99 note
     if [ "$WARMUP" != 0 ] && [ "$WARMUP" != 0s ]; then
-        wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$WARMUP" "$url" >/dev/null 2>&1
+        wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$WARMUP" "$url" >/dev/null 2>&1 &
+        WPID=$!
+        wait "$WPID"
+        WPID=''
     fi
     say "wrk -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency $url"
-    if ! wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$DURATION" --latency "$url" >"$out" 2>&1; then
+    # In the background so that a signal to this script is handled at once.
+    wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$DURATION" --latency "$url" >"$out" 2>&1 &
+    WPID=$!
+    wait "$WPID"
+    local rc=$?
+    WPID=''
+    if [ "$rc" -ne 0 ]; then
         cat "$out" >&2
         die "wrk failed on $url"
     fi
-    RPS[$key]=$(awk '$1 == "Requests/sec:" { printf "%.0f", $2 }' "$out")
-    P99[$key]=$(to_ms "$(awk '$1 == "99%" { print $2; exit }' "$out")")
-    [ -n "${RPS[$key]}" ] || RPS[$key]="?"
-    NOTE[$key]=$(grep -E 'Non-2xx|Socket errors' "$out" | sed 's/^ *//' | paste -sd ';' -)
+    rps=$(awk '$1 == "Requests/sec:" { printf "%.0f", $2 }' "$out")
+    p99=$(to_ms "$(awk '$1 == "99%" { print $2; exit }' "$out")")
+    RPS_ALL[$key]="${RPS_ALL[$key]:-} ${rps:-?}"
+    P99_ALL[$key]="${P99_ALL[$key]:-} $p99"
+    note=$(grep -E 'Non-2xx|Socket errors' "$out" | sed 's/^ *//' | paste -sd ';' -)
+    [ -n "$note" ] && NOTE[$key]="${NOTE[$key]:-}${NOTE[$key]:+; }round $3: $note"
+    return 0
 }
 
+TARGETS=(cubed_healthz nginx_healthz cubed_hello nginx_hello)
+declare -A URL=(
+    [cubed_healthz]="http://127.0.0.1:$CPORT/healthz"
+    [nginx_healthz]="http://127.0.0.1:$NPORT/healthz"
+    [cubed_hello]="http://127.0.0.1:$CPORT/api/v1/hello"
+    [nginx_hello]="http://127.0.0.1:$NPORT/api/v1/hello"
+)
 say ""
-run_wrk cubed_healthz "http://127.0.0.1:$CPORT/healthz"
-run_wrk nginx_healthz "http://127.0.0.1:$NPORT/healthz"
-run_wrk cubed_hello "http://127.0.0.1:$CPORT/api/v1/hello"
-run_wrk nginx_hello "http://127.0.0.1:$NPORT/api/v1/hello"
+for ((round = 1; round <= ROUNDS; round++)); do
+    (( ROUNDS > 1 )) && say "round $round of $ROUNDS"
+    for k in "${TARGETS[@]}"; do
+        run_wrk "$k" "${URL[$k]}" "$round"
+    done
+done
+for k in "${TARGETS[@]}"; do
+    # shellcheck disable=SC2086  # word splitting wanted
+    RPS[$k]=$(median ${RPS_ALL[$k]})
+    # shellcheck disable=SC2086
+    P99[$k]=$(median ${P99_ALL[$k]})
+done
 
 LOAD_RSS_KIB=$(proc_field "$CPID" VmRSS)
 PEAK_RSS_KIB=$(proc_field "$CPID" VmHWM)
@@ -398,16 +472,27 @@ say "cubed and nginx ran on this same machine, in this same run, one after the"
 say "other, loaded by the same wrk over 127.0.0.1 (the load shares the CPUs)."
 say "cubed: $CUBED_VERSION, limits.threads $THREADS, access log off"
 say "nginx: ${NGINX_VERSION#nginx version: }, worker_processes $THREADS, access_log off, static files"
-say "load:  $WRK_VERSION -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency (warm-up $WARMUP)"
+say "load:  $WRK_VERSION -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency (warm-up $WARMUP), $ROUNDS round(s)"
 say "bodies: /healthz $SIZE_HEALTHZ bytes ($CT_HEALTHZ), /api/v1/hello $SIZE_HELLO bytes ($CT_HELLO), same bytes on both"
 say ""
-printf '%-22s %12s %10s\n' target req/s "p99 ms"
-printf '%-22s %12s %10s\n' "cubed /healthz" "${RPS[cubed_healthz]}" "${P99[cubed_healthz]}"
-printf '%-22s %12s %10s\n' "nginx /healthz" "${RPS[nginx_healthz]}" "${P99[nginx_healthz]}"
-printf '%-22s %12s %10s\n' "cubed /api/v1/hello" "${RPS[cubed_hello]}" "${P99[cubed_hello]}"
-printf '%-22s %12s %10s\n' "nginx /api/v1/hello" "${RPS[nginx_hello]}" "${P99[nginx_hello]}"
-for k in cubed_healthz nginx_healthz cubed_hello nginx_hello; do
-    [ -n "${NOTE[$k]}" ] && say "  note ($k): ${NOTE[$k]}"
+declare -A LABEL=(
+    [cubed_healthz]="cubed /healthz" [nginx_healthz]="nginx /healthz"
+    [cubed_hello]="cubed /api/v1/hello" [nginx_hello]="nginx /api/v1/hello"
+)
+if (( ROUNDS > 1 )); then
+    printf '%-22s %12s %10s   %s\n' target "req/s (med)" "p99 ms" "req/s per round"
+else
+    printf '%-22s %12s %10s\n' target req/s "p99 ms"
+fi
+for k in "${TARGETS[@]}"; do
+    if (( ROUNDS > 1 )); then
+        printf '%-22s %12s %10s  %s\n' "${LABEL[$k]}" "${RPS[$k]}" "${P99[$k]}" "${RPS_ALL[$k]}"
+    else
+        printf '%-22s %12s %10s\n' "${LABEL[$k]}" "${RPS[$k]}" "${P99[$k]}"
+    fi
+done
+for k in "${TARGETS[@]}"; do
+    [ -n "${NOTE[$k]:-}" ] && say "  note (${LABEL[$k]}): ${NOTE[$k]}"
 done
 
 R_H=$(ratio "${RPS[cubed_healthz]}" "${RPS[nginx_healthz]}")

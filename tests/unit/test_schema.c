@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include <locale.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -191,8 +192,10 @@ static void test_enum_message_is_truncated(void **state)
 
 static void test_const(void **state)
 {
-    assert_valid("{\"const\":{\"a\":1,\"b\":[true]}}", "{\"b\":[true],\"a\":1}");
-    assert_error("{\"const\":\"on\"}", "\"off\"", "", "must be equal to \"on\"");
+    assert_valid("{\"const\":{\"a\":1,\"b\":[true]}}",
+                 "{\"b\":[true],\"a\":1}");
+    assert_error("{\"const\":\"on\"}", "\"off\"", "",
+                 "must be equal to \"on\"");
     assert_error("{\"const\":null}", "false", "", "must be equal to null");
     assert_valid("{\"const\":2}", "2.0");
 }
@@ -307,6 +310,38 @@ static void test_pattern_ecma_semantics(void **state)
     assert_true(pattern_accepts("^(foo|bar)-\\d{2,}$", "bar-123"));
 }
 
+static void test_pattern_matches_code_points(void **state)
+{
+    assert_true(pattern_accepts("^.$", "\xc3\xa9"));             /* é */
+    assert_true(pattern_accepts("^.$", "\xf0\x9f\x92\xa9"));     /* U+1F4A9 */
+    assert_true(pattern_accepts("^.{3}$", "h\xc3\xa9\xe2\x82\xac"));
+    assert_false(pattern_accepts("^.$", "\xe2\x80\xa8"));        /* U+2028 */
+    assert_true(pattern_accepts("^\\u00e9+$", "\xc3\xa9\xc3\xa9"));
+    assert_true(pattern_accepts("^\xc3\xa9+$", "\xc3\xa9\xc3\xa9"));
+    assert_true(pattern_accepts("^[\\u00e0-\\u00ff]+$", "\xc3\xa0\xc3\xbf"));
+    assert_false(pattern_accepts("^[\\u00e0-\\u00ff]$", "\xc3\x9f"));
+    assert_true(pattern_accepts("^[^\xc3\xa9]$", "\xc3\xbc"));   /* ü */
+    assert_false(pattern_accepts("^[^\xc3\xa9]$", "\xc3\xa9"));
+    assert_true(pattern_accepts("^[^a]$", "\xf0\x9f\x92\xa9"));
+    assert_true(pattern_accepts("^\\S$", "\xc3\xa9"));
+    assert_true(pattern_accepts("^\\s$", "\xc2\xa0"));           /* NBSP */
+    assert_false(pattern_accepts("^\\w$", "\xc3\xa9"));   /* \w is ASCII */
+    assert_true(pattern_accepts("^[\\u0400-\\u04ff\\d]+$",
+                                "\xd0\x96\xd1\x8f" "7"));
+    assert_true(pattern_accepts("^[\\u0800-\\uffff]$", "\xe2\x82\xac"));
+    assert_true(pattern_accepts("^\\ud83d\\udca9$", "\xf0\x9f\x92\xa9"));
+}
+
+static void test_pattern_ignores_process_locale(void **state)
+{
+    if (!setlocale(LC_ALL, "C.UTF-8"))
+        skip();
+    bool accepted = pattern_accepts("^[\u00e0-\u00ff].$",
+                                    "\xc3\xa9\xe2\x82\xac");
+    setlocale(LC_ALL, "C");
+    assert_true(accepted);
+}
+
 static void test_pattern_unsupported_features(void **state)
 {
     assert_check_fails("{\"pattern\":\"a(?=b)\"}", "lookaround");
@@ -344,7 +379,8 @@ static void test_format(void **state)
     const char *dt = "{\"format\":\"date-time\"}";
     assert_valid(dt, "\"2024-02-29T23:59:60.5+05:30\"");
     assert_valid(dt, "\"2023-01-01t00:00:00z\"");
-    assert_error(dt, "\"2023-02-29T00:00:00Z\"", "", "must be a valid date-time");
+    assert_error(dt, "\"2023-02-29T00:00:00Z\"", "",
+                 "must be a valid date-time");
     assert_invalid(dt, "\"2023-01-01T24:00:00Z\"");
     assert_invalid(dt, "\"2023-01-01T10:00:00\"");  /* offset required */
     assert_invalid(dt, "\"2023-01-01 10:00:00Z\"");
@@ -409,7 +445,8 @@ static void test_unique_items(void **state)
     assert_error("{\"uniqueItems\":true}", "[1,2,1.0]", "",
                  "must not contain duplicates ([2] equals [0])");
     assert_valid("{\"uniqueItems\":true}", "[1,\"1\",true,[1],{\"a\":1}]");
-    assert_invalid("{\"uniqueItems\":true}", "[{\"a\":1,\"b\":2},{\"b\":2,\"a\":1}]");
+    assert_invalid("{\"uniqueItems\":true}",
+                   "[{\"a\":1,\"b\":2},{\"b\":2,\"a\":1}]");
     assert_valid("{\"uniqueItems\":false}", "[1,1]");
 }
 
@@ -447,7 +484,8 @@ static void test_required_names_missing_key(void **state)
     assert_ptr_equal(err.node, i); /* the object lacking the key */
     cJSON_Delete(s);
     cJSON_Delete(i);
-    assert_error("{\"required\":[\"a\",\"b\"]}", "{\"a\":1}", "b", "is required");
+    assert_error("{\"required\":[\"a\",\"b\"]}", "{\"a\":1}", "b",
+                 "is required");
     assert_valid("{\"required\":[\"a\"]}", "[]"); /* only objects */
     assert_invalid("{\"required\":[\"A\"]}", "{\"a\":1}"); /* case matters */
 }
@@ -509,7 +547,8 @@ static void test_strict_respects_explicit_additional_properties(void **state)
                                   "\"additionalProperties\":true}",
                                   "{\"b\":1}", CUBE_SCHEMA_STRICT), 0);
     assert_int_equal(count_errors("{\"properties\":{\"a\":{}},"
-                                  "\"additionalProperties\":{\"type\":\"integer\"}}",
+                                  "\"additionalProperties\":"
+                                  "{\"type\":\"integer\"}}",
                                   "{\"b\":1}", CUBE_SCHEMA_STRICT), 0);
     /* no "properties": nothing to be strict against */
     assert_int_equal(count_errors("{\"type\":\"object\"}", "{\"b\":1}",
@@ -549,7 +588,8 @@ static void test_combinators(void **state)
     const char *one = "{\"oneOf\":[{\"type\":\"integer\"},{\"minimum\":2}]}";
     assert_valid(one, "1");
     assert_error(one, "3", "",
-                 "must match exactly one schema in oneOf, matched more than one");
+                 "must match exactly one schema in oneOf, "
+                 "matched more than one");
     assert_error(one, "1.5", "",
                  "must match exactly one schema in oneOf, matched none");
     assert_error("{\"allOf\":[{\"type\":\"object\"},{\"required\":[\"id\"]}]}",
@@ -562,7 +602,8 @@ static void test_combinators(void **state)
 static void test_combinator_errors_stay_hidden(void **state)
 {
     /* branch errors of anyOf must not leak into the error list */
-    cJSON *s = parse("{\"anyOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}}},"
+    cJSON *s = parse("{\"anyOf\":["
+                     "{\"properties\":{\"a\":{\"type\":\"string\"}}},"
                      "{\"required\":[\"b\"]}]}");
     cJSON *i = parse("{\"a\":1}");
     struct cube_schema_error errs[4];
@@ -706,7 +747,8 @@ static void test_check_accepts_good_schema(void **state)
 {
     char why[256];
     assert_int_equal(check(TASKS_SCHEMA, why, sizeof why), 0);
-    assert_int_equal(check("{\"type\":[\"string\",\"null\"],\"enum\":[\"a\",null],"
+    assert_int_equal(check("{\"type\":[\"string\",\"null\"],"
+        "\"enum\":[\"a\",null],"
         "\"items\":[true,{}],\"additionalItems\":false,\"oneOf\":[{}],"
         "\"format\":\"whatever\",\"default\":[],\"const\":1,"
         "\"x-extension\":{\"anything\":5},\"title\":\"t\"}",
@@ -720,18 +762,23 @@ static void test_check_rejects_bad_schemas(void **state)
     assert_check_fails("{\"type\":\"strng\"}", "type: unknown type \"strng\"");
     assert_check_fails("{\"properties\":{\"name\":{\"type\":[\"string\",1]}}}",
                        "properties.name.type: must be a type name");
-    assert_check_fails("{\"pattern\":\"([a-z\"}", "pattern: invalid pattern ([a-z");
-    assert_check_fails("{\"minLength\":-1}", "minLength: must be a non-negative");
-    assert_check_fails("{\"maxItems\":1.5}", "maxItems: must be a non-negative");
+    assert_check_fails("{\"pattern\":\"([a-z\"}",
+                       "pattern: invalid pattern ([a-z");
+    assert_check_fails("{\"minLength\":-1}",
+                       "minLength: must be a non-negative");
+    assert_check_fails("{\"maxItems\":1.5}",
+                       "maxItems: must be a non-negative");
     assert_check_fails("{\"minimum\":\"1\"}", "minimum: must be a number");
     assert_check_fails("{\"required\":\"name\"}", "required: must be an array");
     assert_check_fails("{\"enum\":[]}", "enum: must be a non-empty array");
-    assert_check_fails("{\"uniqueItems\":1}", "uniqueItems: must be true or false");
+    assert_check_fails("{\"uniqueItems\":1}",
+                       "uniqueItems: must be true or false");
     assert_check_fails("{\"properties\":[]}", "properties: must be an object");
     assert_check_fails("{\"items\":[{},3]}", "items[1]: must be a schema");
     assert_check_fails("{\"anyOf\":[]}", "anyOf: must be a non-empty array");
     assert_check_fails("{\"not\":\"x\"}", "not: must be a schema");
-    assert_check_fails("{\"allOf\":[{\"properties\":{\"a\":{\"$ref\":\"#\"}}}]}",
+    assert_check_fails("{\"allOf\":[{\"properties\":"
+                       "{\"a\":{\"$ref\":\"#\"}}}]}",
                        "allOf[0].properties.a.$ref: $ref is not supported");
     assert_check_fails("[]", "schema must be an object");
     assert_check_fails("{\"format\":1}", "format: must be a string");
@@ -833,7 +880,7 @@ static void test_deep_combinators(void **state)
     cJSON_Delete(i);
 }
 
-/* ---- threads --------------------------------------------------------------- */
+/* ---- threads ------------------------------------------------------------ */
 
 struct worker {
     const cJSON *schema;
@@ -845,7 +892,8 @@ static void *validate_repeatedly(void *arg)
     struct worker *w = arg;
     for (int n = 0; n < 300; n++) {
         char text[96];
-        snprintf(text, sizeof text, "{\"name\":\"%s\",\"tasks\":[{\"retries\":%d}]}",
+        snprintf(text, sizeof text,
+                 "{\"name\":\"%s\",\"tasks\":[{\"retries\":%d}]}",
                  n % 2 ? "ok" : "NOT", n % 3 ? 1 : -1);
         cJSON *i = cJSON_Parse(text);
         struct cube_schema_error err[4];
@@ -893,6 +941,8 @@ int main(void)
         cmocka_unit_test(test_pattern_shorthands_in_brackets),
         cmocka_unit_test(test_pattern_escapes_and_brackets),
         cmocka_unit_test(test_pattern_ecma_semantics),
+        cmocka_unit_test(test_pattern_matches_code_points),
+        cmocka_unit_test(test_pattern_ignores_process_locale),
         cmocka_unit_test(test_pattern_unsupported_features),
         cmocka_unit_test(test_pattern_unusable_at_validation),
         cmocka_unit_test(test_pattern_reused_across_items),
