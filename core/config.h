@@ -24,7 +24,7 @@
 #include <cjson/cJSON.h>
 
 #include "errs.h"
-#include "yaml.h"
+#include "yamldoc.h"
 
 /* One conf.d file. */
 struct cube_plugin_conf {
@@ -71,6 +71,12 @@ void cube_config_defaults(struct cube_config *cfg);
  * plugin name across conf.d files. */
 int cube_config_load(const char *path, struct cube_config *cfg,
                      struct cube_errs *errs);
+/* Parses cube.yaml text into cfg (which it initialises): the same checks
+ * as cube_config_load, without conf.d or the environment. Returns 0 when
+ * there were no errors. Used by the fuzz target. */
+int cube_config_load_yaml_string(const char *text, size_t len,
+                                 const char *name, struct cube_config *cfg,
+                                 struct cube_errs *errs);
 /* Validates a plugin's config section against its JSON Schema text (NULL:
  * the plugin takes no config, so a non-empty section is an error), strictly
  * (unknown keys rejected), after applying defaults. On success *out is the

@@ -31,15 +31,5 @@ int cube_config_read_confd(struct cube_config *cfg,
                            const struct cube_yaml_doc *doc,
                            const cJSON *named, struct cube_errs *errs);
 
-/* Parses cube.yaml text into cfg (which it initialises): the same checks
- * as cube_config_load, without conf.d or the environment. Returns 0 when
- * there were no errors. (Prototype belongs in config.h.) */
-int cube_config_load_yaml_string(const char *text, size_t len,
-                                 const char *name, struct cube_config *cfg,
-                                 struct cube_errs *errs);
-/* Finds where the key of object member `member` started (yaml.c;
- * prototype belongs in yaml.h). */
-int cube_yaml_key_mark_of(const struct cube_yaml_doc *doc,
-                          const cJSON *member, int *line, int *col);
 
 #endif

@@ -1,6 +1,6 @@
 /* yaml.c — see yaml.h. libyaml's event stream builds a cJSON tree; the start
  * of every node (and of every mapping key) is recorded in doc->marks. */
-#include "yaml.h"
+#include "yamldoc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,19 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* libyaml's header is also called yaml.h and core/ is on the include path,
- * so reach the library's copy by a path that core/ cannot shadow. */
-#include <../include/yaml.h>
+#include <yaml.h>
 
 #include "errs.h"
 
 #define MAX_DEPTH 64                  /* nesting deeper than this: error */
 #define MAX_FILE_BYTES (16u << 20)    /* config files are small */
-
-/* Finds where the key of object member `member` started. Returns 0 and sets
- * line/col, or -1. (Prototype belongs in yaml.h.) */
-int cube_yaml_key_mark_of(const struct cube_yaml_doc *doc,
-                          const cJSON *member, int *line, int *col);
 
 struct frame {
     cJSON *node;        /* the open mapping or sequence */

@@ -8,13 +8,9 @@
 
 #include "config.h"
 #include "errs.h"
-#include "yaml.h"
+#include "yamldoc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-/* Defined in config.c (declared here until config.h carries it). */
-int cube_config_load_yaml_string(const char *text, size_t len,
-                                 const char *name, struct cube_config *cfg,
-                                 struct cube_errs *errs);
 
 static const char SCHEMA[] =
     "{\"type\": \"object\", \"required\": [\"name\"],"

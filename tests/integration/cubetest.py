@@ -77,7 +77,9 @@ class Cubed:
             f.write(to_yaml(cfg) + "\n")
         for i, (name, conf) in enumerate((plugins or {}).items()):
             self.write_confd(f"{10 + i}-{name}.yaml", name, conf)
-        self.env = dict(os.environ, **(env or {}))
+        # CUBE_* variables of the caller's shell would override the config.
+        base = {k: v for k, v in os.environ.items() if not k.startswith("CUBE_")}
+        self.env = dict(base, **(env or {}))
         self.args = list(args)
         self.proc = None
         self.log_path = os.path.join(self.dir, "cubed.log")

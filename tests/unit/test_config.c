@@ -16,10 +16,6 @@
 
 #include "config.h"
 
-/* Defined in config.c (declared here until config.h carries it). */
-int cube_config_load_yaml_string(const char *text, size_t len,
-                                 const char *name, struct cube_config *cfg,
-                                 struct cube_errs *errs);
 
 /* SHA-256 of "secret". */
 static const char SECRET_SHA256[] =

@@ -13,11 +13,8 @@
 #include <cmocka.h>
 
 #include "errs.h"
-#include "yaml.h"
+#include "yamldoc.h"
 
-/* Defined in yaml.c (declared here until yaml.h carries it). */
-int cube_yaml_key_mark_of(const struct cube_yaml_doc *doc,
-                          const cJSON *member, int *line, int *col);
 
 static int load(const char *text, struct cube_yaml_doc *doc,
                 struct cube_errs *errs)

@@ -1,7 +1,7 @@
-/* yaml.h — load YAML (libyaml) into a cJSON tree, remembering where each
+/* yamldoc.h — load YAML (libyaml) into a cJSON tree, remembering where each
  * node came from so validation errors can name file:line:column. */
-#ifndef CUBE_YAML_H
-#define CUBE_YAML_H
+#ifndef CUBE_YAMLDOC_H
+#define CUBE_YAMLDOC_H
 
 #include <stddef.h>
 
@@ -35,6 +35,10 @@ int cube_yaml_load_string(const char *text, size_t len, const char *name,
 /* Finds where `node` started. Returns 0 and sets line/col, or -1. */
 int cube_yaml_mark_of(const struct cube_yaml_doc *doc, const cJSON *node,
                       int *line, int *col);
+/* Finds where the key of object member `member` started (for errors about
+ * the key itself, such as an unknown key). Returns 0 and sets line/col, or -1. */
+int cube_yaml_key_mark_of(const struct cube_yaml_doc *doc,
+                          const cJSON *member, int *line, int *col);
 /* Frees everything the document owns and zeroes it. */
 void cube_yaml_doc_free(struct cube_yaml_doc *doc);
 
