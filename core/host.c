@@ -129,7 +129,7 @@ static const char *req_body(cube_req *r, size_t *len)
         *len = r->body_len;
     return r->body ? r->body : "";
 }
-static const char *req_client_addr(cube_req *r) { return r->client; }
+static const char *req_client_addr(cube_req *r) { return cube_req_client(r); }
 static const char *req_id(cube_req *r) { return r->id; }
 
 static const char *req_param(cube_req *r, const char *name)

@@ -55,6 +55,14 @@ static void fill_client(cube_req *req)
                   req->client, sizeof req->client);
 }
 
+/* Formats the client address on first use (most requests never need it). */
+const char *cube_req_client(cube_req *req)
+{
+    if (!req->client[0])
+        fill_client(req);
+    return req->client;
+}
+
 static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
                                        const char *key, const char *value)
 {
@@ -87,12 +95,11 @@ static cube_req *req_new(struct cube_http *http, struct MHD_Connection *conn,
                                                   "X-Request-Id");
     if (rid && valid_request_id(rid))
         snprintf(req->id, sizeof req->id, "%s", rid);
-    else if (cube_random_hex(req->id, 16) < 0)
-        snprintf(req->id, sizeof req->id, "unknown");
+    else
+        cube_id_hex(req->id, 16);
     const char *ae = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  "Accept-Encoding");
     req->accept_gzip = ae && strstr(ae, "gzip") != NULL;
-    fill_client(req);
     req->path = strdup(url);
     if (!req->path || cube_percent_decode(req->path) < 0) {
         free(req->path);
@@ -269,7 +276,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     return MHD_YES;
 }
 
-static void access_log(const cube_req *req, double seconds)
+static void access_log(cube_req *req, double seconds)
 {
     int mode = req->ctx->cfg->access_log;
     if (mode == 0 || !cube_log_enabled(CUBE_LOG_INFO))
@@ -278,7 +285,7 @@ static void access_log(const cube_req *req, double seconds)
     if (mode == 2) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "type", "access");
-        cJSON_AddStringToObject(o, "client", req->client);
+        cJSON_AddStringToObject(o, "client", cube_req_client(req));
         cJSON_AddStringToObject(o, "method", req->method);
         cJSON_AddStringToObject(o, "path", req->path ? req->path : "");
         cJSON_AddNumberToObject(o, "status", req->status);
@@ -293,7 +300,7 @@ static void access_log(const cube_req *req, double seconds)
         return;
     }
     snprintf(line, sizeof line, "%s \"%s %.512s\" %d %llu %.3fms rid=%s",
-             req->client, req->method, req->path ? req->path : "",
+             cube_req_client(req), req->method, req->path ? req->path : "",
              req->status, (unsigned long long)req->resp_bytes,
              seconds * 1000.0, req->id);
     cube_log(CUBE_LOG_INFO, "access", "%s", line);

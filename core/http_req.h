@@ -95,6 +95,7 @@ int cube_http_static(cube_req *req);
 /* Request accessors shared with host.c (http.c). */
 const char *cube_req_query(cube_req *req, const char *name);
 const char *cube_req_header(cube_req *req, const char *name);
+const char *cube_req_client(cube_req *req);
 /* Maps a CUBE_E* code to an HTTP status and error code word. */
 int cube_status_for(int rc, const char **code);
 

@@ -102,13 +102,33 @@ static int answer_file(cube_req *req, int fd, const struct stat *st,
     return cube_http_queue(req, status, resp);
 }
 
+/* Shown at "/" while the console is not built, so a first visit after
+ * `make run` explains itself instead of answering 404. */
+static const char LANDING[] =
+    "<!doctype html><html><head><meta charset=\"utf-8\"><title>Cube</title></head>"
+    "<body style=\"font-family:sans-serif;max-width:40em;margin:3em auto\">"
+    "<h1>Cube is running</h1><p>The web console is not built (no index.html in "
+    "<code>web_root</code>). The API answers:</p><ul>"
+    "<li><a href=\"/healthz\">/healthz</a></li><li><a href=\"/readyz\">/readyz</a></li>"
+    "<li><a href=\"/metrics\">/metrics</a></li></ul></body></html>";
+
+static int answer_landing(cube_req *req)
+{
+    if (strcmp(req->path, "/") != 0)
+        return 0;
+    req->route_label = "static";
+    return cube_http_answer(req, 200, "text/html; charset=utf-8", LANDING,
+                            sizeof LANDING - 1, 1) == 0;
+}
+
 int cube_http_static(cube_req *req)
 {
     const char *root = req->ctx->cfg->web_root;
-    if (!root || !*root || strncmp(req->path, "/api/", 5) == 0 ||
-        strcmp(req->path, "/api") == 0)
-        return 0;
     if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0)
+        return 0;
+    if (!root || !*root)
+        return answer_landing(req);
+    if (strncmp(req->path, "/api/", 5) == 0 || strcmp(req->path, "/api") == 0)
         return 0;
     const char *rel = req->path + 1;
     struct stat st;
@@ -125,6 +145,6 @@ int cube_http_static(cube_req *req)
         return 0;
     fd = open_regular(root, "index.html", &st);
     if (fd < 0)
-        return 0;
+        return answer_landing(req);
     return answer_file(req, fd, &st, "index.html", 0) == 0;
 }

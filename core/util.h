@@ -14,6 +14,9 @@ char *cube_path_join(const char *a, const char *b);
 /* Fills buf with 2*nbytes lowercase hex chars of fresh randomness and a NUL;
  * buf must hold 2*nbytes+1. Returns 0, or -1 when no randomness is available. */
 int cube_random_hex(char *buf, size_t nbytes);
+/* Fills buf with 2*nbytes hex chars and a NUL from a per-thread generator
+ * seeded once from the kernel: unique ids (request ids), not secrets. */
+void cube_id_hex(char *buf, size_t nbytes);
 /* SHA-256 of data into out[32]. Returns 0 or -1. */
 int cube_sha256(const void *data, size_t len, uint8_t out[32]);
 /* Compares n bytes in time independent of their content; 0 when equal. */

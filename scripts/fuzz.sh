@@ -14,7 +14,7 @@ ninja -C "$builddir"
 mkdir -p "$builddir/fuzz-artifacts"
 status=0
 for target in "$builddir"/tests/fuzz/fuzz_*; do
-  [ -x "$target" ] || continue
+  [ -f "$target" ] && [ -x "$target" ] || continue
   name=${target##*/fuzz_}
   work=$(mktemp -d)
   cp -r "tests/fuzz/corpus/$name/." "$work/" 2>/dev/null || true

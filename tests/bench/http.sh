@@ -38,6 +38,9 @@ BAR_READY_MS=100
 WRK_THREADS=2
 WRK_CONNS=64
 
+say() { printf '%s\n' "$*"; }
+die() { printf 'http.sh: %s\n' "$*" >&2; exit 1; }
+
 dur() { # "10" -> "10s"; anything else as given
     if [[ $1 =~ ^[0-9]+$ ]]; then printf '%ss' "$1"; else printf '%s' "$1"; fi
 }
@@ -45,9 +48,6 @@ DURATION=$(dur "${BENCH_DURATION:-10s}")
 WARMUP=$(dur "${BENCH_WARMUP:-1s}")
 ROUNDS=${BENCH_ROUNDS:-1}
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS must be a positive integer"
-
-say() { printf '%s\n' "$*"; }
-die() { printf 'http.sh: %s\n' "$*" >&2; exit 1; }
 
 # Our own settings must win over whatever the caller's shell exports.
 unset CUBE_LISTEN CUBE_DATA_DIR CUBE_DATABASE_URL CUBE_PLUGIN_DIR \

@@ -34,6 +34,12 @@ class CoreRoutes(unittest.TestCase):
         self.assertEqual(r.status, 200, r.body)
         self.assertEqual(r.json()["plugins"], {"hello": "started"})
 
+    def test_landing_page_while_console_is_not_built(self):
+        r = self.c.get("/")
+        self.assertEqual(r.status, 200)
+        self.assertIn("Cube is running", r.body)
+        self.assertEqual(self.c.get("/jobs/x").status, 404)
+
     def test_unknown_path_is_json_404(self):
         r = self.c.get("/api/v1/nope")
         self.assertEqual(r.status, 404)
