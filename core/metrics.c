@@ -1,27 +1,14 @@
-/* metrics.c — see metrics.h.
- *
- * Each metric owns a mutex and an open-addressing hash table of "children",
- * one per label-value set, so the hot path (an HTTP request bumping a counter
- * and a histogram) costs one hash, one probe and one uncontended lock, and
- * updates to different metrics never contend. The registry mutex only guards
- * the metric list: it is taken by registration and rendering, never by
- * updates. Metrics are never removed before cube_metrics_free, so a handle
- * stays valid for the life of the registry. */
-#include "metrics.h"
+/* metrics.c — registry lifetime, descriptor validation and registration. */
+#include "metrics_priv.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Most label-value sets one metric keeps. Updates that would create more are
- * dropped, so a label fed from request data cannot exhaust memory. */
-#define MAX_CHILDREN 10000
 
 /* The 1.0 fields of struct cube_metric_desc end with bucket_count. */
 #define DESC_MIN_SIZE \
@@ -29,38 +16,6 @@
 
 static const double default_bounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                         0.5,   1,    2.5,   5,    10};
-
-/* One label-value set, allocated as a single block: this struct, the
- * histogram's bucket counts, the value pointers, then the value strings. */
-struct child {
-    uint64_t hash;
-    double value;        /* counter/gauge value; histogram sum */
-    uint64_t count;      /* histogram observations */
-    const char **values; /* nlabels strings, NULL-terminated (for sorting) */
-    uint64_t buckets[];  /* histogram: per-bound counts, not cumulative */
-};
-
-struct cube_metric {
-    struct cube_metric *next; /* registration order */
-    enum cube_metric_type type;
-    char *name;
-    char *help;
-    char *owner;
-    char **labels;
-    unsigned nlabels;
-    double *bounds; /* histogram upper bounds, without +Inf */
-    unsigned nbounds;
-    pthread_mutex_t mu; /* guards slots, nslots, nchildren and children */
-    struct child **slots;
-    size_t nslots; /* power of two, at least twice nchildren */
-    size_t nchildren;
-};
-
-struct cube_metrics {
-    pthread_mutex_t mu; /* guards the list; held while rendering */
-    struct cube_metric *head;
-    struct cube_metric *tail;
-};
 
 /* ---- registry lifetime ---- */
 
@@ -174,7 +129,8 @@ static size_t utf8_seq(const unsigned char *s)
     return n;
 }
 
-static bool utf8_valid(const char *str)
+/* True when str is valid UTF-8 throughout. */
+bool cube_metrics_utf8_valid(const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     while (*s) {
@@ -187,7 +143,7 @@ static bool utf8_valid(const char *str)
 }
 
 /* A copy of s with every invalid byte replaced by U+FFFD; NULL on OOM. */
-static char *utf8_fix(const char *str)
+char *cube_metrics_utf8_fix(const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     char *out = malloc(strlen(str) * 3 + 1), *o = out;
@@ -235,7 +191,7 @@ static int check_name(const struct cube_metric_desc *d, char *err,
         seterr(err, errlen, "help: missing for \"%s\"", d->name);
         return -1;
     }
-    if (!utf8_valid(d->help)) {
+    if (!cube_metrics_utf8_valid(d->help)) {
         seterr(err, errlen, "help: not valid UTF-8 for \"%s\"", d->name);
         return -1;
     }
@@ -450,114 +406,6 @@ static int desc_copy(struct cube_metric_desc *d,
     return 0;
 }
 
-/* ---- children: label-value sets ---- */
-
-/* A NULL array or NULL entry stands for the empty value. */
-static const char *label_value(const char *const *vals, unsigned i)
-{
-    return vals && vals[i] ? vals[i] : "";
-}
-
-/* FNV-1a over the values, each followed by a 0xff separator so that
- * ("ab","c") and ("a","bc") differ. */
-static uint64_t hash_values(const struct cube_metric *m,
-                            const char *const *vals)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (unsigned i = 0; i < m->nlabels; i++) {
-        const unsigned char *p = (const unsigned char *)label_value(vals, i);
-        for (; *p; p++)
-            h = (h ^ *p) * 1099511628211ull;
-        h = (h ^ 0xff) * 1099511628211ull;
-    }
-    return h;
-}
-
-static bool child_matches(const struct cube_metric *m, const struct child *c,
-                          uint64_t h, const char *const *vals)
-{
-    if (c->hash != h)
-        return false;
-    for (unsigned i = 0; i < m->nlabels; i++) {
-        if (strcmp(c->values[i], label_value(vals, i)) != 0)
-            return false;
-    }
-    return true;
-}
-
-static struct child *child_new(const struct cube_metric *m,
-                               const char *const *vals, uint64_t h)
-{
-    size_t nb = m->type == CUBE_METRIC_HISTOGRAM ? m->nbounds : 0;
-    size_t head = sizeof(struct child) + nb * sizeof(uint64_t);
-    size_t ptrs = (m->nlabels + 1) * sizeof(char *);
-    size_t lens[CUBE_METRIC_MAX_LABELS];
-    size_t size = head + ptrs;
-    for (unsigned i = 0; i < m->nlabels; i++) {
-        lens[i] = strlen(label_value(vals, i)) + 1;
-        size += lens[i];
-    }
-    struct child *c = calloc(1, size);
-    if (!c)
-        return NULL;
-    c->hash = h;
-    c->values = (const char **)((char *)c + head);
-    char *p = (char *)c + head + ptrs;
-    for (unsigned i = 0; i < m->nlabels; i++) {
-        memcpy(p, label_value(vals, i), lens[i]);
-        c->values[i] = p;
-        p += lens[i];
-    }
-    c->values[m->nlabels] = NULL;
-    return c;
-}
-
-static void slot_insert(struct child **slots, size_t nslots, struct child *c)
-{
-    size_t i = c->hash & (nslots - 1);
-    while (slots[i])
-        i = (i + 1) & (nslots - 1);
-    slots[i] = c;
-}
-
-static int slots_grow(struct cube_metric *m)
-{
-    size_t n = m->nslots * 2;
-    struct child **s = calloc(n, sizeof *s);
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < m->nslots; i++) {
-        if (m->slots[i])
-            slot_insert(s, n, m->slots[i]);
-    }
-    free(m->slots);
-    m->slots = s;
-    m->nslots = n;
-    return 0;
-}
-
-/* Finds or creates the child for vals; NULL on OOM or at MAX_CHILDREN.
- * Caller holds m->mu. */
-static struct child *child_get(struct cube_metric *m, const char *const *vals,
-                               uint64_t h)
-{
-    size_t mask = m->nslots - 1;
-    for (size_t i = h & mask; m->slots[i]; i = (i + 1) & mask) {
-        if (child_matches(m, m->slots[i], h, vals))
-            return m->slots[i];
-    }
-    if (m->nchildren >= MAX_CHILDREN)
-        return NULL;
-    if ((m->nchildren + 1) * 2 > m->nslots && slots_grow(m) < 0)
-        return NULL;
-    struct child *c = child_new(m, vals, h);
-    if (!c)
-        return NULL;
-    slot_insert(m->slots, m->nslots, c);
-    m->nchildren++;
-    return c;
-}
-
 /* Validates and adds a metric; NULL with a "field: reason" message in err. */
 struct cube_metric *cube_metrics_register(struct cube_metrics *reg,
                                           const struct cube_metric_desc *desc,
@@ -576,7 +424,8 @@ struct cube_metric *cube_metrics_register(struct cube_metrics *reg,
     struct cube_metric *m = metric_new(&d, owner);
     /* An unlabelled metric gets its one child now, so it renders a zero
      * sample (or an empty histogram) from the first scrape. */
-    if (m && !m->nlabels && !child_get(m, NULL, hash_values(m, NULL))) {
+    if (m && !m->nlabels &&
+        !cube_metric_child_get(m, NULL, cube_metric_label_hash(m, NULL))) {
         metric_free(m);
         m = NULL;
     }
@@ -597,330 +446,4 @@ struct cube_metric *cube_metrics_register(struct cube_metrics *reg,
     reg->tail = m;
     pthread_mutex_unlock(&reg->mu);
     return m;
-}
-
-/* ---- updates ---- */
-
-enum op { OP_ADD, OP_SET, OP_OBSERVE };
-
-/* Index of the first bound >= v, or nbounds when v exceeds them all. */
-static unsigned bucket_index(const struct cube_metric *m, double v)
-{
-    unsigned lo = 0, hi = m->nbounds;
-    while (lo < hi) {
-        unsigned mid = lo + (hi - lo) / 2;
-        if (v <= m->bounds[mid])
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-static void update_child(struct cube_metric *m, const char *const *vals,
-                         enum op op, double v)
-{
-    uint64_t h = hash_values(m, vals);
-    unsigned b = op == OP_OBSERVE ? bucket_index(m, v) : 0;
-    pthread_mutex_lock(&m->mu);
-    struct child *c = child_get(m, vals, h);
-    if (c && op == OP_ADD) {
-        c->value += v;
-    } else if (c && op == OP_SET) {
-        c->value = v;
-    } else if (c) {
-        if (b < m->nbounds)
-            c->buckets[b]++;
-        c->count++;
-        c->value += v;
-    }
-    pthread_mutex_unlock(&m->mu);
-}
-
-/* Prometheus rejects a whole scrape over one label value that is not UTF-8,
- * so invalid bytes become U+FFFD before the lookup. */
-static void update(struct cube_metric *m, const char *const *vals, enum op op,
-                   double v)
-{
-    const char *fixed[CUBE_METRIC_MAX_LABELS + 1];
-    char *owned[CUBE_METRIC_MAX_LABELS] = {0};
-    for (unsigned i = 0; i < m->nlabels; i++) {
-        fixed[i] = label_value(vals, i);
-        if (utf8_valid(fixed[i]))
-            continue;
-        fixed[i] = owned[i] = utf8_fix(fixed[i]);
-        if (!owned[i])
-            goto out;
-    }
-    update_child(m, fixed, op, v);
-out:
-    for (unsigned i = 0; i < m->nlabels; i++)
-        free(owned[i]);
-}
-
-/* Adds v to a counter (v >= 0) or gauge; other cases are ignored. */
-void cube_metric_add(struct cube_metric *m, const char *const *label_values,
-                     double v)
-{
-    if (!m || m->type == CUBE_METRIC_HISTOGRAM)
-        return;
-    if (m->type == CUBE_METRIC_COUNTER && !(v >= 0)) /* also rejects NaN */
-        return;
-    update(m, label_values, OP_ADD, v);
-}
-
-/* Sets a gauge; ignored on other types. */
-void cube_metric_set(struct cube_metric *m, const char *const *label_values,
-                     double v)
-{
-    if (!m || m->type != CUBE_METRIC_GAUGE)
-        return;
-    update(m, label_values, OP_SET, v);
-}
-
-/* Records one histogram observation; ignored on other types and for NaN,
- * which would poison _sum forever. */
-void cube_metric_observe(struct cube_metric *m,
-                         const char *const *label_values, double v)
-{
-    if (!m || m->type != CUBE_METRIC_HISTOGRAM || isnan(v))
-        return;
-    update(m, label_values, OP_OBSERVE, v);
-}
-
-/* ---- rendering ---- */
-
-struct buf {
-    char *p;
-    size_t len;
-    size_t cap;
-    bool oom;
-};
-
-static void buf_put(struct buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void buf_puts(struct buf *b, const char *s)
-{
-    buf_put(b, s, strlen(s));
-}
-
-/* Escapes '\\' and newline always, '"' too inside label values: the
- * exposition format's two escaping rules. */
-static void buf_escaped(struct buf *b, const char *s, bool quote)
-{
-    const char *run = s;
-    for (; *s; s++) {
-        const char *esc = NULL;
-        if (*s == '\\')
-            esc = "\\\\";
-        else if (*s == '\n')
-            esc = "\\n";
-        else if (*s == '"' && quote)
-            esc = "\\\"";
-        if (!esc)
-            continue;
-        buf_put(b, run, (size_t)(s - run));
-        buf_puts(b, esc);
-        run = s + 1;
-    }
-    buf_put(b, run, (size_t)(s - run));
-}
-
-/* Formats v so Prometheus parses it back exactly: integers plainly, other
- * values with the shortest %g precision that round-trips. */
-static void fmt_value(char *out, size_t n, double v)
-{
-    if (isnan(v)) {
-        snprintf(out, n, "NaN");
-    } else if (isinf(v)) {
-        snprintf(out, n, v > 0 ? "+Inf" : "-Inf");
-    } else if (v == 0) {
-        snprintf(out, n, "0"); /* also -0 */
-    } else if (fabs(v) < 1e15 && v == trunc(v)) {
-        snprintf(out, n, "%.0f", v);
-    } else {
-        for (int prec = 15; prec <= 17; prec++) {
-            snprintf(out, n, "%.*g", prec, v);
-            if (strtod(out, NULL) == v)
-                break;
-        }
-    }
-}
-
-static void put_value(struct buf *b, double v)
-{
-    char num[40];
-    fmt_value(num, sizeof num, v);
-    buf_puts(b, num);
-}
-
-static void put_count(struct buf *b, uint64_t v)
-{
-    char num[24];
-    snprintf(num, sizeof num, "%" PRIu64, v);
-    buf_puts(b, num);
-}
-
-/* Writes `{a="x",b="y"[,le="..."]}`, or nothing for an empty set. */
-static void put_labels(struct buf *b, const struct cube_metric *m,
-                       const struct child *c, const char *le)
-{
-    if (!m->nlabels && !le)
-        return;
-    buf_puts(b, "{");
-    for (unsigned i = 0; i < m->nlabels; i++) {
-        buf_puts(b, i ? "," : "");
-        buf_puts(b, m->labels[i]);
-        buf_puts(b, "=\"");
-        buf_escaped(b, c->values[i], true);
-        buf_puts(b, "\"");
-    }
-    if (le) {
-        buf_puts(b, m->nlabels ? ",le=\"" : "le=\"");
-        buf_puts(b, le);
-        buf_puts(b, "\"");
-    }
-    buf_puts(b, "}");
-}
-
-static void put_sample(struct buf *b, const struct cube_metric *m,
-                       const char *suffix, const struct child *c,
-                       const char *le)
-{
-    buf_puts(b, m->name);
-    buf_puts(b, suffix);
-    put_labels(b, m, c, le);
-    buf_puts(b, " ");
-}
-
-static void render_histogram(struct buf *b, const struct cube_metric *m,
-                             const struct child *c)
-{
-    uint64_t cum = 0;
-    char le[40];
-    for (unsigned i = 0; i < m->nbounds; i++) {
-        cum += c->buckets[i];
-        fmt_value(le, sizeof le, m->bounds[i]);
-        put_sample(b, m, "_bucket", c, le);
-        put_count(b, cum);
-        buf_puts(b, "\n");
-    }
-    put_sample(b, m, "_bucket", c, "+Inf");
-    put_count(b, c->count);
-    buf_puts(b, "\n");
-    put_sample(b, m, "_sum", c, NULL);
-    put_value(b, c->value);
-    buf_puts(b, "\n");
-    put_sample(b, m, "_count", c, NULL);
-    put_count(b, c->count);
-}
-
-static void render_child(struct buf *b, const struct cube_metric *m,
-                         const struct child *c)
-{
-    if (m->type == CUBE_METRIC_HISTOGRAM) {
-        render_histogram(b, m, c);
-    } else {
-        put_sample(b, m, "", c, NULL);
-        put_value(b, c->value);
-    }
-    buf_puts(b, "\n");
-}
-
-/* Orders children by their label values, so output is stable between
- * scrapes whatever order requests arrived in. */
-static int child_cmp(const void *pa, const void *pb)
-{
-    const struct child *a = *(const struct child *const *)pa;
-    const struct child *b = *(const struct child *const *)pb;
-    for (unsigned i = 0; a->values[i]; i++) {
-        int r = strcmp(a->values[i], b->values[i]);
-        if (r)
-            return r;
-    }
-    return 0;
-}
-
-static const char *type_name(enum cube_metric_type t)
-{
-    return t == CUBE_METRIC_COUNTER ? "counter"
-           : t == CUBE_METRIC_GAUGE ? "gauge" : "histogram";
-}
-
-static void render_children(struct buf *b, struct cube_metric *m)
-{
-    pthread_mutex_lock(&m->mu);
-    struct child **list = NULL;
-    if (m->nchildren) {
-        list = malloc(m->nchildren * sizeof *list);
-        if (!list) {
-            b->oom = true;
-            goto out;
-        }
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < m->nslots; i++) {
-        if (m->slots[i])
-            list[n++] = m->slots[i];
-    }
-    if (n > 1)
-        qsort(list, n, sizeof *list, child_cmp);
-    for (size_t i = 0; i < n; i++)
-        render_child(b, m, list[i]);
-out:
-    pthread_mutex_unlock(&m->mu);
-    free(list);
-}
-
-static void render_metric(struct buf *b, struct cube_metric *m)
-{
-    buf_puts(b, "# HELP ");
-    buf_puts(b, m->name);
-    buf_puts(b, " ");
-    buf_escaped(b, m->help, false);
-    buf_puts(b, "\n# TYPE ");
-    buf_puts(b, m->name);
-    buf_puts(b, " ");
-    buf_puts(b, type_name(m->type));
-    buf_puts(b, "\n");
-    render_children(b, m);
-}
-
-/* Renders all metrics as Prometheus text 0.0.4; NULL on OOM. */
-char *cube_metrics_render(struct cube_metrics *reg, size_t *len)
-{
-    struct buf b = {0};
-    buf_put(&b, "", 0); /* an empty registry still yields "" */
-    if (reg) {
-        pthread_mutex_lock(&reg->mu);
-        for (struct cube_metric *m = reg->head; m; m = m->next)
-            render_metric(&b, m);
-        pthread_mutex_unlock(&reg->mu);
-    }
-    if (b.oom) {
-        free(b.p);
-        return NULL;
-    }
-    if (len)
-        *len = b.len;
-    return b.p;
 }

@@ -1,4 +1,4 @@
-/* schema_regex.c — pattern and UTF-8 helpers of schema_format.h.
+/* schema_regex.c — ECMA-262 pattern to POSIX ERE; schema_format.h helpers.
  *
  * JSON Schema patterns are ECMA-262 regexes; we translate them to POSIX ERE
  * for regcomp. Supported: literals, `.`, anchors, groups (capturing,
@@ -9,10 +9,11 @@
  * Rejected with a reason: lookaround, backreferences, \p{...}, NUL.
  *
  * Matching is by Unicode code point, independent of the process locale:
- * classes and '.' become alternatives of UTF-8 byte sequences, and the
- * regex engine runs in the C locale. \d and \w are ASCII as in ECMA; \s
- * includes the Unicode spaces. */
+ * classes and '.' become alternatives of UTF-8 byte sequences (see
+ * schema_regex_class.c), and the regex engine runs in the C locale. \d and
+ * \w are ASCII as in ECMA; \s includes the Unicode spaces. */
 #include "schema_format.h"
+#include "schema_regex_priv.h"
 
 #include <ctype.h>
 #include <locale.h>
@@ -21,70 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- output buffer ---------------------------------------------------- */
-
-struct buf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-};
-
-static void buf_putn(struct buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->s, cap);
-        if (!grown) {
-            b->oom = true;
-            return;
-        }
-        b->s = grown;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void buf_puts(struct buf *b, const char *s)
-{
-    buf_putn(b, s, strlen(s));
-}
-
-static void buf_putc(struct buf *b, char c)
-{
-    buf_putn(b, &c, 1);
-}
-
 /* ---- UTF-8 ------------------------------------------------------------ */
-
-static size_t utf8_encode(uint32_t cp, char out[4])
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
 
 /* Decodes one character; returns its byte length, or 0 if malformed. */
 static size_t utf8_decode(const char *s, uint32_t *cp)
@@ -106,6 +44,7 @@ static size_t utf8_decode(const char *s, uint32_t *cp)
     return n;
 }
 
+/* Counts the bytes that start a character (so malformed input still ends). */
 size_t cube_schema_utf8_length(const char *s)
 {
     size_t n = 0;
@@ -114,245 +53,11 @@ size_t cube_schema_utf8_length(const char *s)
     return n;
 }
 
-/* ---- character classes -------------------------------------------------- */
-
-/* A set of code points as ranges. Classes are emitted as byte-level UTF-8
- * alternatives and matched in the C locale, so a class (or '.') always
- * consumes one whole character, whatever the process locale is. */
-#define MAX_CP 0x10FFFFu
-#define CLASS_RANGES 96
-
-struct cp_range {
-    uint32_t lo, hi;
-};
-
-struct char_class {
-    struct cp_range r[CLASS_RANGES];
-    size_t n;
-    bool overflow;
-};
-
-static int range_cmp(const void *a, const void *b)
-{
-    const struct cp_range *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* Sorts and merges overlapping or adjacent ranges. */
-static void class_normalize(struct char_class *cc)
-{
-    if (cc->n == 0)
-        return;
-    qsort(cc->r, cc->n, sizeof cc->r[0], range_cmp);
-    size_t out = 0;
-    for (size_t i = 1; i < cc->n; i++) {
-        if (cc->r[i].lo <= cc->r[out].hi + 1) {
-            if (cc->r[i].hi > cc->r[out].hi)
-                cc->r[out].hi = cc->r[i].hi;
-        } else {
-            cc->r[++out] = cc->r[i];
-        }
-    }
-    cc->n = out + 1;
-}
-
-static void class_add(struct char_class *cc, uint32_t lo, uint32_t hi)
-{
-    if (lo == 0)
-        lo = 1; /* NUL never occurs in a C string */
-    if (lo > hi)
-        return;
-    if (cc->n == CLASS_RANGES)
-        class_normalize(cc);
-    if (cc->n == CLASS_RANGES) {
-        cc->overflow = true;
-        return;
-    }
-    cc->r[cc->n++] = (struct cp_range){lo, hi};
-}
-
-static void class_negate(struct char_class *cc)
-{
-    class_normalize(cc);
-    struct char_class out = {.overflow = cc->overflow};
-    uint32_t next = 1;
-    for (size_t i = 0; i < cc->n; i++) {
-        if (cc->r[i].lo > next)
-            class_add(&out, next, cc->r[i].lo - 1);
-        next = cc->r[i].hi + 1;
-    }
-    if (next <= MAX_CP)
-        class_add(&out, next, MAX_CP);
-    *cc = out;
-}
-
-/* \d \w \s as ECMA defines them: \d and \w are ASCII, \s is Unicode. */
-static const struct cp_range DIGIT[] = {{'0', '9'}};
-static const struct cp_range WORD[] = {{'0', '9'}, {'A', 'Z'}, {'_', '_'},
-                                       {'a', 'z'}};
-static const struct cp_range SPACE[] = {{'\t', '\r'}, {' ', ' '},
-    {0xA0, 0xA0}, {0x1680, 0x1680}, {0x2000, 0x200A}, {0x2028, 0x2029},
-    {0x202F, 0x202F}, {0x205F, 0x205F}, {0x3000, 0x3000}, {0xFEFF, 0xFEFF}};
-
-/* Unions \d \w \s (lower case letter) or their complements (upper case). */
-static void class_add_shorthand(struct char_class *cc, char letter)
-{
-    char kind = (char)tolower((unsigned char)letter);
-    const struct cp_range *set = kind == 'd' ? DIGIT : kind == 'w' ? WORD
-                                                                    : SPACE;
-    size_t n = kind == 'd' ? 1 : kind == 'w' ? 4
-             : sizeof SPACE / sizeof SPACE[0];
-    struct char_class part = {0};
-    for (size_t i = 0; i < n; i++)
-        class_add(&part, set[i].lo, set[i].hi);
-    if (letter != kind)
-        class_negate(&part);
-    for (size_t i = 0; i < part.n; i++)
-        class_add(cc, part.r[i].lo, part.r[i].hi);
-}
-
-/* ECMA '.': any character but the line terminators. */
-static void class_set_dot(struct char_class *cc)
-{
-    class_add(cc, '\n', '\n');
-    class_add(cc, '\r', '\r');
-    class_add(cc, 0x2028, 0x2029);
-    class_negate(cc);
-}
-
-/* Writes the ASCII members as one bracket, ordered the way POSIX wants:
- * ']' first, '-' last, '^' never first, '[' never before ':' '.' '='. */
-static void emit_ascii_bracket(struct buf *b, const bool in[128])
-{
-    static const char SPECIAL[] = "]^-[";
-    size_t count = 0;
-    for (unsigned c = 1; c < 128; c++)
-        count += in[c];
-    if (count == 2 && in['^'] && in['-']) {
-        buf_puts(b, "[-^]"); /* "[^-]" would be a negation */
-        return;
-    }
-    buf_putc(b, '[');
-    if (in[']'])
-        buf_putc(b, ']');
-    for (unsigned c = 1; c < 128; c++) {
-        if (!in[c] || strchr(SPECIAL, (int)c))
-            continue;
-        unsigned end = c;
-        while (end + 1 < 128 && in[end + 1] && !strchr(SPECIAL, (int)end + 1))
-            end++;
-        buf_putc(b, (char)c);
-        if (end >= c + 2)
-            buf_putc(b, '-');
-        if (end > c)
-            buf_putc(b, (char)end);
-        c = end;
-    }
-    if (in['['])
-        buf_putc(b, '[');
-    if (in['^'])
-        buf_putc(b, '^');
-    if (in['-'])
-        buf_putc(b, '-');
-    buf_putc(b, ']');
-}
-
-static void emit_byte_range(struct buf *b, unsigned char lo, unsigned char hi)
-{
-    if (lo == hi) {
-        buf_putc(b, (char)lo);
-        return;
-    }
-    buf_putc(b, '[');
-    buf_putc(b, (char)lo);
-    buf_putc(b, '-');
-    buf_putc(b, (char)hi);
-    buf_putc(b, ']');
-}
-
-/* Emits lo..hi (all non-ASCII) as '|'-separated byte sequences: the range
- * is split until, byte by byte, lo's and hi's encodings bound a range. */
-static void emit_utf8_range(struct buf *b, uint32_t lo, uint32_t hi,
-                            bool *first)
-{
-    static const uint32_t LENGTH_LIMITS[] = {0x7FF, 0xFFFF};
-    for (size_t i = 0; i < 2; i++) {
-        uint32_t max = LENGTH_LIMITS[i];
-        if (lo <= max && hi > max) {
-            emit_utf8_range(b, lo, max, first);
-            emit_utf8_range(b, max + 1, hi, first);
-            return;
-        }
-    }
-    char a[4], z[4];
-    size_t n = utf8_encode(lo, a);
-    for (size_t i = 1; i < n; i++) {
-        uint32_t m = (1u << (6 * i)) - 1; /* the last i bytes' payload */
-        if ((lo & ~m) == (hi & ~m))
-            continue;
-        if ((lo & m) != 0) {
-            emit_utf8_range(b, lo, lo | m, first);
-            emit_utf8_range(b, (lo | m) + 1, hi, first);
-            return;
-        }
-        if ((hi & m) != m) {
-            emit_utf8_range(b, lo, (hi & ~m) - 1, first);
-            emit_utf8_range(b, hi & ~m, hi, first);
-            return;
-        }
-    }
-    utf8_encode(hi, z);
-    if (!*first)
-        buf_putc(b, '|');
-    *first = false;
-    for (size_t i = 0; i < n; i++)
-        emit_byte_range(b, (unsigned char)a[i], (unsigned char)z[i]);
-}
-
-static void emit_literal(struct buf *b, uint32_t cp);
-
-static void emit_class(struct buf *b, struct char_class *cc)
-{
-    class_normalize(cc);
-    bool in[128] = {false};
-    size_t n_ascii = 0;
-    uint32_t only = 0;
-    for (size_t i = 0; i < cc->n; i++)
-        for (uint32_t c = cc->r[i].lo; c <= cc->r[i].hi && c < 128; c++) {
-            in[c] = true;
-            n_ascii++;
-            only = c;
-        }
-    bool has_high = cc->n > 0 && cc->r[cc->n - 1].hi >= 128;
-    if (n_ascii == 0 && !has_high) {
-        buf_puts(b, "(a^)"); /* empty class: a pattern that never matches */
-        return;
-    }
-    if (!has_high) {
-        if (n_ascii == 1)
-            emit_literal(b, only); /* also dodges "[^]" */
-        else
-            emit_ascii_bracket(b, in);
-        return;
-    }
-    buf_putc(b, '(');
-    if (n_ascii == 1)
-        emit_literal(b, only);
-    else if (n_ascii > 1)
-        emit_ascii_bracket(b, in);
-    bool first = n_ascii == 0;
-    for (size_t i = 0; i < cc->n; i++)
-        if (cc->r[i].hi >= 128)
-            emit_utf8_range(b, cc->r[i].lo < 128 ? 128 : cc->r[i].lo,
-                            cc->r[i].hi, &first);
-    buf_putc(b, ')');
-}
-
 /* ---- ECMA-262 to ERE translation ---------------------------------------- */
 
 struct translation {
     const char *p;  /* next unread pattern byte */
-    struct buf out;
+    struct re_buf out;
     const char *failure;
 };
 
@@ -427,7 +132,7 @@ static enum escape_kind parse_escape(struct translation *t, bool in_class,
         return ESC_CHAR;
     }
     if (strchr("dDwWsS", c)) {
-        class_add_shorthand(cc, c);
+        cube_re_class_add_shorthand(cc, c);
         return ESC_CLASS;
     }
     if (c == 'b' || c == 'B') {
@@ -501,13 +206,13 @@ static void translate_class(struct translation *t)
             t->p++;
             enum escape_kind k2 = parse_class_atom(t, &hi, &cc);
             if (k2 == ESC_CLASS) { /* "a-\d": the dash is literal */
-                class_add(&cc, '-', '-');
+                cube_re_class_add(&cc, '-', '-');
                 hi = lo;
             } else if (k2 == ESC_CHAR && hi < lo) {
                 t->failure = "character class range out of order";
             }
         }
-        class_add(&cc, lo, hi);
+        cube_re_class_add(&cc, lo, hi);
     }
     if (!t->failure && cc.overflow)
         t->failure = "character class too large";
@@ -519,24 +224,8 @@ static void translate_class(struct translation *t)
     }
     t->p++;
     if (negated)
-        class_negate(&cc);
-    emit_class(&t->out, &cc);
-}
-
-/* One character; a multi-byte one is grouped so that a quantifier after
- * it repeats the whole character, not its last byte. */
-static void emit_literal(struct buf *b, uint32_t cp)
-{
-    char enc[4];
-    if (cp >= 0x80) {
-        buf_putc(b, '(');
-        buf_putn(b, enc, utf8_encode(cp, enc));
-        buf_putc(b, ')');
-        return;
-    }
-    if (cp != 0 && strchr(".[]()*+?{}|^$\\", (int)cp))
-        buf_putc(b, '\\');
-    buf_putc(b, (char)cp);
+        cube_re_class_negate(&cc);
+    cube_re_emit_class(&t->out, &cc);
 }
 
 static void translate_escape(struct translation *t)
@@ -545,13 +234,13 @@ static void translate_escape(struct translation *t)
     uint32_t cp;
     switch (parse_escape(t, false, &cp, &cc)) {
     case ESC_CHAR:
-        emit_literal(&t->out, cp);
+        cube_re_emit_literal(&t->out, cp);
         break;
     case ESC_CLASS:
-        emit_class(&t->out, &cc);
+        cube_re_emit_class(&t->out, &cc);
         break;
     case ESC_BOUNDARY: /* GNU regex operators with the ECMA meaning */
-        buf_puts(&t->out, cp == '\b' ? "\\b" : "\\B");
+        cube_re_puts(&t->out, cp == '\b' ? "\\b" : "\\B");
         break;
     case ESC_ERROR:
         break;
@@ -576,7 +265,7 @@ static size_t brace_quantifier_length(const char *s)
 static void translate_group_open(struct translation *t)
 {
     if (t->p[0] != '?') {
-        buf_putc(&t->out, '(');
+        cube_re_putc(&t->out, '(');
         return;
     }
     if (t->p[1] == ':') {
@@ -592,7 +281,7 @@ static void translate_group_open(struct translation *t)
         t->failure = "lookaround assertions are not supported";
         return;
     }
-    buf_putc(&t->out, '(');
+    cube_re_putc(&t->out, '(');
 }
 
 /* A literal character taken as is, possibly multi-byte. */
@@ -605,14 +294,14 @@ static void translate_literal(struct translation *t)
         return;
     }
     t->p += n;
-    emit_literal(&t->out, cp);
+    cube_re_emit_literal(&t->out, cp);
 }
 
 static void translate_dot(struct translation *t)
 {
     struct char_class cc = {0};
-    class_set_dot(&cc);
-    emit_class(&t->out, &cc);
+    cube_re_class_set_dot(&cc);
+    cube_re_emit_class(&t->out, &cc);
 }
 
 static void translate_step(struct translation *t)
@@ -633,25 +322,25 @@ static void translate_step(struct translation *t)
         translate_group_open(t);
         return;
     case '*': case '+': case '?':
-        buf_putc(&t->out, c);
+        cube_re_putc(&t->out, c);
         t->p += *t->p == '?'; /* lazy: same set of matching strings */
         return;
     case '{':
         q = brace_quantifier_length(t->p - 1);
         if (q == 0) {
-            buf_puts(&t->out, "\\{");
+            cube_re_puts(&t->out, "\\{");
             return;
         }
-        buf_putn(&t->out, t->p - 1, q);
+        cube_re_putn(&t->out, t->p - 1, q);
         t->p += q - 1;
         t->p += *t->p == '?';
         return;
     case '}': case ']':
-        buf_putc(&t->out, '\\');
-        buf_putc(&t->out, c);
+        cube_re_putc(&t->out, '\\');
+        cube_re_putc(&t->out, c);
         return;
     case ')': case '|': case '^': case '$':
-        buf_putc(&t->out, c);
+        cube_re_putc(&t->out, c);
         return;
     default:
         t->p--;
@@ -664,7 +353,7 @@ static void translate_step(struct translation *t)
 static char *translate_pattern(const char *pattern, const char **failure)
 {
     struct translation t = {.p = pattern};
-    buf_puts(&t.out, "");
+    cube_re_puts(&t.out, "");
     while (*t.p && !t.failure)
         translate_step(&t);
     if (!t.failure && t.out.oom)
@@ -697,6 +386,7 @@ static void c_locale_leave(struct c_locale *l)
     freelocale(l->c);
 }
 
+/* Translates, then regcomp()s in the C locale; -1 with a reason in err. */
 int cube_schema_regex_compile(regex_t *re, const char *pattern,
                               char *err, size_t errlen)
 {
@@ -720,6 +410,7 @@ int cube_schema_regex_compile(regex_t *re, const char *pattern,
     return 0;
 }
 
+/* regexec() in the C locale; true on a match anywhere in s. */
 bool cube_schema_regex_match(const regex_t *re, const char *s)
 {
     struct c_locale loc;
