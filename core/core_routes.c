@@ -7,6 +7,7 @@
 #include "http_req.h"
 #include "log.h"
 #include "metrics.h"
+#include "store.h"
 
 static int healthz(void *state, cube_req *req)
 {
@@ -22,7 +23,10 @@ static int readyz(void *state, cube_req *req)
     struct cube_ctx *ctx = state;
     cJSON *root = cJSON_CreateObject();
     cJSON *plugins = cJSON_AddObjectToObject(root, "plugins");
-    int ready = atomic_load(&ctx->ready) && !atomic_load(&ctx->stopping);
+    int store_ok = !ctx->store || cube_store_ping(ctx->store) == CUBE_OK;
+    int ready = atomic_load(&ctx->ready) && !atomic_load(&ctx->stopping) && store_ok;
+    if (ctx->store)
+        cJSON_AddStringToObject(root, "store", store_ok ? "reachable" : "unreachable");
     for (struct cube_plugin *p = ctx->plugins; p; p = p->next)
         cJSON_AddStringToObject(plugins, p->name, p->started ? "started" : "not started");
     cJSON_AddStringToObject(root, "status", ready ? "ready" : "not ready");

@@ -7,10 +7,19 @@
 #include <string.h>
 
 #include "cube_build.h"
+#include "http_req.h"
+#include "logstore.h"
+#include "store.h"
+#include "watch.h"
 #include "log.h"
 #include "metrics.h"
 #include "router.h"
 #include "tasks.h"
+
+/* Watch events kept for resuming; older resourceVersions get 410. */
+#define WATCH_HISTORY 65536
+#define LOG_STREAM_MAX ((uint64_t)1 << 30)
+#define PROJECT_FILE_MAX ((uint64_t)256 << 20)
 
 static const char *const REQ_LABELS[] = {"route", "method", "status"};
 
@@ -62,8 +71,34 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
         cube_log(CUBE_LOG_ERROR, "core", "out of memory");
         return -1;
     }
-    if (core_metrics_init(ctx) < 0 || cube_core_routes_register(ctx) < 0)
+    if (core_metrics_init(ctx) < 0 || cube_core_routes_register(ctx) < 0 ||
+        cube_resources_routes_register(ctx) < 0)
         return -1;
+    return 0;
+}
+
+int cube_ctx_open_store(struct cube_ctx *ctx)
+{
+    char err[512];
+    int64_t rv = 0;
+    const struct cube_config *cfg = ctx->cfg;
+    if (cube_store_open(cfg->database, cfg->data_dir, cfg->threads + 2, &ctx->store, err,
+                        sizeof err) != CUBE_OK) {
+        cube_log(CUBE_LOG_ERROR, "store", "%s", err);
+        return -1;
+    }
+    if (cube_store_max_rv(ctx->store, &rv) != CUBE_OK) {
+        cube_log(CUBE_LOG_ERROR, "store", "cannot read the latest resourceVersion");
+        return -1;
+    }
+    ctx->hub = cube_hub_new(rv, WATCH_HISTORY, cube_http_stream_wake);
+    ctx->logs = cube_logstore_new(cfg->data_dir, LOG_STREAM_MAX, PROJECT_FILE_MAX);
+    if (!ctx->hub || !ctx->logs) {
+        cube_log(CUBE_LOG_ERROR, "core", "out of memory");
+        return -1;
+    }
+    cube_log(CUBE_LOG_INFO, "store", "%s store ready at resourceVersion %lld",
+             cube_store_driver(ctx->store), (long long)rv);
     return 0;
 }
 
@@ -180,6 +215,13 @@ void cube_ctx_free(struct cube_ctx *ctx)
     if (ctx->tasks)
         cube_tasks_free(ctx->tasks);
     ctx->tasks = NULL;
+    cube_hub_free(ctx->hub);
+    cube_logstore_free(ctx->logs);
+    cube_store_close(ctx->store);
+    cube_kinds_free(&ctx->kinds);
+    ctx->hub = NULL;
+    ctx->logs = NULL;
+    ctx->store = NULL;
     while (ctx->routes) {
         struct cube_route_entry *e = ctx->routes;
         ctx->routes = e->next;

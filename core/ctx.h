@@ -12,7 +12,12 @@
 
 #include "config.h"
 
+#include "kinds.h"
+
 struct cube_metrics;
+struct cube_store;
+struct cube_hub;
+struct cube_logstore;
 struct cube_tasks;
 struct cube_router;
 struct cube_http;
@@ -59,6 +64,10 @@ struct cube_ctx {
     struct cube_router *router;
     struct cube_route_entry *routes;
     struct cube_http *http;
+    struct cube_kinds kinds;       /* resource kinds and actions */
+    struct cube_store *store;      /* NULL until cube_ctx_open_store */
+    struct cube_hub *hub;          /* resourceVersions and watches */
+    struct cube_logstore *logs;    /* log streams and project files */
     atomic_int ready;              /* all plugins started, serving */
     atomic_int stopping;
     uint64_t started_ns;
@@ -88,5 +97,9 @@ int cube_ctx_commit_routes(struct cube_ctx *ctx, struct cube_plugin *plugin,
 void cube_ctx_drop_routes(struct cube_plugin *plugin);
 /* Registers /healthz, /readyz, /metrics (core_routes.c). */
 int cube_core_routes_register(struct cube_ctx *ctx);
+/* Registers the generic resource API (resources_http.c). */
+int cube_resources_routes_register(struct cube_ctx *ctx);
+/* Opens the store, seeds the hub and the log store (ctx.c). */
+int cube_ctx_open_store(struct cube_ctx *ctx);
 
 #endif

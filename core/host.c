@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "host_priv.h"
 #include "cube_build.h"
 #include "http_req.h"
 #include "log.h"
@@ -260,4 +261,5 @@ void cube_host_table_init(struct cube_host *h)
     h->metric_add = cube_metric_add;
     h->metric_set = cube_metric_set;
     h->metric_observe = cube_metric_observe;
+    cube_host_table_init_1_1(h);
 }

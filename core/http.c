@@ -159,8 +159,11 @@ static void body_append(cube_req *req, const char *data, size_t len)
  * token whose SHA-256 equals cube.yaml's admin_token_sha256. */
 static int permitted(cube_req *req, const struct cube_route_entry *route)
 {
-    if (!route->admin)
-        return 1;
+    return !route->admin || cube_http_is_admin(req);
+}
+
+int cube_http_is_admin(cube_req *req)
+{
     const struct cube_config *cfg = req->ctx->cfg;
     const char *auth = cube_req_header(req, "Authorization");
     if (!auth || strncasecmp(auth, "Bearer ", 7) != 0) {

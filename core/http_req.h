@@ -77,6 +77,9 @@ int cube_http_answer_error(cube_req *req, int status, const char *code,
                            const char *message);
 /* Adds a header to the coming answer; CUBE_EINVAL for CR/LF in it. */
 int cube_http_add_header(cube_req *req, const char *name, const char *value);
+/* As cube_http_answer_error, naming the offending field when not NULL/"". */
+int cube_http_answer_error_field(cube_req *req, int status, const char *code,
+                                 const char *message, const char *field);
 /* Queues a prepared MHD response with the request id and queued headers. */
 int cube_http_queue(cube_req *req, int status, struct MHD_Response *resp);
 /* Answers with a streaming body (http_stream.c). */
@@ -92,6 +95,9 @@ void cube_http_streams_shutdown(struct cube_http *http);
 /* Serves a static console file or the SPA index (http_static.c). Returns 1
  * when it answered, 0 when the path is not the console's. */
 int cube_http_static(cube_req *req);
+/* 1 when the request carries the admin bearer token; otherwise answers
+ * 401/403 and returns 0. */
+int cube_http_is_admin(cube_req *req);
 /* Request accessors shared with host.c (http.c). */
 const char *cube_req_query(cube_req *req, const char *name);
 const char *cube_req_header(cube_req *req, const char *name);

@@ -20,7 +20,8 @@ int cube_status_for(int rc, const char **code)
     case CUBE_EINVAL: *code = "BadRequest"; return 400;
     case CUBE_EPERM: *code = "Forbidden"; return 403;
     case CUBE_ENOTFOUND: *code = "NotFound"; return 404;
-    case CUBE_EEXIST: *code = "Conflict"; return 409;
+    case CUBE_EEXIST: *code = "AlreadyExists"; return 409;
+    case CUBE_ECONFLICT: *code = "Conflict"; return 409;
     case CUBE_ETOOBIG: *code = "PayloadTooLarge"; return 413;
     case CUBE_EUNAVAIL: *code = "Unavailable"; return 503;
     default: *code = "InternalError"; return 500;
@@ -129,11 +130,18 @@ int cube_http_answer(cube_req *req, int status, const char *content_type,
 int cube_http_answer_error(cube_req *req, int status, const char *code,
                            const char *message)
 {
+    return cube_http_answer_error_field(req, status, code, message, NULL);
+}
+
+int cube_http_answer_error_field(cube_req *req, int status, const char *code,
+                                 const char *message, const char *field)
+{
     cJSON *root = cJSON_CreateObject();
     cJSON *err = cJSON_AddObjectToObject(root, "error");
     char *text = NULL;
     if (!err || !cJSON_AddStringToObject(err, "code", code ? code : "Error") ||
         !cJSON_AddStringToObject(err, "message", message ? message : "") ||
+        (field && *field && !cJSON_AddStringToObject(err, "field", field)) ||
         !(text = cJSON_PrintUnformatted(root))) {
         cJSON_Delete(root);
         static const char oom[] =

@@ -205,6 +205,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_log(CUBE_LOG_ERROR, "loader", "plugin %s: init failed (%d): %s",
                  p->name, rc, p->error[0] ? p->error : "no message given");
         cube_ctx_drop_routes(p);
+        cube_kinds_drop_plugin(&ctx->kinds, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         return -1;
     }
@@ -212,6 +213,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
     if (cube_ctx_commit_routes(ctx, p, err, sizeof err) != CUBE_OK) {
         cube_log(CUBE_LOG_ERROR, "loader", "plugin %s: %s", p->name, err);
         cube_ctx_drop_routes(p);
+        cube_kinds_drop_plugin(&ctx->kinds, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         if (p->desc.fini)
             p->desc.fini(p->state);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "controller.h"
+#include "watch.h"
 #include "ctx.h"
 #include "cube_build.h"
 #include "http.h"
@@ -111,11 +113,12 @@ static int serve(struct cube_config *cfg, int safe_mode, uint64_t t0)
         cube_log(CUBE_LOG_ERROR, "core", "data_dir %s: %s", cfg->data_dir, strerror(errno));
         return 1;
     }
-    if (cube_ctx_init(&ctx, cfg) < 0)
+    if (cube_ctx_init(&ctx, cfg) < 0 || cube_ctx_open_store(&ctx) < 0)
         goto out;
     ctx.safe_mode = safe_mode;
-    if (cube_loader_load_all(&ctx) < 0 || cube_loader_start_all(&ctx) < 0 ||
-        cube_http_start(&ctx) < 0)
+    if (cube_loader_load_all(&ctx) < 0 || cube_ctrl_init(&ctx) < 0 ||
+        cube_loader_start_all(&ctx) < 0 || cube_http_start(&ctx) < 0 ||
+        cube_ctrl_start(&ctx) < 0)
         goto out;
     atomic_store(&ctx.ready, 1);
     cube_log(CUBE_LOG_INFO, "core", "cubed %s ready in %.1f ms (%zu plugin(s)%s)",
@@ -126,7 +129,10 @@ static int serve(struct cube_config *cfg, int safe_mode, uint64_t t0)
     status = 0;
 out:
     atomic_store(&ctx.stopping, 1);
+    if (ctx.hub)
+        cube_hub_shutdown(ctx.hub);
     cube_http_stop(&ctx, SHUTDOWN_GRACE_MS);
+    cube_ctrl_shutdown(&ctx);
     cube_loader_unload_all(&ctx);
     cube_ctx_free(&ctx);
     if (status == 0)

@@ -6,7 +6,7 @@
 set -euo pipefail
 profile=${1:-run}
 
-run_pkgs=(meson ninja-build gcc pkg-config libmicrohttpd-dev libcjson-dev
+run_pkgs=(meson ninja-build gcc pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev
           libyaml-dev libssl-dev zlib1g-dev)
 test_pkgs=(libcmocka-dev python3 openssl curl prometheus json-schema-test-suite
            binutils)

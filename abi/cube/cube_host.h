@@ -23,6 +23,7 @@
 #include <stdarg.h>
 
 #include "cube_http.h"
+#include "cube_kind.h"
 #include "cube_metrics.h"
 #include "cube_plugin.h"
 
@@ -178,6 +179,96 @@ struct cube_host {
     /** Records one observation in a histogram. */
     void (*metric_observe)(cube_metric *m, const char *const *label_values,
                            double v);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.1: resources, their events, logs and project files         */
+    /* ---------------------------------------------------------------- */
+
+    /** Registers a kind (init only). Returns CUBE_OK, CUBE_EINVAL (a bad
+     *  field or schema: the log names it), CUBE_EEXIST (kind or plural
+     *  taken) or CUBE_ESTATE (after init). */
+    int (*register_kind)(cube_plugin *self, const struct cube_kind_desc *desc);
+    /** Registers a sub-resource action of a kind (init only; the kind may
+     *  be registered later by another plugin). Same codes as
+     *  register_route. */
+    int (*register_action)(cube_plugin *self,
+                           const struct cube_action_desc *desc);
+
+    /* Object access for plugins. project is NULL for cluster kinds. Each
+     * returns a new JSON string (release with free) or NULL with *rc set
+     * (CUBE_ENOTFOUND, CUBE_EINVAL with the reason logged, CUBE_ECONFLICT,
+     * CUBE_EEXIST, CUBE_EUNAVAIL); *rc is CUBE_OK on success. Writes are
+     * validated like API requests and audited as done by "plugin:<name>". */
+
+    /** One object. */
+    char *(*obj_get)(cube_plugin *self, const char *kind, const char *project,
+                     const char *name, int *rc);
+    /** {"kind":"<Kind>List","items":[...]} of a project (NULL for cluster
+     *  kinds) filtered by a label selector (NULL: all). */
+    char *(*obj_list)(cube_plugin *self, const char *kind, const char *project,
+                      const char *label_selector, int *rc);
+    /** Creates the object given as JSON (kind, metadata.name and, for
+     *  project kinds, metadata.project required); returns it as stored. */
+    char *(*obj_create)(cube_plugin *self, const char *object_json, int *rc);
+    /** Replaces metadata (labels, annotations, ownerReferences) and spec of
+     *  an existing object; metadata.resourceVersion, when present, must
+     *  match (else CUBE_ECONFLICT). Status is kept. */
+    char *(*obj_update)(cube_plugin *self, const char *object_json, int *rc);
+    /** Replaces the status of an object (controllers). resource_version NULL
+     *  writes whatever the current version is. */
+    char *(*obj_update_status)(cube_plugin *self, const char *kind,
+                               const char *project, const char *name,
+                               const char *status_json,
+                               const char *resource_version, int *rc);
+    /** Deletes an object (and, through ownerReferences, what it owns).
+     *  Returns CUBE_OK, CUBE_ENOTFOUND or another error. */
+    int (*obj_delete)(cube_plugin *self, const char *kind, const char *project,
+                      const char *name);
+    /** Records an event about an object: type "Normal" or "Warning", a
+     *  CamelCase reason ("Started") and a message. */
+    int (*obj_event)(cube_plugin *self, const char *kind, const char *project,
+                     const char *name, const char *type, const char *reason,
+                     const char *message);
+
+    /* Log streams: append-only text per object and stream name (e.g.
+     * "replica-0"), kept under the data dir. */
+
+    /** Appends bytes to a log stream (created on first append); wakes
+     *  followers. CUBE_ETOOBIG past the configured per-stream limit. */
+    int (*log_append)(cube_plugin *self, const char *kind, const char *project,
+                      const char *name, const char *stream, const void *data,
+                      size_t len);
+    /** Reads up to max bytes from offset; *len gets the count. Returns a
+     *  new buffer (free) or NULL with *rc (CUBE_ENOTFOUND: no such log). */
+    char *(*log_read)(cube_plugin *self, const char *kind, const char *project,
+                      const char *name, const char *stream, uint64_t offset,
+                      size_t max, size_t *len, int *rc);
+    /** Answers a request with a log stream from offset, as text/plain;
+     *  with follow, keeps the response open and sends appended bytes until
+     *  log_close is called for it or the client leaves. */
+    int (*resp_log)(cube_req *req, const char *kind, const char *project,
+                    const char *name, const char *stream, uint64_t offset,
+                    int follow);
+    /** Marks a log stream finished: followers get the rest and the end. */
+    int (*log_close)(cube_plugin *self, const char *kind, const char *project,
+                     const char *name, const char *stream);
+
+    /* Project files: under <data dir>/projects/<project>/, paths relative
+     * to it, "/"-separated, without "..", "." or empty segments; size
+     * limited by the configured files.max_bytes. */
+
+    /** Writes (replaces) a file, creating parent directories. */
+    int (*file_write)(cube_plugin *self, const char *project, const char *path,
+                      const void *data, size_t len);
+    /** Reads a whole file: a new buffer (free) with *len, or NULL + *rc. */
+    char *(*file_read)(cube_plugin *self, const char *project, const char *path,
+                       size_t *len, int *rc);
+    /** Deletes a file. */
+    int (*file_delete)(cube_plugin *self, const char *project,
+                       const char *path);
+    /** Lists a directory as JSON [{"name","size","dir"}] (free), or NULL. */
+    char *(*file_list)(cube_plugin *self, const char *project, const char *dir,
+                       int *rc);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

@@ -25,7 +25,7 @@ extern "C" {
 /** ABI major version: a plugin loads only into a host with the same major. */
 #define CUBE_ABI_MAJOR 1
 /** ABI minor version: a plugin loads into a host whose minor is >= its own. */
-#define CUBE_ABI_MINOR 0
+#define CUBE_ABI_MINOR 1
 
 /** Marks a printf-style function so the compiler checks its arguments. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -54,6 +54,8 @@ enum cube_status {
     CUBE_EINTERNAL = -9,  /**< a bug: the host logs details */
     CUBE_ETOOBIG = -10,   /**< a size limit was exceeded */
     CUBE_EUNAVAIL = -11,  /**< temporarily unavailable; try again later */
+    /* since 1.1 */
+    CUBE_ECONFLICT = -12, /**< stale resourceVersion (optimistic concurrency) */
 };
 
 /** Log levels for cube_host.log (ordered: a higher value is more severe). */

@@ -151,6 +151,89 @@ static void dump_host_tasks_metrics(void)
     /* Slots added in 1.1 and later go here, under #if CUBE_ABI_MINOR >= N. */
 }
 
+#if CUBE_ABI_MINOR >= 1
+static void dump_host_1_1_objects(void)
+{
+    FIELD(cube_host, register_kind, int (*)(cube_plugin *, const struct cube_kind_desc *));
+    FIELD(cube_host, register_action,
+          int (*)(cube_plugin *, const struct cube_action_desc *));
+    FIELD(cube_host, obj_get,
+          char *(*)(cube_plugin *, const char *, const char *, const char *, int *));
+    FIELD(cube_host, obj_list,
+          char *(*)(cube_plugin *, const char *, const char *, const char *, int *));
+    FIELD(cube_host, obj_create, char *(*)(cube_plugin *, const char *, int *));
+    FIELD(cube_host, obj_update, char *(*)(cube_plugin *, const char *, int *));
+    FIELD(cube_host, obj_update_status,
+          char *(*)(cube_plugin *, const char *, const char *, const char *,
+                    const char *, const char *, int *));
+    FIELD(cube_host, obj_delete,
+          int (*)(cube_plugin *, const char *, const char *, const char *));
+    FIELD(cube_host, obj_event,
+          int (*)(cube_plugin *, const char *, const char *, const char *,
+                  const char *, const char *, const char *));
+}
+
+static void dump_host_1_1_storage(void)
+{
+    FIELD(cube_host, log_append,
+          int (*)(cube_plugin *, const char *, const char *, const char *,
+                  const char *, const void *, size_t));
+    FIELD(cube_host, log_read,
+          char *(*)(cube_plugin *, const char *, const char *, const char *,
+                    const char *, uint64_t, size_t, size_t *, int *));
+    FIELD(cube_host, resp_log,
+          int (*)(cube_req *, const char *, const char *, const char *,
+                  const char *, uint64_t, int));
+    FIELD(cube_host, log_close,
+          int (*)(cube_plugin *, const char *, const char *, const char *,
+                  const char *));
+    FIELD(cube_host, file_write,
+          int (*)(cube_plugin *, const char *, const char *, const void *, size_t));
+    FIELD(cube_host, file_read,
+          char *(*)(cube_plugin *, const char *, const char *, size_t *, int *));
+    FIELD(cube_host, file_delete, int (*)(cube_plugin *, const char *, const char *));
+    FIELD(cube_host, file_list,
+          char *(*)(cube_plugin *, const char *, const char *, int *));
+}
+
+static void dump_kind_descriptors(void)
+{
+    BEGIN(cube_kind_desc);
+    FIELD(cube_kind_desc, size, size_t);
+    FIELD(cube_kind_desc, kind, const char *);
+    FIELD(cube_kind_desc, plural, const char *);
+    FIELD(cube_kind_desc, singular, const char *);
+    FIELD(cube_kind_desc, scope, int);
+    FIELD(cube_kind_desc, group, const char *);
+    FIELD(cube_kind_desc, description, const char *);
+    FIELD(cube_kind_desc, spec_schema, const char *);
+    FIELD(cube_kind_desc, status_schema, const char *);
+    FIELD(cube_kind_desc, printer_columns, const char *);
+    FIELD(cube_kind_desc, defaulting, int (*)(void *, const char *, char **));
+    FIELD(cube_kind_desc, validate,
+          int (*)(void *, const char *, const char *, char *, size_t, char *, size_t));
+    FIELD(cube_kind_desc, reconcile,
+          int (*)(void *, const char *, const char *, const char *, const char *));
+    FIELD(cube_kind_desc, finalize, int (*)(void *, const char *));
+    FIELD(cube_kind_desc, resync_seconds, unsigned);
+    END(cube_kind_desc);
+
+    BEGIN(cube_action_desc);
+    FIELD(cube_action_desc, size, size_t);
+    FIELD(cube_action_desc, kind, const char *);
+    FIELD(cube_action_desc, method, const char *);
+    FIELD(cube_action_desc, action, const char *);
+    FIELD(cube_action_desc, permission, const char *);
+    FIELD(cube_action_desc, handler, int (*)(void *, cube_req *));
+    FIELD(cube_action_desc, summary, const char *);
+    END(cube_action_desc);
+
+    CONST(cube_kind_scope, CUBE_SCOPE_PROJECT);
+    CONST(cube_kind_scope, CUBE_SCOPE_CLUSTER);
+    CONST(cube_status, CUBE_ECONFLICT);
+}
+#endif
+
 static void dump_descriptors(void)
 {
     BEGIN(cube_route_desc);
@@ -234,8 +317,15 @@ int main(void)
     dump_host_core();
     dump_host_http();
     dump_host_tasks_metrics();
+#if CUBE_ABI_MINOR >= 1
+    dump_host_1_1_objects();
+    dump_host_1_1_storage();
+#endif
     END(cube_host);
     dump_descriptors();
+#if CUBE_ABI_MINOR >= 1
+    dump_kind_descriptors();
+#endif
     dump_enums();
     dump_macros_and_typedefs();
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;

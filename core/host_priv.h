@@ -1,0 +1,10 @@
+/* host_priv.h — pieces of the host table filled by separate files. */
+#ifndef CUBE_HOST_PRIV_H
+#define CUBE_HOST_PRIV_H
+
+#include <cube/cube.h>
+
+/* Fills the slots added in ABI 1.1 (host_objects.c). */
+void cube_host_table_init_1_1(struct cube_host *h);
+
+#endif

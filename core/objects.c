@@ -1,0 +1,414 @@
+/* objects.c — creating, reading and replacing objects: metadata rules,
+ * defaulting, schema and plugin validation, and the commit that gives a
+ * write its resourceVersion, watch event, audit record and controller
+ * trigger. */
+#include "objects.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller.h"
+#include "ctx.h"
+#include "kinds.h"
+#include "mergepatch.h"
+#include "names.h"
+#include "objects_priv.h"
+#include "schema.h"
+#include "store.h"
+#include "watch.h"
+
+void cube_obj_what(const struct cube_kind *k, const char *name, char *buf,
+                   size_t len)
+{
+    snprintf(buf, len, "%s/%s", k->plural, name ? name : "");
+}
+
+int cube_obj_load(struct cube_ctx *ctx, const struct cube_kind *k,
+                  const char *project, const char *name, cJSON **out,
+                  int64_t *rv, struct cube_op_error *e)
+{
+    struct cube_store_obj so = {0};
+    char what[160];
+    cube_obj_what(k, name, what, sizeof what);
+    int rc = cube_store_get(ctx->store, k->kind, project ? project : "", name, &so);
+    if (rc != CUBE_OK) {
+        cube_op_store_fail(e, rc, what);
+        return -1;
+    }
+    *out = cJSON_Parse(so.doc);
+    if (rv)
+        *rv = so.rv;
+    cube_store_obj_clear(&so);
+    if (!*out) {
+        cube_op_fail(e, 500, "InternalError", NULL, "%s: stored document is corrupt", what);
+        return -1;
+    }
+    return 0;
+}
+
+int cube_obj_get(struct cube_ctx *ctx, const struct cube_kind *k,
+                 const char *project, const char *name, cJSON **out,
+                 struct cube_op_error *e)
+{
+    return cube_obj_load(ctx, k, project, name, out, NULL, e);
+}
+
+static void set_string(cJSON *obj, const char *key, const char *value)
+{
+    cJSON *s = cJSON_CreateString(value);
+    if (cJSON_GetObjectItemCaseSensitive(obj, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, s);
+    else
+        cJSON_AddItemToObject(obj, key, s);
+}
+
+static void set_item(cJSON *obj, const char *key, cJSON *item)
+{
+    if (cJSON_GetObjectItemCaseSensitive(obj, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
+    else
+        cJSON_AddItemToObject(obj, key, item);
+}
+
+/* Collects the uids of ownerReferences (borrowed from obj). */
+static size_t owner_uids(const cJSON *meta, const char **uids, size_t max)
+{
+    size_t n = 0;
+    const cJSON *ref;
+    cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(meta, "ownerReferences")) {
+        const cJSON *uid = cJSON_GetObjectItemCaseSensitive(ref, "uid");
+        if (cJSON_IsString(uid) && n < max)
+            uids[n++] = uid->valuestring;
+    }
+    return n;
+}
+
+int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
+                    const char *project, cJSON *obj, int create,
+                    int64_t expected_rv, const char *verb,
+                    const struct cube_actor *who, struct cube_op_error *e)
+{
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const char *name = cJSON_GetObjectItemCaseSensitive(meta, "name")->valuestring;
+    const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "uid"));
+    int64_t rv;
+    char rvs[24], what[160];
+    cube_obj_what(k, name, what, sizeof what);
+    if (cube_hub_begin(ctx->hub, &rv) < 0) {
+        cube_op_fail(e, 503, "Unavailable", NULL, "out of memory");
+        return -1;
+    }
+    snprintf(rvs, sizeof rvs, "%" PRId64, rv);
+    set_string(meta, "resourceVersion", rvs);
+    char *doc = cJSON_PrintUnformatted(obj);
+    const char *owners[64];
+    size_t n_owners = owner_uids(meta, owners, 64);
+    struct cube_store_obj so = {.kind = k->kind, .project = (char *)(project ? project : ""),
+                                .name = (char *)name, .uid = (char *)uid, .rv = rv, .doc = doc};
+    int rc = !doc ? CUBE_ENOMEM
+             : create ? cube_store_create(ctx->store, &so, owners, n_owners)
+                      : cube_store_update(ctx->store, &so, owners, n_owners, expected_rv);
+    cube_hub_end(ctx->hub, rv, rc != CUBE_OK ? CUBE_WATCH_NONE
+                 : create ? CUBE_WATCH_ADDED : CUBE_WATCH_MODIFIED, k->kind, project,
+                 doc, cJSON_GetObjectItemCaseSensitive(meta, "labels"));
+    free(doc);
+    if (rc != CUBE_OK) {
+        cube_op_store_fail(e, rc, what);
+        return -1;
+    }
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s %s by %s", what, verb, who->user);
+    cube_obj_record_event(ctx, k, project, name, uid, verb, who->user,
+                          create ? 201 : 200, "Normal",
+                          create ? "Created" : strcmp(verb, "update-status") == 0
+                                                   ? "StatusUpdated" : "Updated", msg);
+    cube_ctrl_enqueue(ctx, k, project, name);
+    cube_ctrl_enqueue_owners(ctx, project, obj);
+    return 0;
+}
+
+/* Checks kind, metadata.name/project, labels and annotations of a body. */
+static int check_identity(const struct cube_kind *k, const char *project,
+                          const cJSON *obj, const char *url_name,
+                          struct cube_op_error *e)
+{
+    char why[160];
+    const char *bad;
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(obj, "kind");
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    if (kind && (!cJSON_IsString(kind) || strcmp(kind->valuestring, k->kind) != 0)) {
+        cube_op_fail(e, 400, "BadRequest", "kind", "kind must be \"%s\"", k->kind);
+        return -1;
+    }
+    if (!cJSON_IsObject(meta)) {
+        cube_op_fail(e, 422, "Invalid", "metadata", "metadata: must be an object");
+        return -1;
+    }
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(meta, "name");
+    if (!name && url_name)
+        name = NULL; /* filled from the URL by the caller */
+    else if (!cJSON_IsString(name) || cube_name_check(name->valuestring, why, sizeof why) < 0) {
+        cube_op_fail(e, 422, "Invalid", "metadata.name", "metadata.name: %s",
+                     cJSON_IsString(name) ? why : "required, a string");
+        return -1;
+    } else if (url_name && strcmp(name->valuestring, url_name) != 0) {
+        cube_op_fail(e, 400, "BadRequest", "metadata.name",
+                     "metadata.name \"%s\" does not match the URL's \"%s\"",
+                     name->valuestring, url_name);
+        return -1;
+    }
+    const cJSON *proj = cJSON_GetObjectItemCaseSensitive(meta, "project");
+    if (proj && (!project || !cJSON_IsString(proj) || strcmp(proj->valuestring, project) != 0)) {
+        cube_op_fail(e, 400, "BadRequest", "metadata.project", project
+                     ? "metadata.project does not match the URL's project \"%s\""
+                     : "%s objects belong to no project", project ? project : k->kind);
+        return -1;
+    }
+    const cJSON *labels = cJSON_GetObjectItemCaseSensitive(meta, "labels");
+    if (labels && cube_labels_check(labels, &bad, why, sizeof why) < 0) {
+        cube_op_fail(e, 422, "Invalid", "metadata.labels", "metadata.labels%s%s: %s",
+                     bad ? "." : "", bad ? bad : "", why);
+        return -1;
+    }
+    const cJSON *ann = cJSON_GetObjectItemCaseSensitive(meta, "annotations");
+    if (ann && cube_annotations_check(ann, &bad, why, sizeof why) < 0) {
+        cube_op_fail(e, 422, "Invalid", "metadata.annotations", "metadata.annotations%s%s: %s",
+                     bad ? "." : "", bad ? bad : "", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* Schema defaults, the plugin's defaulting, the schema, the plugin's
+ * semantic validation. May replace *obj (plugin defaulting). */
+static int default_and_validate(const struct cube_kind *k, cJSON **obj,
+                                const cJSON *old, struct cube_op_error *e)
+{
+    cJSON *spec = cJSON_GetObjectItemCaseSensitive(*obj, "spec");
+    if (cJSON_IsObject(spec) && cube_schema_apply_defaults(k->spec_schema, spec) < 0) {
+        cube_op_fail(e, 503, "Unavailable", NULL, "out of memory");
+        return -1;
+    }
+    void *state = k->plugin ? k->plugin->state : NULL;
+    if (k->desc.defaulting) {
+        char *in = cJSON_PrintUnformatted(*obj), *out = NULL;
+        int rc = in ? k->desc.defaulting(state, in, &out) : CUBE_ENOMEM;
+        free(in);
+        cJSON *parsed = out ? cJSON_Parse(out) : NULL;
+        free(out);
+        if (rc != CUBE_OK || (out && !parsed)) {
+            cube_op_fail(e, 500, "InternalError", NULL, "%s defaulting failed", k->kind);
+            return -1;
+        }
+        if (parsed) {
+            cJSON_Delete(*obj);
+            *obj = parsed;
+        }
+    }
+    struct cube_schema_error err;
+    if (cube_schema_validate(k->object_schema, *obj, CUBE_SCHEMA_STRICT, "", &err, 1) > 0) {
+        cube_op_fail(e, 422, "Invalid", err.path, "%s%s%s", err.path,
+                     err.path[0] ? ": " : "", err.message);
+        return -1;
+    }
+    if (k->desc.validate) {
+        char field[256] = "", msg[400] = "";
+        char *in = cJSON_PrintUnformatted(*obj);
+        char *old_text = old ? cJSON_PrintUnformatted(old) : NULL;
+        int rc = in ? k->desc.validate(state, in, old_text, field, sizeof field, msg, sizeof msg)
+                    : CUBE_ENOMEM;
+        free(in);
+        free(old_text);
+        if (rc != CUBE_OK) {
+            cube_op_fail(e, 422, "Invalid", field, "%s%s%s", field, field[0] ? ": " : "",
+                         msg[0] ? msg : "rejected by the kind's validation");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Sets the fields the server owns on a new object. */
+static void stamp_new(cJSON *obj, const struct cube_kind *k, const char *project,
+                      const struct cube_actor *who)
+{
+    char now[40], uid[40];
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    cube_obj_now(now, sizeof now);
+    cube_obj_new_uid(uid);
+    set_string(obj, "apiVersion", "cube/v1");
+    set_string(obj, "kind", k->kind);
+    if (project)
+        set_string(meta, "project", project);
+    set_string(meta, "uid", uid);
+    set_string(meta, "created", now);
+    set_string(meta, "updated", now);
+    set_string(meta, "owner", who->user);
+    set_item(meta, "generation", cJSON_CreateNumber(1));
+    cJSON_DeleteItemFromObjectCaseSensitive(meta, "deletionTimestamp");
+    cJSON_DeleteItemFromObjectCaseSensitive(meta, "resourceVersion");
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
+    if (!cJSON_GetObjectItemCaseSensitive(obj, "spec"))
+        cJSON_AddObjectToObject(obj, "spec");
+}
+
+int cube_obj_create(struct cube_ctx *ctx, const struct cube_kind *k,
+                    const char *project, const cJSON *body,
+                    const struct cube_actor *who, cJSON **out,
+                    struct cube_op_error *e)
+{
+    if (!cJSON_IsObject(body)) {
+        cube_op_fail(e, 400, "BadRequest", NULL, "the body must be a JSON object");
+        return -1;
+    }
+    if (check_identity(k, project, body, NULL, e) < 0)
+        return -1;
+    cJSON *obj = cJSON_Duplicate(body, 1);
+    if (!obj) {
+        cube_op_fail(e, 503, "Unavailable", NULL, "out of memory");
+        return -1;
+    }
+    stamp_new(obj, k, project, who);
+    if (default_and_validate(k, &obj, NULL, e) < 0 ||
+        cube_obj_commit(ctx, k, project, obj, 1, 0, "create", who, e) < 0) {
+        cJSON_Delete(obj);
+        return -1;
+    }
+    *out = obj;
+    return 0;
+}
+
+/* Parses metadata.resourceVersion of a body: 0 when absent, -1 when bad. */
+static int64_t body_rv(const cJSON *obj)
+{
+    const cJSON *rv = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "resourceVersion");
+    if (!rv)
+        return 0;
+    char *end;
+    if (!cJSON_IsString(rv) || !rv->valuestring[0])
+        return -1;
+    long long v = strtoll(rv->valuestring, &end, 10);
+    return *end || v <= 0 ? -1 : v;
+}
+
+/* Copies server-owned fields from the stored object into the new one. */
+static void keep_server_fields(cJSON *obj, const cJSON *cur, const char *project)
+{
+    static const char *const KEEP[] = {"uid", "created", "owner", "deletionTimestamp"};
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *cmeta = cJSON_GetObjectItemCaseSensitive(cur, "metadata");
+    char now[40];
+    cube_obj_now(now, sizeof now);
+    for (size_t i = 0; i < sizeof KEEP / sizeof KEEP[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(cmeta, KEEP[i]);
+        cJSON_DeleteItemFromObjectCaseSensitive(meta, KEEP[i]);
+        if (v)
+            cJSON_AddItemToObject(meta, KEEP[i], cJSON_Duplicate(v, 1));
+    }
+    if (project)
+        set_string(meta, "project", project);
+    set_string(meta, "updated", now);
+    set_string(obj, "apiVersion", "cube/v1");
+    set_string(obj, "kind", cJSON_GetObjectItemCaseSensitive(cur, "kind")->valuestring);
+    const cJSON *gen = cJSON_GetObjectItemCaseSensitive(cmeta, "generation");
+    set_item(meta, "generation", cJSON_CreateNumber(cJSON_IsNumber(gen) ? gen->valuedouble : 1));
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(cur, "status");
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
+    if (status)
+        cJSON_AddItemToObject(obj, "status", cJSON_Duplicate(status, 1));
+    if (!cJSON_GetObjectItemCaseSensitive(obj, "spec"))
+        cJSON_AddObjectToObject(obj, "spec");
+}
+
+/* Generation counts spec changes only (compared after defaulting). */
+static void bump_generation(cJSON *obj, const cJSON *cur)
+{
+    if (cube_json_equal(cJSON_GetObjectItemCaseSensitive(obj, "spec"),
+                        cJSON_GetObjectItemCaseSensitive(cur, "spec")))
+        return;
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *gen = cJSON_GetObjectItemCaseSensitive(meta, "generation");
+    set_item(meta, "generation", cJSON_CreateNumber(gen->valuedouble + 1));
+}
+
+/* True when a replace would change nothing a client can set. */
+static int same_content(const cJSON *obj, const cJSON *cur)
+{
+    static const char *const META[] = {"labels", "annotations", "ownerReferences"};
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    const cJSON *cm = cJSON_GetObjectItemCaseSensitive(cur, "metadata");
+    for (size_t i = 0; i < 3; i++)
+        if (!cube_json_equal(cJSON_GetObjectItemCaseSensitive(m, META[i]),
+                             cJSON_GetObjectItemCaseSensitive(cm, META[i])))
+            return 0;
+    return cube_json_equal(cJSON_GetObjectItemCaseSensitive(obj, "spec"),
+                           cJSON_GetObjectItemCaseSensitive(cur, "spec"));
+}
+
+/* One attempt of a replace against the stored object `cur` (rv cur_rv). */
+static int replace_once(struct cube_ctx *ctx, const struct cube_kind *k,
+                        const char *project, const char *name, const cJSON *body,
+                        const cJSON *cur, int64_t cur_rv,
+                        const struct cube_actor *who, cJSON **out,
+                        struct cube_op_error *e)
+{
+    int64_t want = body_rv(body);
+    if (want < 0) {
+        cube_op_fail(e, 400, "BadRequest", "metadata.resourceVersion",
+                     "metadata.resourceVersion: must be a positive integer string");
+        return -1;
+    }
+    cJSON *obj = cJSON_Duplicate(body, 1);
+    if (!obj) {
+        cube_op_fail(e, 503, "Unavailable", NULL, "out of memory");
+        return -1;
+    }
+    set_string(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "name", name);
+    keep_server_fields(obj, cur, project);
+    if (default_and_validate(k, &obj, cur, e) < 0) {
+        cJSON_Delete(obj);
+        return -1;
+    }
+    bump_generation(obj, cur);
+    if (same_content(obj, cur) && (!want || want == cur_rv)) {
+        cJSON_Delete(obj); /* nothing changed: no write, no new version */
+        *out = cJSON_Duplicate(cur, 1);
+        return 0;
+    }
+    if (cube_obj_commit(ctx, k, project, obj, 0, want ? want : cur_rv, "update", who, e) < 0) {
+        cJSON_Delete(obj);
+        return -1;
+    }
+    *out = obj;
+    return 0;
+}
+
+int cube_obj_replace(struct cube_ctx *ctx, const struct cube_kind *k,
+                     const char *project, const char *name, const cJSON *body,
+                     const struct cube_actor *who, cJSON **out,
+                     struct cube_op_error *e)
+{
+    if (!cJSON_IsObject(body)) {
+        cube_op_fail(e, 400, "BadRequest", NULL, "the body must be a JSON object");
+        return -1;
+    }
+    if (check_identity(k, project, body, name, e) < 0)
+        return -1;
+    /* Without a resourceVersion in the body the write is conditional on
+     * the version just read; a race with another writer retries. */
+    for (int attempt = 0; attempt < 4; attempt++) {
+        cJSON *cur;
+        int64_t cur_rv;
+        if (cube_obj_load(ctx, k, project, name, &cur, &cur_rv, e) < 0)
+            return -1;
+        int rc = replace_once(ctx, k, project, name, body, cur, cur_rv, who, out, e);
+        cJSON_Delete(cur);
+        if (rc == 0 || e->status != 409 || body_rv(body) > 0 ||
+            strcmp(e->code, "Conflict") != 0)
+            return rc;
+    }
+    return -1;
+}

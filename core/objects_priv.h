@@ -1,0 +1,31 @@
+/* objects_priv.h — helpers shared by the objects_*.c files only. */
+#ifndef CUBE_OBJECTS_PRIV_H
+#define CUBE_OBJECTS_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "objects.h"
+
+/* Current UTC time as RFC 3339 with milliseconds into buf (>= 32 bytes). */
+void cube_obj_now(char *buf, size_t len);
+/* A random (version 4) UUID into buf (>= 37 bytes). */
+void cube_obj_new_uid(char *buf);
+/* Reads the stored object into a new tree (and its rv). */
+int cube_obj_load(struct cube_ctx *ctx, const struct cube_kind *k,
+                  const char *project, const char *name, cJSON **out,
+                  int64_t *rv, struct cube_op_error *e);
+/* Writes a complete object with a fresh rv (create or conditional update),
+ * publishes the watch event, records the audit event and queues the
+ * controllers. On success *obj has its new resourceVersion. */
+int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
+                    const char *project, cJSON *obj, int create,
+                    int64_t expected_rv, const char *verb,
+                    const struct cube_actor *who, struct cube_op_error *e);
+/* "what" for messages: "widgets/foo". */
+void cube_obj_what(const struct cube_kind *k, const char *name, char *buf,
+                   size_t len);
+
+#endif

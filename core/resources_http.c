@@ -1,0 +1,380 @@
+/* resources_http.c — the generic REST API every kind gets:
+ *   /api/v1/projects/{project}/{plural}[/{name}[/status|/events|/{action}]]
+ *   /api/v1/{plural}[/{name}[/status|/events|/{action}]]   (cluster kinds)
+ * plus GET /api/v1/kinds and the project and cluster event lists.
+ * Reads are public and writes need admin until user auth arrives. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "cube_build.h"
+#include "http_req.h"
+#include "kinds.h"
+#include "log.h"
+#include "names.h"
+#include "objects.h"
+#include "selector.h"
+#include "store.h"
+#include "watch.h"
+
+/* The kind named by {plural}, if it has the scope the URL implies. */
+static const struct cube_kind *kind_of(cube_req *req, const char **project)
+{
+    struct cube_ctx *ctx = req->ctx;
+    *project = cube_route_match_param(&req->match, "project");
+    const struct cube_kind *k =
+        cube_kinds_by_plural(&ctx->kinds, cube_route_match_param(&req->match, "plural"));
+    if (!k || (*project ? k->scope != CUBE_SCOPE_PROJECT : k->scope != CUBE_SCOPE_CLUSTER)) {
+        cube_http_answer_error(req, 404, "NotFound", "no such resource type here");
+        return NULL;
+    }
+    char why[128];
+    if (*project && cube_name_check(*project, why, sizeof why) < 0) {
+        cube_http_answer_error_field(req, 400, "BadRequest", why, "project");
+        return NULL;
+    }
+    return k;
+}
+
+static int answer_op_error(cube_req *req, const struct cube_op_error *e)
+{
+    return cube_http_answer_error_field(req, e->status, e->code, e->message, e->field);
+}
+
+static int answer_tree(cube_req *req, int status, cJSON *tree)
+{
+    char *text = cJSON_PrintUnformatted(tree);
+    cJSON_Delete(tree);
+    if (!text)
+        return cube_http_answer_error(req, 503, "Unavailable", "out of memory");
+    int rc = cube_http_answer(req, status, "application/json", text, strlen(text), 1);
+    free(text);
+    return rc;
+}
+
+/* Parses the request body as JSON; answers 400 naming the byte offset. */
+static cJSON *parse_body(cube_req *req)
+{
+    const char *end = NULL;
+    if (req->body_len == 0) {
+        cube_http_answer_error(req, 400, "BadRequest", "a JSON body is required");
+        return NULL;
+    }
+    if (strlen(req->body) != req->body_len) {
+        cube_http_answer_error(req, 400, "BadRequest", "the body contains a NUL byte");
+        return NULL;
+    }
+    /* The length includes the NUL the host adds, which cJSON's "nothing
+     * may follow the document" check looks for. */
+    cJSON *body = cJSON_ParseWithLengthOpts(req->body, req->body_len + 1, &end, 1);
+    if (!body) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "malformed JSON near byte %zu",
+                 end ? (size_t)(end - req->body) : (size_t)0);
+        cube_http_answer_error(req, 400, "BadRequest", msg);
+    }
+    return body;
+}
+
+static struct cube_actor actor_of(cube_req *req)
+{
+    /* Until users exist, a write passed the admin check. */
+    return (struct cube_actor){req->route && req->route->admin ? "admin" : "anonymous"};
+}
+
+static int parse_int_query(cube_req *req, const char *name, long long max,
+                           long long *out)
+{
+    const char *v = cube_req_query(req, name);
+    char *end;
+    *out = 0;
+    if (!v || !*v)
+        return 0;
+    long long n = strtoll(v, &end, 10);
+    if (*end || n < 0 || n > max) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s: expected an integer from 0 to %lld", name, max);
+        cube_http_answer_error_field(req, 400, "BadRequest", msg, name);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+static int watch(cube_req *req, const struct cube_kind *k, const char *project,
+                 struct cube_selector *sel)
+{
+    long long rv;
+    const char *last = cube_req_header(req, "Last-Event-ID");
+    if (parse_int_query(req, "resourceVersion", INT64_MAX, &rv) < 0) {
+        cube_selector_free(sel);
+        return CUBE_OK;
+    }
+    if (!rv && last)
+        rv = strtoll(last, NULL, 10);
+    return cube_hub_respond(req->ctx->hub, req, k->kind, project, sel, rv);
+}
+
+static int list_objects(void *state, cube_req *req)
+{
+    (void)state;
+    const char *project;
+    const struct cube_kind *k = kind_of(req, &project);
+    char err[256];
+    long long limit;
+    if (!k || parse_int_query(req, "limit", 100000, &limit) < 0)
+        return CUBE_OK;
+    struct cube_selector *sel = cube_selector_parse(cube_req_query(req, "labelSelector"),
+                                                    err, sizeof err);
+    if (!sel)
+        return cube_http_answer_error_field(req, 400, "BadRequest", err, "labelSelector");
+    const char *w = cube_req_query(req, "watch");
+    if (w && (strcmp(w, "1") == 0 || strcmp(w, "true") == 0))
+        return watch(req, k, project, sel);
+    cJSON *out;
+    struct cube_op_error e;
+    int rc = cube_obj_list(req->ctx, k, project, sel, (size_t)limit,
+                           cube_req_query(req, "continue"), &out, &e);
+    cube_selector_free(sel);
+    return rc < 0 ? answer_op_error(req, &e) : answer_tree(req, 200, out);
+}
+
+static int create_object(void *state, cube_req *req)
+{
+    (void)state;
+    const char *project;
+    const struct cube_kind *k = kind_of(req, &project);
+    cJSON *body = k ? parse_body(req) : NULL, *out;
+    if (!body)
+        return CUBE_OK;
+    struct cube_op_error e;
+    struct cube_actor who = actor_of(req);
+    int rc = cube_obj_create(req->ctx, k, project, body, &who, &out, &e);
+    cJSON_Delete(body);
+    return rc < 0 ? answer_op_error(req, &e) : answer_tree(req, 201, out);
+}
+
+static int get_object(void *state, cube_req *req)
+{
+    (void)state;
+    const char *project;
+    const struct cube_kind *k = kind_of(req, &project);
+    if (!k)
+        return CUBE_OK;
+    cJSON *out;
+    struct cube_op_error e;
+    if (cube_obj_get(req->ctx, k, project, cube_route_match_param(&req->match, "name"),
+                     &out, &e) < 0)
+        return answer_op_error(req, &e);
+    return answer_tree(req, 200, out);
+}
+
+/* PUT, PATCH and PUT .../status share the shape: body in, object out. */
+static int write_object(cube_req *req, int which)
+{
+    const char *project;
+    const struct cube_kind *k = kind_of(req, &project);
+    cJSON *body = k ? parse_body(req) : NULL, *out = NULL;
+    if (!body)
+        return CUBE_OK;
+    const char *name = cube_route_match_param(&req->match, "name");
+    struct cube_op_error e;
+    struct cube_actor who = actor_of(req);
+    int rc;
+    if (which == 0) {
+        rc = cube_obj_replace(req->ctx, k, project, name, body, &who, &out, &e);
+    } else if (which == 1) {
+        rc = cube_obj_patch(req->ctx, k, project, name, body, &who, &out, &e);
+    } else {
+        const cJSON *rvj = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(body, "metadata"), "resourceVersion");
+        int64_t rv = cJSON_IsString(rvj) ? strtoll(rvj->valuestring, NULL, 10) : 0;
+        rc = cube_obj_put_status(req->ctx, k, project, name,
+                                 cJSON_GetObjectItemCaseSensitive(body, "status"), rv,
+                                 &who, &out, &e);
+    }
+    cJSON_Delete(body);
+    return rc < 0 ? answer_op_error(req, &e) : answer_tree(req, 200, out);
+}
+
+static int put_object(void *state, cube_req *req) { (void)state; return write_object(req, 0); }
+static int patch_object(void *state, cube_req *req) { (void)state; return write_object(req, 1); }
+static int put_status(void *state, cube_req *req) { (void)state; return write_object(req, 2); }
+
+static int delete_object(void *state, cube_req *req)
+{
+    (void)state;
+    const char *project;
+    const struct cube_kind *k = kind_of(req, &project);
+    if (!k)
+        return CUBE_OK;
+    const char *name = cube_route_match_param(&req->match, "name");
+    struct cube_op_error e;
+    struct cube_actor who = actor_of(req);
+    int rc = cube_obj_delete(req->ctx, k, project, name, &who, &e);
+    if (rc < 0)
+        return answer_op_error(req, &e);
+    cJSON *st = cJSON_CreateObject();
+    cJSON_AddStringToObject(st, "kind", "Status");
+    cJSON_AddStringToObject(st, "status", rc == 1 ? "Pending" : "Success");
+    cJSON *details = cJSON_AddObjectToObject(st, "details");
+    cJSON_AddStringToObject(details, "kind", k->kind);
+    cJSON_AddStringToObject(details, "name", name);
+    return answer_tree(req, rc == 1 ? 202 : 200, st);
+}
+
+struct event_page {
+    cJSON *items;
+    int64_t last_id;
+};
+
+static int take_event(void *cls, int64_t id, const char *doc)
+{
+    struct event_page *p = cls;
+    cJSON *ev = cJSON_Parse(doc);
+    if (ev)
+        cJSON_AddItemToArray(p->items, ev);
+    p->last_id = id;
+    return 0;
+}
+
+/* Events of one object (name given), or of a project / the cluster. */
+static int list_events(cube_req *req, const struct cube_kind *k,
+                       const char *project, const char *name)
+{
+    long long limit, before;
+    if (parse_int_query(req, "limit", 1000, &limit) < 0 ||
+        parse_int_query(req, "before", INT64_MAX, &before) < 0)
+        return CUBE_OK;
+    struct event_page p = {.items = cJSON_CreateArray()};
+    int rc = cube_store_event_list(req->ctx->store, project ? project : "",
+                                   k ? k->kind : NULL, name, before,
+                                   limit ? (size_t)limit : 100, take_event, &p);
+    if (rc != CUBE_OK) {
+        cJSON_Delete(p.items);
+        struct cube_op_error e;
+        cube_op_store_fail(&e, rc, "events");
+        return answer_op_error(req, &e);
+    }
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "kind", "EventList");
+    cJSON_AddItemToObject(doc, "items", p.items);
+    if (p.last_id && cJSON_GetArraySize(p.items) == (limit ? limit : 100)) {
+        char next[24];
+        snprintf(next, sizeof next, "%" PRId64, p.last_id);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(doc, "metadata"), "before", next);
+    }
+    return answer_tree(req, 200, doc);
+}
+
+static int object_events(void *state, cube_req *req)
+{
+    (void)state;
+    const char *project;
+    const struct cube_kind *k = kind_of(req, &project);
+    return k ? list_events(req, k, project, cube_route_match_param(&req->match, "name"))
+             : CUBE_OK;
+}
+
+static int project_events(void *state, cube_req *req)
+{
+    (void)state;
+    return list_events(req, NULL, cube_route_match_param(&req->match, "project"), NULL);
+}
+
+static int cluster_events(void *state, cube_req *req)
+{
+    (void)state;
+    return list_events(req, NULL, NULL, NULL);
+}
+
+/* POST/GET .../{name}/{action}: the object must exist; then the action's
+ * own permission and handler. */
+static int run_action(void *state, cube_req *req)
+{
+    (void)state;
+    const char *project;
+    const struct cube_kind *k = kind_of(req, &project);
+    if (!k)
+        return CUBE_OK;
+    const struct cube_action *a = cube_kinds_action(&req->ctx->kinds, k->kind, req->method,
+                                                    cube_route_match_param(&req->match, "action"));
+    if (!a)
+        return cube_http_answer_error(req, 404, "NotFound", "no such action for this kind");
+    if (a->admin && !cube_http_is_admin(req))
+        return CUBE_OK; /* answered 401/403 */
+    cJSON *obj;
+    struct cube_op_error e;
+    if (cube_obj_get(req->ctx, k, project, cube_route_match_param(&req->match, "name"),
+                     &obj, &e) < 0)
+        return answer_op_error(req, &e);
+    cJSON_Delete(obj);
+    int rc = a->handler(a->plugin ? a->plugin->state : req->ctx, req);
+    if (!req->answered) {
+        const char *code;
+        int status = cube_status_for(rc == CUBE_OK ? CUBE_EINTERNAL : rc, &code);
+        cube_http_answer_error(req, status, code, "the action failed");
+    }
+    return CUBE_OK;
+}
+
+static int get_kinds(void *state, cube_req *req)
+{
+    (void)state;
+    return answer_tree(req, 200, cube_kinds_to_json(&req->ctx->kinds));
+}
+
+static int get_version(void *state, cube_req *req)
+{
+    (void)state;
+    char body[160];
+    snprintf(body, sizeof body, "{\"version\":\"%s\",\"abi\":\"%d.%d\",\"store\":\"%s\"}",
+             CUBE_VERSION, CUBE_ABI_MAJOR, CUBE_ABI_MINOR,
+             req->ctx->store ? cube_store_driver(req->ctx->store) : "none");
+    return cube_http_answer(req, 200, "application/json", body, strlen(body), 0);
+}
+
+int cube_resources_routes_register(struct cube_ctx *ctx)
+{
+#define R(m, p, perm, h, s) {sizeof(struct cube_route_desc), m, p, perm, h, s}
+    static const char *const prefixes[] = {"/api/v1/projects/{project}/{plural}",
+                                           "/api/v1/{plural}"};
+    const struct cube_route_desc fixed[] = {
+        R("GET", "/api/v1/kinds", CUBE_PERM_PUBLIC, get_kinds, "Registered kinds"),
+        R("GET", "/api/v1/version", CUBE_PERM_PUBLIC, get_version, "Server version"),
+        R("GET", "/api/v1/events", CUBE_PERM_PUBLIC, cluster_events, "Cluster events"),
+        R("GET", "/api/v1/projects/{project}/events", CUBE_PERM_PUBLIC, project_events,
+          "A project's events"),
+    };
+    char err[256], path[160];
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (cube_ctx_add_route(ctx, &ctx->core, &fixed[i], err, sizeof err) != CUBE_OK)
+            goto fail;
+    for (size_t p = 0; p < 2; p++) {
+        const struct { const char *m, *suffix, *perm; cube_route_fn h; const char *s; } per[] = {
+            {"GET", "", CUBE_PERM_PUBLIC, list_objects, "List or watch objects"},
+            {"POST", "", CUBE_PERM_ADMIN, create_object, "Create an object"},
+            {"GET", "/{name}", CUBE_PERM_PUBLIC, get_object, "Read an object"},
+            {"PUT", "/{name}", CUBE_PERM_ADMIN, put_object, "Replace an object"},
+            {"PATCH", "/{name}", CUBE_PERM_ADMIN, patch_object, "Merge-patch an object"},
+            {"DELETE", "/{name}", CUBE_PERM_ADMIN, delete_object, "Delete an object"},
+            {"PUT", "/{name}/status", CUBE_PERM_ADMIN, put_status, "Replace the status"},
+            {"GET", "/{name}/events", CUBE_PERM_PUBLIC, object_events, "An object's events"},
+            {"POST", "/{name}/{action}", CUBE_PERM_PUBLIC, run_action, "Run an action"},
+            {"GET", "/{name}/{action}", CUBE_PERM_PUBLIC, run_action, "Read a view"},
+        };
+        for (size_t i = 0; i < sizeof per / sizeof per[0]; i++) {
+            snprintf(path, sizeof path, "%s%s", prefixes[p], per[i].suffix);
+            const struct cube_route_desc d = R(per[i].m, path, per[i].perm, per[i].h, per[i].s);
+            if (cube_ctx_add_route(ctx, &ctx->core, &d, err, sizeof err) != CUBE_OK)
+                goto fail;
+        }
+    }
+    return 0;
+#undef R
+fail:
+    cube_log(CUBE_LOG_ERROR, "core", "resource routes: %s", err);
+    return -1;
+}

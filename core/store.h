@@ -1,0 +1,104 @@
+/* store.h — the object store: one interface, two drivers (SQLite embedded,
+ * PostgreSQL through libpq), the same migrations and tests for both.
+ *
+ * The store keeps objects as JSON text keyed by (kind, project, name), with
+ * their resourceVersion (rv) and owner uids, plus the audit events. It does
+ * NOT allocate resourceVersions: the resource layer hands every write its rv
+ * (one counter per cubed, seeded from cube_store_max_rv at start) so that
+ * watch events can be published in rv order while writes run concurrently.
+ * Exactly one cubed uses a database at a time.
+ *
+ * Every call is thread-safe and blocking; connections come from a pool.
+ * Return codes: CUBE_OK, CUBE_ENOTFOUND, CUBE_EEXIST, CUBE_ECONFLICT (rv
+ * mismatch), CUBE_EUNAVAIL (database unreachable: the caller answers 503;
+ * the store reconnects by itself on a later call), CUBE_EINVAL, CUBE_ENOMEM,
+ * CUBE_EIO (anything else; details are logged). */
+#ifndef CUBE_STORE_H
+#define CUBE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cube_store;
+
+/* One stored object. Project is "" for cluster-scoped kinds. */
+struct cube_store_obj {
+    char *kind, *project, *name, *uid;
+    int64_t rv;
+    char *doc;   /* the whole object as JSON text */
+};
+
+/* Called once per row by list calls; return nonzero to stop early. The obj
+ * and its strings are valid only during the call. */
+typedef int (*cube_store_row_fn)(void *cls, const struct cube_store_obj *obj);
+/* Called once per audit event by cube_store_event_list. */
+typedef int (*cube_store_event_fn)(void *cls, int64_t id, const char *doc);
+
+/* Opens the database named by url and applies pending migrations (each in a
+ * transaction, recorded in the cube_schema table). url: "sqlite" (the file
+ * <data_dir>/cube.db), "sqlite:///abs/path.db", "sqlite:rel/path.db"
+ * (relative to data_dir), or "postgres://..." / "postgresql://..." (a libpq
+ * URI). pool_size: connections kept (PostgreSQL) or opened (SQLite readers).
+ * A database whose schema is newer than this binary's is refused. Returns
+ * CUBE_OK, or an error with a message in err naming the cause. */
+int cube_store_open(const char *url, const char *data_dir, unsigned pool_size,
+                    struct cube_store **out, char *err, size_t errlen);
+/* Closes every connection and frees the store. NULL is fine. */
+void cube_store_close(struct cube_store *s);
+/* "sqlite" or "postgres". */
+const char *cube_store_driver(const struct cube_store *s);
+/* The schema version this binary migrates to. */
+int cube_store_schema_version(void);
+/* CUBE_OK when a trivial query succeeds, else CUBE_EUNAVAIL. */
+int cube_store_ping(struct cube_store *s);
+/* The highest rv ever written, including deleted objects' (0 when empty). */
+int cube_store_max_rv(struct cube_store *s, int64_t *rv);
+
+/* Inserts obj (all fields set; obj->rv is the new rv) and its owner uids.
+ * CUBE_EEXIST when (kind, project, name) exists. */
+int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
+                      const char *const *owner_uids, size_t n_owners);
+/* Replaces doc, rv and owner uids of (kind, project, name) when its stored
+ * rv equals expected_rv (0: whatever it is). obj->uid is ignored.
+ * CUBE_ENOTFOUND, CUBE_ECONFLICT. */
+int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
+                      const char *const *owner_uids, size_t n_owners,
+                      int64_t expected_rv);
+/* Deletes (kind, project, name) when its rv equals expected_rv (0: any),
+ * recording new_rv as the high-water mark. CUBE_ENOTFOUND, CUBE_ECONFLICT. */
+int cube_store_delete(struct cube_store *s, const char *kind,
+                      const char *project, const char *name,
+                      int64_t expected_rv, int64_t new_rv);
+/* Reads one object into *out (fields malloc'd; free with
+ * cube_store_obj_clear). CUBE_ENOTFOUND. */
+int cube_store_get(struct cube_store *s, const char *kind, const char *project,
+                   const char *name, struct cube_store_obj *out);
+/* Lists objects of `kind` in `project` (NULL: every project), ordered by
+ * (project, name), strictly after (after_project, after_name) when those are
+ * given (paging), at most `limit` rows (0: no limit). */
+int cube_store_list(struct cube_store *s, const char *kind, const char *project,
+                    const char *after_project, const char *after_name,
+                    size_t limit, cube_store_row_fn fn, void *cls);
+/* Lists the objects that name owner_uid among their owners. */
+int cube_store_list_owned(struct cube_store *s, const char *owner_uid,
+                          cube_store_row_fn fn, void *cls);
+/* Counts objects of a kind in a project (NULL: all). */
+int cube_store_count(struct cube_store *s, const char *kind,
+                     const char *project, int64_t *count);
+/* Frees the fields of an object filled by cube_store_get and zeroes it. */
+void cube_store_obj_clear(struct cube_store_obj *obj);
+
+/* Appends an audit event (doc: JSON text) about an object; *id receives its
+ * id (increasing). project "" for cluster-level events. */
+int cube_store_event_add(struct cube_store *s, const char *project,
+                         const char *kind, const char *name, const char *doc,
+                         int64_t *id);
+/* Lists events newest first: of a project (NULL: all), optionally only of
+ * one kind/name (NULL: any), with id < before_id (0: no bound), at most
+ * limit (0: 100). */
+int cube_store_event_list(struct cube_store *s, const char *project,
+                          const char *kind, const char *name,
+                          int64_t before_id, size_t limit,
+                          cube_store_event_fn fn, void *cls);
+
+#endif

@@ -1,0 +1,128 @@
+/* store_priv.h — what the store's driver-independent part (store.c,
+ * store_migrations.c) shares with its drivers (store_sqlite.c, store_pg.c).
+ *
+ * A driver only knows connections and numbered statements: store.c keeps the
+ * SQL text of every statement (placeholders written ?1, ?2, ...) and passes
+ * it along with its number; the driver prepares it once per connection and
+ * binds the values. All store logic (transactions, rv checks, owners,
+ * paging) lives once, above the drivers. */
+#ifndef CUBE_STORE_PRIV_H
+#define CUBE_STORE_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cube/cube_plugin.h>
+
+#include "store.h"
+
+enum store_dialect { STORE_SQLITE = 0, STORE_PG = 1 };
+
+/* Statement numbers. The list and event-list queries come in variants, one
+ * per combination of optional filters (a bit each, see store.c). */
+enum store_stmt {
+    ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_PING,
+    ST_MIG_LOCK, ST_SCHEMA_EXISTS, ST_SCHEMA_VERSION, ST_SCHEMA_RECORD,
+    ST_OBJ_INSERT, ST_OBJ_UPDATE, ST_OBJ_DELETE, ST_OBJ_RV, ST_OBJ_GET,
+    ST_OWNER_INSERT, ST_OWNER_DELETE, ST_OWNED,
+    ST_HWM_RAISE, ST_MAX_RV, ST_COUNT_ALL, ST_COUNT_PROJECT, ST_EVENT_ADD,
+    ST_LIST,                    /* + 4 variants */
+    ST_EVENT_LIST = ST_LIST + 4, /* + 16 variants */
+    ST_N = ST_EVENT_LIST + 16
+};
+
+#define STORE_MAX_PARAMS 8
+
+enum store_val_type { SV_NULL, SV_TEXT, SV_INT };
+
+/* One bound parameter. */
+struct store_val {
+    enum store_val_type type;
+    const char *s;
+    int64_t i;
+};
+
+#define SV_T(x) ((struct store_val){.type = SV_TEXT, .s = (x)})
+#define SV_I(x) ((struct store_val){.type = SV_INT, .i = (x)})
+
+/* The head of every driver connection (drivers embed it first). A driver
+ * sets `broken` when the connection is no longer usable; the pool then
+ * discards it instead of lending it again. */
+struct store_conn {
+    int broken;
+};
+
+/* A driver. Every function taking a connection is called by one thread at
+ * a time for that connection (the pool lends it exclusively). */
+struct store_driver {
+    const char *name;
+    enum store_dialect dialect;
+    int separate_writer; /* writes go through one dedicated connection */
+    /* Prepares the driver state for target (a file path or a libpq URI). */
+    int (*init)(const char *target, void **state, char *err, size_t errlen);
+    void (*fini)(void *state);
+    /* Opens a connection; CUBE_EUNAVAIL with a message when it cannot. */
+    int (*connect)(void *state, int writer, struct store_conn **out,
+                   char *err, size_t errlen);
+    void (*disconnect)(struct store_conn *c);
+    /* Starts statement st (SQL text sql) with n bound values. On CUBE_OK the
+     * caller reads rows with next/col_* and must call done. */
+    int (*query)(struct store_conn *c, int st, const char *sql,
+                 const struct store_val *v, int n);
+    /* 1: a row is ready, 0: no more rows, < 0: a CUBE_* error. */
+    int (*next)(struct store_conn *c);
+    const char *(*col_text)(struct store_conn *c, int col); /* never NULL */
+    int64_t (*col_int)(struct store_conn *c, int col);
+    void (*done)(struct store_conn *c);
+    /* Runs a parameterless multi-statement script (migrations). */
+    int (*script)(struct store_conn *c, const char *sql);
+};
+
+extern const struct store_driver store_sqlite_driver;
+extern const struct store_driver store_pg_driver;
+
+/* Connections of one kind, opened lazily up to `size`, lent exclusively. */
+struct store_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct store_conn **idle;
+    unsigned n_idle, n_open, size;
+};
+
+struct cube_store {
+    const struct store_driver *drv;
+    void *state;             /* the driver's */
+    char *safe_url;          /* the url without its password, for messages */
+    char *sql[ST_N];
+    struct store_pool pools[2]; /* [0] the writer (separate_writer), [1] others */
+    atomic_int down;         /* the last connect attempt failed */
+};
+
+/* Sizes and initialises an empty pool. 0, or -1 when out of memory. */
+int store_pool_init(struct store_pool *p, unsigned size);
+/* Closes a pool's idle connections and frees it (no-op if never set up). */
+void store_pool_fini(struct cube_store *s, struct store_pool *p);
+/* Borrows a connection (writer: for writes). CUBE_EUNAVAIL when none can be
+ * opened, with the reason in err (may be NULL). */
+int store_conn_get(struct cube_store *s, int writer, struct store_conn **out,
+                   char *err, size_t errlen);
+/* Returns a borrowed connection (a broken one is closed). */
+void store_conn_put(struct cube_store *s, int writer, struct store_conn *c);
+/* Fills s->sql for s's driver. 0, or -1 when out of memory. */
+int store_sql_build(struct cube_store *s);
+/* Runs statement st to completion, ignoring rows. */
+int store_exec(struct cube_store *s, struct store_conn *c, int st,
+               const struct store_val *v, int n);
+/* Runs st and reads column 0 of its first row as an integer into *out;
+ * CUBE_ENOTFOUND when there is no row. */
+int store_query_int(struct cube_store *s, struct store_conn *c, int st,
+                    const struct store_val *v, int n, int64_t *out);
+
+/* The schema statements' SQL (ST_MIG_LOCK .. ST_SCHEMA_RECORD) for a dialect. */
+const char *store_mig_sql(enum store_dialect d, int st);
+/* Applies pending migrations; refuses a newer schema (CUBE_EVERSION). */
+int store_migrate(struct cube_store *s, char *err, size_t errlen);
+
+#endif

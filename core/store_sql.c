@@ -1,0 +1,133 @@
+/* store_sql.c — the store's statements: their SQL text (one text for both
+ * drivers except where store_mig_sql says otherwise; placeholders ?N, which
+ * the PostgreSQL driver rewrites as $N) and the helpers that run one. Only
+ * constant SQL fragments are ever joined: values are always bound. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_priv.h"
+
+/* ---- statements ---------------------------------------------------- */
+
+#define OBJ_COLS "SELECT kind, project, name, uid, rv, doc FROM objects"
+#define KEY_WHERE " WHERE kind = ?1 AND project = ?2 AND name = ?3"
+
+static const char *const fixed_sql[ST_LIST] = {
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_PING] = "SELECT 1",
+    [ST_OBJ_INSERT] = "INSERT INTO objects (kind, project, name, uid, rv, doc)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_OBJ_UPDATE] = "UPDATE objects SET rv = ?4, doc = ?5" KEY_WHERE
+                      " AND (?6 = 0 OR rv = ?6) RETURNING rv",
+    [ST_OBJ_DELETE] = "DELETE FROM objects" KEY_WHERE
+                      " AND (?4 = 0 OR rv = ?4) RETURNING rv",
+    [ST_OBJ_RV] = "SELECT rv FROM objects" KEY_WHERE,
+    [ST_OBJ_GET] = OBJ_COLS KEY_WHERE,
+    [ST_OWNER_INSERT] = "INSERT INTO object_owners (kind, project, name, owner_uid)"
+                        " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+    [ST_OWNER_DELETE] = "DELETE FROM object_owners" KEY_WHERE,
+    [ST_OWNED] = "SELECT o.kind, o.project, o.name, o.uid, o.rv, o.doc"
+                 " FROM object_owners w JOIN objects o ON o.kind = w.kind"
+                 " AND o.project = w.project AND o.name = w.name"
+                 " WHERE w.owner_uid = ?1 ORDER BY o.kind, o.project, o.name",
+    [ST_HWM_RAISE] = "UPDATE cube_meta SET value = ?1"
+                     " WHERE key = 'max_rv' AND value < ?1",
+    [ST_MAX_RV] = "SELECT value FROM cube_meta WHERE key = 'max_rv'"
+                  " UNION ALL SELECT COALESCE(MAX(rv), 0) FROM objects",
+    [ST_COUNT_ALL] = "SELECT COUNT(*) FROM objects WHERE kind = ?1",
+    [ST_COUNT_PROJECT] = "SELECT COUNT(*) FROM objects"
+                         " WHERE kind = ?1 AND project = ?2",
+    [ST_EVENT_ADD] = "INSERT INTO events (project, kind, name, doc)"
+                     " VALUES (?1, ?2, ?3, ?4) RETURNING id",
+};
+
+/* List variant `bits` (1: project filter, 2: keyset cursor). Parameters:
+ * kind, [project], [after_project, after_name], limit. */
+static char *list_sql(int bits)
+{
+    char buf[512];
+    int n = 2;
+    size_t len = (size_t)snprintf(buf, sizeof buf, "%s WHERE kind = ?1", OBJ_COLS);
+    if (bits & 1)
+        len += (size_t)snprintf(buf + len, sizeof buf - len,
+                                " AND project = ?%d", n++);
+    if (bits & 2) {
+        len += (size_t)snprintf(buf + len, sizeof buf - len,
+                                " AND (project, name) > (?%d, ?%d)", n, n + 1);
+        n += 2;
+    }
+    snprintf(buf + len, sizeof buf - len, " ORDER BY project, name LIMIT ?%d", n);
+    return strdup(buf);
+}
+
+/* Event-list variant `bits` (1: project, 2: kind, 4: name, 8: id bound);
+ * parameters in that order, then the limit. */
+static char *event_list_sql(int bits)
+{
+    static const char *const cond[] = {"project = ", "kind = ", "name = ", "id < "};
+    char buf[512];
+    int n = 1;
+    size_t len = (size_t)snprintf(buf, sizeof buf, "SELECT id, doc FROM events");
+    for (int b = 0; b < 4; b++) {
+        if (!(bits & (1 << b)))
+            continue;
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s?%d",
+                                n == 1 ? " WHERE " : " AND ", cond[b], n);
+        n++;
+    }
+    snprintf(buf + len, sizeof buf - len, " ORDER BY id DESC LIMIT ?%d", n);
+    return strdup(buf);
+}
+
+int store_sql_build(struct cube_store *s)
+{
+    enum store_dialect d = s->drv->dialect;
+    for (int i = 0; i < ST_LIST; i++) {
+        const char *text = fixed_sql[i];
+        if (i == ST_BEGIN)
+            text = d == STORE_SQLITE ? "BEGIN IMMEDIATE" : "BEGIN";
+        else if (i >= ST_MIG_LOCK && i <= ST_SCHEMA_RECORD)
+            text = store_mig_sql(d, i);
+        if (!(s->sql[i] = strdup(text)))
+            return -1;
+    }
+    for (int b = 0; b < 4; b++)
+        if (!(s->sql[ST_LIST + b] = list_sql(b)))
+            return -1;
+    for (int b = 0; b < 16; b++)
+        if (!(s->sql[ST_EVENT_LIST + b] = event_list_sql(b)))
+            return -1;
+    return 0;
+}
+int store_exec(struct cube_store *s, struct store_conn *c, int st,
+               const struct store_val *v, int n)
+{
+    int rc = s->drv->query(c, st, s->sql[st], v, n);
+    if (rc != CUBE_OK)
+        return rc;
+    while ((rc = s->drv->next(c)) == 1)
+        ;
+    s->drv->done(c);
+    return rc;
+}
+
+int store_query_int(struct cube_store *s, struct store_conn *c, int st,
+                    const struct store_val *v, int n, int64_t *out)
+{
+    int rc = s->drv->query(c, st, s->sql[st], v, n);
+    if (rc != CUBE_OK)
+        return rc;
+    rc = s->drv->next(c);
+    if (rc == 1) {
+        *out = s->drv->col_int(c, 0);
+        while ((rc = s->drv->next(c)) == 1)
+            ;
+    } else if (rc == 0) {
+        rc = CUBE_ENOTFOUND;
+    }
+    s->drv->done(c);
+    return rc;
+}
+

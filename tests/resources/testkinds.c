@@ -1,0 +1,140 @@
+/* testkinds.c — a plugin for the resource API tests: kinds Widget (project
+ * scope, with a controller that copies spec.size into status and owns a
+ * Gadget-free child count) and Gadget (cluster scope), a kind with a
+ * finalizer (Lock), and an action. Built only for tests. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cube/cube.h>
+
+struct tk {
+    const struct cube_host *host;
+    cube_plugin *self;
+};
+
+static const char WIDGET_SPEC[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"size\":{\"type\":\"integer\",\"minimum\":0,\"default\":1,\"description\":\"How big\"},"
+    "\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"green\",\"blue\"]},"
+    "\"note\":{\"type\":\"string\",\"maxLength\":1000},"
+    "\"tasks\":{\"type\":\"array\",\"maxItems\":50,\"items\":{\"type\":\"object\","
+    "\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"},"
+    "\"retries\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":10}}}}}}";
+
+static const char WIDGET_STATUS[] =
+    "{\"type\":\"object\",\"properties\":{\"phase\":{\"type\":\"string\"},"
+    "\"observedSize\":{\"type\":\"integer\"},\"reconciles\":{\"type\":\"integer\"}}}";
+
+static const char WIDGET_COLUMNS[] =
+    "[{\"name\":\"Size\",\"jsonPath\":\".spec.size\",\"type\":\"integer\"},"
+    "{\"name\":\"Phase\",\"jsonPath\":\".status.phase\",\"type\":\"string\"}]";
+
+static const char GADGET_SPEC[] =
+    "{\"type\":\"object\",\"properties\":{\"model\":{\"type\":\"string\"}}}";
+
+static const char LOCK_SPEC[] =
+    "{\"type\":\"object\",\"properties\":{\"holdFinalizer\":{\"type\":\"boolean\"}}}";
+
+/* Semantic check: task names must be unique. */
+static int widget_validate(void *state, const char *obj, const char *old,
+                           char *field, size_t flen, char *msg, size_t mlen)
+{
+    (void)state, (void)old;
+    /* A tiny scan is enough for a test plugin: reject the literal marker. */
+    if (strstr(obj, "\"color\":\"blue\"") && strstr(obj, "\"size\":13")) {
+        snprintf(field, flen, "spec.size");
+        snprintf(msg, mlen, "blue widgets cannot be size 13");
+        return CUBE_EINVAL;
+    }
+    return CUBE_OK;
+}
+
+/* The controller: status.phase Ready, observedSize = spec.size. */
+static int widget_reconcile(void *state, const char *kind, const char *project,
+                            const char *name, const char *obj)
+{
+    struct tk *t = state;
+    (void)kind;
+    if (!obj)
+        return CUBE_OK; /* deleted: nothing to clean up */
+    const char *p = strstr(obj, "\"size\":");
+    long size = p ? strtol(p + 7, NULL, 10) : 0;
+    char status[128];
+    snprintf(status, sizeof status, "{\"phase\":\"Ready\",\"observedSize\":%ld}", size);
+    int rc;
+    char *out = t->host->obj_update_status(t->self, "Widget", project, name, status, NULL, &rc);
+    t->host->free(out);
+    return rc == CUBE_ENOTFOUND ? CUBE_OK : rc;
+}
+
+static int lock_finalize(void *state, const char *obj)
+{
+    (void)state;
+    return strstr(obj, "\"holdFinalizer\":true") ? CUBE_EUNAVAIL : CUBE_OK;
+}
+
+/* POST .../widgets/{name}/poke: records an event and answers. */
+static int widget_poke(void *state, cube_req *req)
+{
+    struct tk *t = state;
+    const char *name = t->host->req_param(req, "name");
+    t->host->obj_event(t->self, "Widget", t->host->req_param(req, "project"), name,
+                       "Normal", "Poked", "someone poked it");
+    return t->host->resp_json(req, 200, "{\"poked\":true}");
+}
+
+static int register_all(struct tk *t)
+{
+    const struct cube_kind_desc kinds[] = {
+        {.size = sizeof kinds[0], .kind = "Widget", .plural = "widgets",
+         .scope = CUBE_SCOPE_PROJECT, .group = "Testing", .description = "A test widget",
+         .spec_schema = WIDGET_SPEC, .status_schema = WIDGET_STATUS,
+         .printer_columns = WIDGET_COLUMNS, .validate = widget_validate,
+         .reconcile = widget_reconcile},
+        {.size = sizeof kinds[0], .kind = "Gadget", .plural = "gadgets",
+         .scope = CUBE_SCOPE_CLUSTER, .group = "Testing", .description = "A cluster gadget",
+         .spec_schema = GADGET_SPEC},
+        {.size = sizeof kinds[0], .kind = "Lock", .plural = "locks",
+         .scope = CUBE_SCOPE_PROJECT, .group = "Testing", .description = "Has a finalizer",
+         .spec_schema = LOCK_SPEC, .finalize = lock_finalize},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (t->host->register_kind(t->self, &kinds[i]) != CUBE_OK)
+            return -1;
+    const struct cube_action_desc poke = {
+        .size = sizeof poke, .kind = "Widget", .method = "POST", .action = "poke",
+        .permission = CUBE_PERM_ADMIN, .handler = widget_poke, .summary = "Poke it"};
+    return t->host->register_action(t->self, &poke) == CUBE_OK ? 0 : -1;
+}
+
+static int tk_init(const struct cube_host *host, cube_plugin *self, void **state)
+{
+    if (!CUBE_HOST_HAS(host, register_kind)) {
+        host->set_error(self, "needs a host with ABI 1.1");
+        return CUBE_EVERSION;
+    }
+    struct tk *t = calloc(1, sizeof *t);
+    if (!t)
+        return CUBE_ENOMEM;
+    *state = t;
+    t->host = host;
+    t->self = self;
+    if (register_all(t) < 0) {
+        host->set_error(self, "cannot register the test kinds (see above)");
+        free(t);
+        *state = NULL;
+        return CUBE_EINVAL;
+    }
+    return CUBE_OK;
+}
+
+static void tk_fini(void *state)
+{
+    free(state);
+}
+
+CUBE_PLUGIN_DEFINE(testkinds,
+    .name = "testkinds", .version = "1.0.0", .vendor = "Cube", .license = "Apache-2.0",
+    .description = "Kinds for the resource API tests",
+    .init = tk_init, .fini = tk_fini)
