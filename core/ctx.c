@@ -64,6 +64,8 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
     ctx->core.name = "core";
     ctx->core.log_component = "core";
     ctx->core.state = ctx;
+    for (size_t i = 0; i < sizeof ctx->obj_locks / sizeof ctx->obj_locks[0]; i++)
+        pthread_mutex_init(&ctx->obj_locks[i], NULL);
     ctx->metrics = cube_metrics_new();
     ctx->router = cube_router_new();
     ctx->tasks = cube_tasks_new(cfg->threads);

@@ -4,6 +4,7 @@
 #ifndef CUBE_CTX_H
 #define CUBE_CTX_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -68,6 +69,10 @@ struct cube_ctx {
     struct cube_store *store;      /* NULL until cube_ctx_open_store */
     struct cube_hub *hub;          /* resourceVersions and watches */
     struct cube_logstore *logs;    /* log streams and project files */
+    /* Writes to one object hold its stripe from taking a resourceVersion
+     * to publishing the event, so per object the rv order is the commit
+     * order (objects_util.c). */
+    pthread_mutex_t obj_locks[64];
     atomic_int ready;              /* all plugins started, serving */
     atomic_int stopping;
     uint64_t started_ns;

@@ -96,7 +96,10 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
     int64_t rv;
     char rvs[24], what[160];
     cube_obj_what(k, name, what, sizeof what);
+    pthread_mutex_t *stripe = cube_obj_stripe(ctx, k->kind, project, name);
+    pthread_mutex_lock(stripe);
     if (cube_hub_begin(ctx->hub, &rv) < 0) {
+        pthread_mutex_unlock(stripe);
         cube_op_fail(e, 503, "Unavailable", NULL, "out of memory");
         return -1;
     }
@@ -113,6 +116,7 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
     cube_hub_end(ctx->hub, rv, rc != CUBE_OK ? CUBE_WATCH_NONE
                  : create ? CUBE_WATCH_ADDED : CUBE_WATCH_MODIFIED, k->kind, project,
                  doc, cJSON_GetObjectItemCaseSensitive(meta, "labels"));
+    pthread_mutex_unlock(stripe);
     free(doc);
     if (rc != CUBE_OK) {
         cube_op_store_fail(e, rc, what);

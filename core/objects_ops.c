@@ -213,10 +213,16 @@ int cube_obj_remove(struct cube_ctx *ctx, const struct cube_kind *k,
     cJSON *cur;
     int64_t cur_rv, rv;
     char what[160], rvs[24];
-    if (cube_obj_load(ctx, k, project, name, &cur, &cur_rv, e) < 0)
+    /* Load under the stripe: the DELETED event carries the last state. */
+    pthread_mutex_t *stripe = cube_obj_stripe(ctx, k->kind, project, name);
+    pthread_mutex_lock(stripe);
+    if (cube_obj_load(ctx, k, project, name, &cur, &cur_rv, e) < 0) {
+        pthread_mutex_unlock(stripe);
         return -1;
+    }
     cube_obj_what(k, name, what, sizeof what);
     if (cube_hub_begin(ctx->hub, &rv) < 0) {
+        pthread_mutex_unlock(stripe);
         cJSON_Delete(cur);
         cube_op_fail(e, 503, "Unavailable", NULL, "out of memory");
         return -1;
@@ -225,11 +231,15 @@ int cube_obj_remove(struct cube_ctx *ctx, const struct cube_kind *k,
     snprintf(rvs, sizeof rvs, "%" PRId64, rv);
     cJSON_ReplaceItemInObjectCaseSensitive(meta, "resourceVersion", cJSON_CreateString(rvs));
     char *doc = cJSON_PrintUnformatted(cur);
+    /* Unconditional unless the caller gave a version (Kubernetes deletes
+     * without preconditions); the stripe orders it after any write of the
+     * same object already holding a version. */
     int rc = cube_store_delete(ctx->store, k->kind, project ? project : "", name,
-                               expected_rv ? expected_rv : cur_rv, rv);
+                               expected_rv, rv);
     cube_hub_end(ctx->hub, rv, rc == CUBE_OK && doc ? CUBE_WATCH_DELETED : CUBE_WATCH_NONE,
                  k->kind, project, doc ? doc : "{}",
                  cJSON_GetObjectItemCaseSensitive(meta, "labels"));
+    pthread_mutex_unlock(stripe);
     free(doc);
     if (rc != CUBE_OK) {
         cJSON_Delete(cur);

@@ -2,6 +2,7 @@
 #ifndef CUBE_OBJECTS_PRIV_H
 #define CUBE_OBJECTS_PRIV_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,9 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
                     const char *project, cJSON *obj, int create,
                     int64_t expected_rv, const char *verb,
                     const struct cube_actor *who, struct cube_op_error *e);
+/* The lock stripe of one object (see cube_ctx.obj_locks). */
+pthread_mutex_t *cube_obj_stripe(struct cube_ctx *ctx, const char *kind,
+                                 const char *project, const char *name);
 /* "what" for messages: "widgets/foo". */
 void cube_obj_what(const struct cube_kind *k, const char *name, char *buf,
                    size_t len);

@@ -47,6 +47,19 @@ void cube_op_store_fail(struct cube_op_error *e, int rc, const char *what)
     }
 }
 
+pthread_mutex_t *cube_obj_stripe(struct cube_ctx *ctx, const char *kind,
+                                 const char *project, const char *name)
+{
+    unsigned h = 2166136261u;
+    const char *parts[] = {kind, project ? project : "", name};
+    for (size_t i = 0; i < 3; i++) {
+        for (const char *p = parts[i]; *p; p++)
+            h = (h ^ (unsigned char)*p) * 16777619u;
+        h = (h ^ '/') * 16777619u;
+    }
+    return &ctx->obj_locks[h % (sizeof ctx->obj_locks / sizeof ctx->obj_locks[0])];
+}
+
 void cube_obj_now(char *buf, size_t len)
 {
     struct timespec ts;

@@ -112,29 +112,6 @@ static char *redact_url(const char *url)
     return out;
 }
 
-/* Borrows the writer and opens a transaction on it. */
-static int write_begin(struct cube_store *s, struct store_conn **c)
-{
-    int rc = store_conn_get(s, 1, c, NULL, 0);
-    if (rc != CUBE_OK)
-        return rc;
-    rc = store_exec(s, *c, ST_BEGIN, NULL, 0);
-    if (rc != CUBE_OK)
-        store_conn_put(s, 1, *c);
-    return rc;
-}
-
-/* Commits (rc == CUBE_OK) or rolls back, and returns the writer. */
-static int write_end(struct cube_store *s, struct store_conn *c, int rc)
-{
-    if (rc == CUBE_OK)
-        rc = store_exec(s, c, ST_COMMIT, NULL, 0);
-    if (rc != CUBE_OK && !c->broken)
-        store_exec(s, c, ST_ROLLBACK, NULL, 0);
-    store_conn_put(s, 1, c);
-    return rc;
-}
-
 /* How messages name the database: the file, or the URL sans password. */
 static char *display_name(const struct store_driver *drv, const char *url,
                           const char *target)
@@ -486,7 +463,7 @@ int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
         !valid_owners(owner_uids, n_owners))
         return CUBE_EINVAL;
     struct store_conn *c;
-    int rc = write_begin(s, &c);
+    int rc = store_write_begin(s, &c);
     if (rc != CUBE_OK)
         return rc;
     struct store_val v[] = {SV_T(obj->kind), SV_T(obj->project), SV_T(obj->name),
@@ -494,7 +471,7 @@ int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
     rc = store_exec(s, c, ST_OBJ_INSERT, v, 6);
     if (rc == CUBE_OK)
         rc = put_owners(s, c, v, owner_uids, n_owners);
-    return write_end(s, c, rc);
+    return store_write_end(s, c, rc);
 }
 
 /* After a guarded write matched no row: ENOTFOUND or ECONFLICT. */
@@ -515,7 +492,7 @@ int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
         !valid_owners(owner_uids, n_owners))
         return CUBE_EINVAL;
     struct store_conn *c;
-    int rc = write_begin(s, &c);
+    int rc = store_write_begin(s, &c);
     if (rc != CUBE_OK)
         return rc;
     struct store_val v[] = {SV_T(obj->kind), SV_T(obj->project), SV_T(obj->name),
@@ -528,7 +505,7 @@ int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
         rc = store_exec(s, c, ST_OWNER_DELETE, v, 3);
     if (rc == CUBE_OK)
         rc = put_owners(s, c, v, owner_uids, n_owners);
-    return write_end(s, c, rc);
+    return store_write_end(s, c, rc);
 }
 
 int cube_store_delete(struct cube_store *s, const char *kind,
@@ -538,7 +515,7 @@ int cube_store_delete(struct cube_store *s, const char *kind,
     if (!s || !valid_key(kind, project, name) || expected_rv < 0 || new_rv < 0)
         return CUBE_EINVAL;
     struct store_conn *c;
-    int rc = write_begin(s, &c);
+    int rc = store_write_begin(s, &c);
     if (rc != CUBE_OK)
         return rc;
     struct store_val v[] = {SV_T(kind), SV_T(project), SV_T(name),
@@ -552,7 +529,7 @@ int cube_store_delete(struct cube_store *s, const char *kind,
         rc = store_exec(s, c, ST_OWNER_DELETE, v, 3);
     if (rc == CUBE_OK)
         rc = store_exec(s, c, ST_HWM_RAISE, &hwm, 1);
-    return write_end(s, c, rc);
+    return store_write_end(s, c, rc);
 }
 
 /* ---- events ----------------------------------------------------------- */

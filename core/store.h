@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cube/cube_plugin.h>
+
 struct cube_store;
 
 /* One stored object. Project is "" for cluster-scoped kinds. */

@@ -1,10 +1,11 @@
 /* store_priv.h — what the store's driver-independent part (store.c,
- * store_migrations.c) shares with its drivers (store_sqlite.c, store_pg.c).
+ * store_sql.c, store_pool.c, store_migrations.c) shares with its drivers
+ * (store_sqlite.c, store_pg.c).
  *
- * A driver only knows connections and numbered statements: store.c keeps the
- * SQL text of every statement (placeholders written ?1, ?2, ...) and passes
- * it along with its number; the driver prepares it once per connection and
- * binds the values. All store logic (transactions, rv checks, owners,
+ * A driver only knows connections and numbered statements: store_sql.c
+ * keeps the SQL text of every statement (placeholders written ?1, ?2, ...),
+ * passed along with its number; the driver prepares it once per connection
+ * and binds the values. All store logic (transactions, rv checks, owners,
  * paging) lives once, above the drivers. */
 #ifndef CUBE_STORE_PRIV_H
 #define CUBE_STORE_PRIV_H
@@ -94,7 +95,7 @@ struct store_pool {
 struct cube_store {
     const struct store_driver *drv;
     void *state;             /* the driver's */
-    char *safe_url;          /* the url without its password, for messages */
+    char *safe_url;          /* names the database in messages (no password) */
     char *sql[ST_N];
     struct store_pool pools[2]; /* [0] the writer (separate_writer), [1] others */
     atomic_int down;         /* the last connect attempt failed */
@@ -120,6 +121,10 @@ int store_exec(struct cube_store *s, struct store_conn *c, int st,
 int store_query_int(struct cube_store *s, struct store_conn *c, int st,
                     const struct store_val *v, int n, int64_t *out);
 
+/* Borrows the writer connection and opens a transaction on it. */
+int store_write_begin(struct cube_store *s, struct store_conn **c);
+/* Commits (rc == CUBE_OK) or rolls back, returns the writer; the outcome. */
+int store_write_end(struct cube_store *s, struct store_conn *c, int rc);
 /* The schema statements' SQL (ST_MIG_LOCK .. ST_SCHEMA_RECORD) for a dialect. */
 const char *store_mig_sql(enum store_dialect d, int st);
 /* Applies pending migrations; refuses a newer schema (CUBE_EVERSION). */

@@ -1,7 +1,8 @@
 /* store_sql.c — the store's statements: their SQL text (one text for both
  * drivers except where store_mig_sql says otherwise; placeholders ?N, which
- * the PostgreSQL driver rewrites as $N) and the helpers that run one. Only
- * constant SQL fragments are ever joined: values are always bound. */
+ * the PostgreSQL driver rewrites as $N) and the helpers that run one, or a
+ * write transaction. Only constant SQL fragments are ever joined: values
+ * are always bound. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,9 @@ int store_sql_build(struct cube_store *s)
             return -1;
     return 0;
 }
+
+/* ---- running them -------------------------------------------------- */
+
 int store_exec(struct cube_store *s, struct store_conn *c, int st,
                const struct store_val *v, int n)
 {
@@ -131,3 +135,23 @@ int store_query_int(struct cube_store *s, struct store_conn *c, int st,
     return rc;
 }
 
+int store_write_begin(struct cube_store *s, struct store_conn **c)
+{
+    int rc = store_conn_get(s, 1, c, NULL, 0);
+    if (rc != CUBE_OK)
+        return rc;
+    rc = store_exec(s, *c, ST_BEGIN, NULL, 0);
+    if (rc != CUBE_OK)
+        store_conn_put(s, 1, *c);
+    return rc;
+}
+
+int store_write_end(struct cube_store *s, struct store_conn *c, int rc)
+{
+    if (rc == CUBE_OK)
+        rc = store_exec(s, c, ST_COMMIT, NULL, 0);
+    if (rc != CUBE_OK && !c->broken)
+        store_exec(s, c, ST_ROLLBACK, NULL, 0);
+    store_conn_put(s, 1, c);
+    return rc;
+}

@@ -59,6 +59,10 @@ static int sq_err(struct sq_conn *c, int rc, const char *what)
 
 static int sq_init(const char *target, void **state, char *err, size_t errlen)
 {
+    if (!sqlite3_threadsafe()) { /* connections move between threads */
+        snprintf(err, errlen, "libsqlite3 was built without thread support");
+        return CUBE_EINVAL;
+    }
     struct sq_state *st = calloc(1, sizeof *st);
     if (!st || !(st->path = strdup(target))) {
         free(st);

@@ -42,6 +42,9 @@ const struct kind *api_kind_of(struct cli *cli, const cJSON *obj);
  * Returns 0, or EXIT_FAIL after printing why. */
 int api_list(struct cli *cli, const struct kind *k, const char *project,
              const char *selector, long limit, cJSON *items, char **rv);
+/* Appends every project object (all pages) to items. Returns 0, or
+ * EXIT_FAIL after printing why (also when the server has no projects API). */
+int api_projects(struct cli *cli, cJSON *items);
 /* Appends the names of all projects to `names`. Returns 0, or EXIT_FAIL
  * after printing why (also when the server has no projects API). */
 int api_project_names(struct cli *cli, cJSON *names);

@@ -24,49 +24,44 @@ static int print_table(struct table *t)
     return rc;
 }
 
+/* One row per project: NAME, AGE. */
+static int project_rows(struct table *t, const cJSON *items)
+{
+    const cJSON *item;
+    time_t now = time(NULL);
+    cJSON_ArrayForEach(item, items) {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(item, "metadata");
+        char age[32];
+        age_of(cJSON_GetObjectItemCaseSensitive(m, "created"), now, age, sizeof age);
+        const char *row[] = {api_meta(item, "name"), age};
+        if (table_add(t, row))
+            return -1;
+    }
+    return 0;
+}
+
 int cmd_projects(struct cli *cli, int argc, char **argv)
 {
+    static const char *const head[] = {"NAME", "AGE"};
     int rc = cli_parse(cli, argc, argv, NULL, projects_usage);
     if (rc != CLI_GO)
         return rc;
     if (cli->npos)
         return cli_usage_error(cli, "projects takes no arguments");
-    if ((rc = cli_connect(cli)))
-        return rc;
-    struct api_result r;
-    if ((rc = api_call(cli, "GET", "/api/v1/projects", NULL, NULL, &r)))
-        return rc;
-    if (r.status == 404) {
-        api_result_free(&r);
-        return cli_fail("this server does not list projects yet "
-                        "(GET /api/v1/projects: 404)");
-    }
-    if (!api_ok(&r)) {
-        rc = api_fail(&r);
-        api_result_free(&r);
-        return rc;
-    }
-    static const char *const head[] = {"NAME", "AGE"};
+    cJSON *items = cJSON_CreateArray();
+    if (!items)
+        return cli_fail("out of memory");
     struct table t;
-    if (table_init(&t, 2, head)) {
-        api_result_free(&r);
-        return cli_fail("out of memory");
+    if (!(rc = cli_connect(cli)) && !(rc = api_projects(cli, items))) {
+        if (table_init(&t, 2, head) || project_rows(&t, items)) {
+            table_free(&t);
+            rc = cli_fail("out of memory");
+        } else {
+            rc = print_table(&t);
+        }
     }
-    const cJSON *item;
-    time_t now = time(NULL);
-    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(r.json, "items")) {
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(item, "metadata");
-        char age[32];
-        age_of(cJSON_GetObjectItemCaseSensitive(m, "created"), now, age, sizeof age);
-        const char *row[] = {api_meta(item, "name"), age};
-        rc |= table_add(&t, row);
-    }
-    api_result_free(&r);
-    if (rc) {
-        table_free(&t);
-        return cli_fail("out of memory");
-    }
-    return print_table(&t);
+    cJSON_Delete(items);
+    return rc;
 }
 
 int cmd_kinds(struct cli *cli, int argc, char **argv)

@@ -18,7 +18,8 @@ static const char usage[] =
     "  -A, --all-projects     list in every project (project kinds)\n"
     "  -l, --selector SEL     label selector, e.g. app=web,tier!=db\n"
     "  -o, --output FORMAT    table (default), json, yaml or name\n"
-    "  -w, --watch            after listing, print changes as they happen\n"
+    "  -w, --watch            after listing, print changes as they happen: table\n"
+    "                         rows, or with -o json one {\"type\",\"object\"} line each\n"
     "      --limit N          objects per request; pages are followed to the end\n";
 
 struct get_opts {

@@ -77,7 +77,11 @@ int cmd_login(struct cli *cli, int argc, char **argv)
         return cli_fail("no config file: set HOME or CUBE_CONFIG");
     if (!cli->flag_token && read_token(token, sizeof token))
         return cli_fail("cannot read the token");
-    if (config_set(&cli->cfg.server, url) ||
+    char server[2048];
+    snprintf(server, sizeof server, "%s", url);
+    for (size_t n = strlen(server); n > 0 && server[n - 1] == '/'; n--)
+        server[n - 1] = '\0';   /* paths are appended to it */
+    if (config_set(&cli->cfg.server, server) ||
         config_set(&cli->cfg.token, cli->flag_token ? cli->flag_token
                                     : *token ? token : NULL) ||
         config_set(&cli->cfg.project, cli_project(cli)))

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "json_pretty.h"
 #include "yaml_conv.h"
 
 char *config_path(void)
@@ -146,23 +147,20 @@ int config_save(const char *path, const struct cli_config *cfg, char *err,
         doc = NULL;   /* an unreadable old file is replaced, not kept */
     if (!doc)
         doc = cJSON_CreateObject();
-    char *text = NULL;
+    struct buf text = {0};
     if (!doc || set_key(doc, "server", cfg->server) ||
         set_key(doc, "token", cfg->token) ||
-        set_key(doc, "project", cfg->project) || !(text = cJSON_Print(doc)) ||
-        make_parents(path)) {
-        snprintf(err, errlen, "%s: %s", path, text ? strerror(errno) : "out of memory");
+        set_key(doc, "project", cfg->project) || json_pretty(doc, &text)) {
+        snprintf(err, errlen, "%s: out of memory", path);
         cJSON_Delete(doc);
-        free(text);
+        buf_free(&text);
         return -1;
     }
     cJSON_Delete(doc);
-    char *line = NULL;
-    int rc = asprintf(&line, "%s\n", text) < 0 ? -1 : write_atomically(path, line);
+    int rc = make_parents(path) ? -1 : write_atomically(path, buf_str(&text));
     if (rc)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    free(text);
-    free(line);
+    buf_free(&text);
     return rc;
 }
 

@@ -90,15 +90,20 @@ int api_list(struct cli *cli, const struct kind *k, const char *project,
     return rc;
 }
 
-int api_project_names(struct cli *cli, cJSON *names)
+int api_projects(struct cli *cli, cJSON *items)
 {
-    cJSON *items = cJSON_CreateArray();
     struct pager p = {"/api/v1/projects", NULL, 0,
                       "this server does not list projects yet "
                       "(GET /api/v1/projects: 404)"};
-    int rc = items ? all_pages(cli, &p, items, NULL) : cli_fail("out of memory");
-    const cJSON *item;
+    return all_pages(cli, &p, items, NULL);
+}
+
+int api_project_names(struct cli *cli, cJSON *names)
+{
+    cJSON *items = cJSON_CreateArray();
+    int rc = items ? api_projects(cli, items) : cli_fail("out of memory");
     const cJSON *todo = rc ? NULL : items;   /* nothing after a failure */
+    const cJSON *item;
     cJSON_ArrayForEach(item, todo) {
         const char *name = api_meta(item, "name");
         if (name)

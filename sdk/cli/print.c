@@ -6,6 +6,7 @@
 
 #include "age.h"
 #include "buf.h"
+#include "json_pretty.h"
 #include "jsonpath.h"
 #include "yaml_conv.h"
 
@@ -116,13 +117,15 @@ static int flush_buf(struct printer *p, struct buf *b)
 
 static int print_json(struct printer *p, const cJSON *v, int pretty)
 {
-    char *text = pretty ? cJSON_Print(v) : cJSON_PrintUnformatted(v);
-    if (!text)
+    struct buf b = {0};
+    char *line = pretty ? NULL : cJSON_PrintUnformatted(v);
+    int rc = pretty ? json_pretty(v, &b) : !line || buf_printf(&b, "%s\n", line);
+    free(line);
+    if (rc) {
+        buf_free(&b);
         return -1;
-    int rc = fprintf(p->out, "%s\n", text) < 0 ? -1 : 0;
-    free(text);
-    fflush(p->out);
-    return rc;
+    }
+    return flush_buf(p, &b);
 }
 
 static int print_yaml(struct printer *p, const cJSON *v, int explicit_start)

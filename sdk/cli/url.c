@@ -72,7 +72,8 @@ int url_list_query(struct buf *b, const struct url_list_opts *o)
 {
     char n[32];
     if (o->watch_rv && (url_add_query(b, "watch", "1") ||
-                        url_add_query(b, "resourceVersion", o->watch_rv)))
+                        (*o->watch_rv &&
+                         url_add_query(b, "resourceVersion", o->watch_rv))))
         return -1;
     if (o->selector && *o->selector &&
         url_add_query(b, "labelSelector", o->selector))

@@ -13,7 +13,8 @@ struct url_list_opts {
     const char *selector;      /* label selector as typed, or NULL */
     long limit;                /* page size; 0 = the server's default */
     const char *cont;          /* continue token, or NULL */
-    const char *watch_rv;      /* non-NULL: watch from this resourceVersion */
+    const char *watch_rv;      /* non-NULL: watch, from this resourceVersion
+                                  unless "" (then from now) */
 };
 
 /* Returns s percent-encoded (malloc'd): unreserved characters and those in

@@ -27,6 +27,7 @@ struct watch {
     size_t n, cap;
     char *rv;       /* where the next stream resumes */
     int gone;       /* the server asked for a re-list */
+    int quick;      /* streams in a row that ended within a second */
     int failed;     /* stop with EXIT_FAIL */
 };
 
@@ -111,6 +112,22 @@ static int in_list(const cJSON *items, const char *name)
     return 0;
 }
 
+/* The highest resourceVersion among items (malloc'd), for a list that
+ * carries none of its own; NULL when there is none. Versions are decimal
+ * strings: longer is newer, else compare the digits. */
+static char *newest_rv(const cJSON *items)
+{
+    const char *best = NULL;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, items) {
+        const char *rv = api_meta(item, "resourceVersion");
+        if (rv && (!best || strlen(rv) > strlen(best) ||
+                   (strlen(rv) == strlen(best) && strcmp(rv, best) > 0)))
+            best = rv;
+    }
+    return best ? strdup(best) : NULL;
+}
+
 /* Lists again and prints the difference from what was seen. */
 static int relist(struct watch *w)
 {
@@ -138,6 +155,8 @@ static int relist(struct watch *w)
         rc |= print_event(w->p, "DELETED", w->seen[i].obj);
         forget(w, &w->seen[i]);
     }
+    if (!rv)
+        rv = newest_rv(items);
     cJSON_Delete(items);
     if (rv) {
         free(w->rv);
@@ -199,7 +218,7 @@ static int on_chunk(void *ud, const char *data, size_t n)
 static int stream_once(struct watch *w)
 {
     const struct watch_opts *o = w->o;
-    struct url_list_opts q = {o->selector, 0, NULL, w->rv ? w->rv : "0"};
+    struct url_list_opts q = {o->selector, 0, NULL, w->rv ? w->rv : ""};
     struct buf path = {0};
     struct sse sse;
     struct http_resp resp;
@@ -221,8 +240,11 @@ static int stream_once(struct watch *w)
     http_resp_free(&resp);
     if (rc || w->failed)
         return EXIT_FAIL;
-    if (!w->gone && time(NULL) - t0 < 1)
-        sleep(1);   /* a server that ends streams at once is not hammered */
+    /* a server that keeps ending streams (or answering 410) at once is
+     * not hammered; one quick end (a first 410) is handled at once */
+    w->quick = time(NULL) - t0 < 1 ? w->quick + 1 : 0;
+    if (w->quick > 1)
+        sleep(1);
     return 0;
 }
 

@@ -109,5 +109,8 @@ int yaml_emit(const cJSON *v, int explicit_start, struct buf *out)
     yaml_emitter_set_indent(&e, 2);
     int rc = document(&e, v, explicit_start);
     yaml_emitter_delete(&e);
+    /* libyaml leaves the last line open after some quoted scalars */
+    if (!rc && out->len && out->data[out->len - 1] != '\n')
+        rc = buf_puts(out, "\n");
     return rc;
 }

@@ -48,7 +48,12 @@ static int is_one_of(const char *s, const char *const *words)
 
 static int all_of(const char *s, const char *set)
 {
-    return *s && strspn(s, set) == strlen(s);
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!strchr(set, *s))
+            return 0;
+    return 1;
 }
 
 /* [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
@@ -105,13 +110,25 @@ static cJSON *resolve_plain(const char *s, int *unrepresentable)
     return cJSON_CreateString(s);
 }
 
+/* YAML 1.1 also reads 1_000, 0b101, 1:30 (base 60) and dates as
+ * non-strings; anything close to those is quoted on output. */
+static int old_number_or_date(const char *s)
+{
+    const char *d = (*s == '-' || *s == '+') ? s + 1 : s;
+    if (strspn(s, "0123456789") == 4 && s[4] == '-')
+        return 1;
+    if (!((*d >= '0' && *d <= '9') || (*d == '.' && d[1] >= '0' && d[1] <= '9')))
+        return 0;
+    return strspn(d, "0123456789_:.eE+-xXoObBabcdefABCDEF") == strlen(d);
+}
+
 int yaml_plain_is_string(const char *s)
 {
     /* YAML 1.1 readers (still common) take these as booleans. */
     static const char *const old_bools[] = {"y", "Y", "yes", "Yes", "YES",
         "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", 0};
     int special;
-    if (is_one_of(s, old_bools) || is_one_of(s, specials))
+    if (is_one_of(s, old_bools) || is_one_of(s, specials) || old_number_or_date(s))
         return 0;
     cJSON *v = resolve_plain(s, &special);
     int str = v && cJSON_IsString(v);

@@ -8,10 +8,49 @@
 
 #include <cube/cube.h>
 
+#include <pthread.h>
+
+#define MAX_COUNTED 256
+
+/* Reconcile calls per object since start, for the restart test. */
 struct tk {
     const struct cube_host *host;
     cube_plugin *self;
+    pthread_mutex_t mu;
+    char names[MAX_COUNTED][128];
+    int counts[MAX_COUNTED];
+    int n;
 };
+
+static void count_call(struct tk *t, const char *project, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%s/%s", project ? project : "", name);
+    pthread_mutex_lock(&t->mu);
+    int i = 0;
+    while (i < t->n && strcmp(t->names[i], key) != 0)
+        i++;
+    if (i == t->n && t->n < MAX_COUNTED)
+        snprintf(t->names[t->n++], sizeof t->names[0], "%s", key);
+    if (i < t->n)
+        t->counts[i]++;
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* GET /api/v1/testkinds/reconciles: {"project/name": calls, ...}. */
+static int get_counts(void *state, cube_req *req)
+{
+    struct tk *t = state;
+    char body[MAX_COUNTED * 160] = "{";
+    size_t o = 1;
+    pthread_mutex_lock(&t->mu);
+    for (int i = 0; i < t->n; i++)
+        o += (size_t)snprintf(body + o, sizeof body - o, "%s\"%s\":%d", i ? "," : "",
+                              t->names[i], t->counts[i]);
+    pthread_mutex_unlock(&t->mu);
+    snprintf(body + o, sizeof body - o, "}");
+    return t->host->resp_json(req, 200, body);
+}
 
 static const char WIDGET_SPEC[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -56,6 +95,7 @@ static int widget_reconcile(void *state, const char *kind, const char *project,
 {
     struct tk *t = state;
     (void)kind;
+    count_call(t, project, name);
     if (!obj)
         return CUBE_OK; /* deleted: nothing to clean up */
     const char *p = strstr(obj, "\"size\":");
@@ -105,6 +145,11 @@ static int register_all(struct tk *t)
     const struct cube_action_desc poke = {
         .size = sizeof poke, .kind = "Widget", .method = "POST", .action = "poke",
         .permission = CUBE_PERM_ADMIN, .handler = widget_poke, .summary = "Poke it"};
+    const struct cube_route_desc counts = {
+        .size = sizeof counts, .method = "GET", .path = "/api/v1/testkinds/reconciles",
+        .permission = CUBE_PERM_PUBLIC, .handler = get_counts, .summary = "Reconcile calls"};
+    if (t->host->register_route(t->self, &counts) != CUBE_OK)
+        return -1;
     return t->host->register_action(t->self, &poke) == CUBE_OK ? 0 : -1;
 }
 
@@ -120,6 +165,7 @@ static int tk_init(const struct cube_host *host, cube_plugin *self, void **state
     *state = t;
     t->host = host;
     t->self = self;
+    pthread_mutex_init(&t->mu, NULL);
     if (register_all(t) < 0) {
         host->set_error(self, "cannot register the test kinds (see above)");
         free(t);

@@ -1,0 +1,451 @@
+"""Integration: the generic resource API over a real cubed — CRUD, schema
+errors with field paths, optimistic concurrency, merge patch, selectors,
+paging, watch, status, events, actions, finalizers, cascading delete,
+restart. Runs on SQLite, and on PostgreSQL when CUBE_TEST_PG_URL is set
+(the suite runs twice; see meson.build)."""
+import http.client
+import json
+import os
+import signal
+import threading
+import time
+import unittest
+
+from cubetest import Cubed
+
+TOKEN = "resources-admin-token"
+ADMIN = {"Authorization": "Bearer " + TOKEN}
+PG_URL = os.environ.get("CUBE_TEST_PG_URL")
+DRIVER = os.environ.get("CUBE_TEST_DRIVER", "sqlite")
+P = "/api/v1/projects/demo/widgets"
+
+
+def start(**kw):
+    cube = {"limits": {"max_body_bytes": 65536}}
+    if DRIVER == "postgres":
+        cube["database"] = PG_URL
+    return Cubed(plugins={"testkinds": None}, cube=cube,
+                 env={"CUBE_ADMIN_TOKEN": TOKEN}, **kw)
+
+
+def wait_for(fn, timeout=5.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.05)
+    return fn()
+
+
+class Api(unittest.TestCase):
+    n = 0  # names are unique across the whole run
+
+    @classmethod
+    def setUpClass(cls):
+        if DRIVER == "postgres" and not PG_URL:
+            raise unittest.SkipTest("no PostgreSQL for this run")
+        cls.c = start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.c.close()
+
+    def name(self, prefix="w"):
+        Api.n += 1
+        return f"{prefix}{os.getpid() % 1000}-{Api.n}"
+
+    def post(self, body, path=P):
+        return self.c.request("POST", path, body=body, headers=ADMIN)
+
+    def create(self, name, spec=None, labels=None, path=P, **meta):
+        md = {"name": name, **meta}
+        if labels:
+            md["labels"] = labels
+        r = self.post({"metadata": md, "spec": spec or {}}, path)
+        self.assertEqual(r.status, 201, r.body)
+        return r.json()
+
+    def count(self, path=P):
+        return len(self.c.get(path).json()["items"])
+
+class Crud(Api):
+    def test_create_get_replace_delete(self):
+        n = self.name()
+        obj = self.create(n, {"color": "red"}, {"app": "x"})
+        md = obj["metadata"]
+        self.assertEqual(obj["kind"], "Widget")
+        self.assertEqual(md["project"], "demo")
+        self.assertEqual(md["generation"], 1)
+        self.assertEqual(obj["spec"], {"color": "red", "size": 1})  # default applied
+        for key in ("uid", "created", "updated", "resourceVersion", "owner"):
+            self.assertIn(key, md)
+        got = self.c.get(f"{P}/{n}").json()
+        self.assertEqual(got["metadata"]["uid"], md["uid"])
+        got["spec"]["size"] = 4
+        r = self.c.request("PUT", f"{P}/{n}", body=got, headers=ADMIN)
+        self.assertEqual(r.status, 200, r.body)
+        self.assertEqual(r.json()["metadata"]["generation"], 2)
+        self.assertGreater(int(r.json()["metadata"]["resourceVersion"]),
+                           int(got["metadata"]["resourceVersion"]))
+        r = self.c.request("DELETE", f"{P}/{n}", headers=ADMIN)
+        self.assertEqual(r.status, 200, r.body)
+        self.assertEqual(self.c.get(f"{P}/{n}").status, 404)
+
+    def test_duplicate_name_is_409(self):
+        n = self.name()
+        self.create(n)
+        r = self.post({"metadata": {"name": n}, "spec": {}})
+        self.assertEqual(r.status, 409)
+        self.assertEqual(r.json()["error"]["code"], "AlreadyExists")
+
+    def test_stale_resource_version_is_409(self):
+        # Gadgets have no controller, so only this test writes them.
+        n, gp = self.name("g"), "/api/v1/gadgets"
+        obj = self.create(n, {"model": "a"}, path=gp)
+        fresh = json.loads(json.dumps(obj))
+        fresh["spec"]["model"] = "b"
+        r = self.c.request("PUT", f"{gp}/{n}", body=fresh, headers=ADMIN)
+        self.assertEqual(r.status, 200, r.body)
+        obj["spec"]["model"] = "c"  # still carries the old resourceVersion
+        r = self.c.request("PUT", f"{gp}/{n}", body=obj, headers=ADMIN)
+        self.assertEqual(r.status, 409)
+        self.assertEqual(r.json()["error"]["code"], "Conflict")
+        self.assertEqual(self.c.get(f"{gp}/{n}").json()["spec"]["model"], "b")
+
+    def test_generation_bumps_only_on_spec_change(self):
+        n = self.name()
+        self.create(n, labels={"a": "1"})
+        r = self.c.request("PATCH", f"{P}/{n}", body={"metadata": {"labels": {"a": "2"}}},
+                           headers=ADMIN)
+        self.assertEqual(r.json()["metadata"]["generation"], 1)
+        r = self.c.request("PATCH", f"{P}/{n}", body={"spec": {"note": "hi"}}, headers=ADMIN)
+        self.assertEqual(r.json()["metadata"]["generation"], 2)
+
+    def test_merge_patch_null_removes(self):
+        n = self.name()
+        self.create(n, {"color": "red", "note": "x"}, {"a": "1", "b": "2"})
+        r = self.c.request("PATCH", f"{P}/{n}", headers=ADMIN,
+                           body={"metadata": {"labels": {"a": None}}, "spec": {"note": None}})
+        self.assertEqual(r.status, 200, r.body)
+        obj = r.json()
+        self.assertEqual(obj["metadata"]["labels"], {"b": "2"})
+        self.assertNotIn("note", obj["spec"])
+        self.assertEqual(obj["spec"]["color"], "red")
+        r = self.c.request("PATCH", f"{P}/{n}", headers=ADMIN, body={"status": {"phase": "x"}})
+        self.assertEqual(r.status, 422)
+
+    def test_cluster_kind(self):
+        n = self.name("g")
+        r = self.post({"metadata": {"name": n}, "spec": {"model": "x"}}, "/api/v1/gadgets")
+        self.assertEqual(r.status, 201, r.body)
+        self.assertNotIn("project", r.json()["metadata"])
+        self.assertEqual(self.c.get(f"/api/v1/gadgets/{n}").status, 200)
+        self.assertEqual(self.c.get("/api/v1/projects/demo/gadgets").status, 404)
+        self.assertEqual(self.c.get("/api/v1/widgets").status, 404)
+
+    def test_kinds_document(self):
+        kinds = {k["plural"]: k for k in self.c.get("/api/v1/kinds").json()["items"]}
+        self.assertEqual(kinds["widgets"]["scope"], "project")
+        self.assertEqual(kinds["gadgets"]["scope"], "cluster")
+        self.assertEqual(kinds["widgets"]["printerColumns"][0]["jsonPath"], ".spec.size")
+        self.assertEqual(kinds["widgets"]["actions"][0]["name"], "poke")
+        self.assertIn("size", kinds["widgets"]["schema"]["properties"])
+
+    def test_writes_need_admin(self):
+        r = self.c.request("POST", P, body={"metadata": {"name": "nope"}, "spec": {}})
+        self.assertEqual(r.status, 401)
+        self.assertEqual(self.c.get(f"{P}/nope").status, 404)
+
+
+class BadInput(Api):
+    def assert_nothing_written(self, before):
+        self.assertEqual(self.count(), before)
+
+    def test_schema_error_names_the_field(self):
+        before = self.count()
+        r = self.post({"metadata": {"name": self.name()},
+                       "spec": {"tasks": [{"name": "a"}, {"name": "b"},
+                                          {"name": "c", "retries": "x"}]}})
+        self.assertEqual(r.status, 422)
+        err = r.json()["error"]
+        self.assertEqual(err["field"], "spec.tasks[2].retries")
+        self.assertIn("integer", err["message"])
+        self.assert_nothing_written(before)
+
+    def test_each_bad_input_is_4xx_json_and_writes_nothing(self):
+        before = self.count()
+        cases = [
+            ("{not json", 400, None),
+            ('{"metadata":{"name":"ok"},"spec":{}} trailing', 400, None),
+            ('[1,2]', 400, None),
+            ({"metadata": {"name": "x"}, "spec": {"size": "big"}}, 422, "spec.size"),
+            ({"metadata": {"name": "x"}, "spec": {"colour": "red"}}, 422, "spec.colour"),
+            ({"metadata": {"name": "x"}, "spec": {"color": "pink"}}, 422, "spec.color"),
+            ({"metadata": {"name": "x"}, "spec": {"size": -1}}, 422, "spec.size"),
+            ({"metadata": {"name": "x"}, "spek": {}}, 422, "spek"),
+            ({"metadata": {"name": "Bad_Name"}, "spec": {}}, 422, "metadata.name"),
+            ({"metadata": {"name": "a" * 64}, "spec": {}}, 422, "metadata.name"),
+            ({"metadata": {}, "spec": {}}, 422, "metadata.name"),
+            ({"metadata": {"name": "x", "labels": {"bad key!": "v"}}, "spec": {}}, 422,
+             "metadata.labels"),
+            ({"metadata": {"name": "x", "project": "other"}, "spec": {}}, 400,
+             "metadata.project"),
+            ({"kind": "Gadget", "metadata": {"name": "x"}, "spec": {}}, 400, "kind"),
+            ({"metadata": {"name": "x"}, "spec": {"color": "blue", "size": 13}}, 422,
+             "spec.size"),
+            ({"metadata": {"name": "x"}, "spec": {"note": "n" * 70000}}, 413, None),
+        ]
+        for body, status, field in cases:
+            r = self.post(body if isinstance(body, str) else json.dumps(body))
+            self.assertEqual(r.status, status, f"{str(body)[:80]}: {r.body}")
+            err = r.json()["error"]
+            self.assertTrue(err["message"])
+            if field:
+                self.assertEqual(err.get("field"), field, str(body)[:80])
+        deep = '{"metadata":{"name":"deep"},"spec":{"note":' + "[" * 2000 + "]" * 2000 + "}}"
+        self.assertIn(self.post(deep).status, (400, 422))
+        self.assertEqual(self.post("\x00").status, 400)
+        self.assert_nothing_written(before)
+
+    def test_bad_query_parameters(self):
+        self.assertEqual(self.c.get(P + "?limit=abc").status, 400)
+        self.assertEqual(self.c.get(P + "?labelSelector=a%20in%20(").status, 400)
+        self.assertEqual(self.c.get(P + "?continue=zz").status, 400)
+        self.assertEqual(self.c.get("/api/v1/projects/Bad_P/widgets").status, 400)
+        self.assertEqual(self.c.get("/api/v1/projects/demo/nothings").status, 404)
+
+
+class Lists(Api):
+    def test_label_selectors(self):
+        base = self.name("sel")
+        self.create(base + "a", labels={"tier": "web", "env": "prod"})
+        self.create(base + "b", labels={"tier": "db", "env": "prod"})
+        self.create(base + "c", labels={"tier": "web", "env": "dev"})
+
+        def names(sel):
+            r = self.c.get(P + "?labelSelector=" + sel.replace(" ", "%20").replace("=", "%3D"))
+            self.assertEqual(r.status, 200, r.body)
+            return sorted(i["metadata"]["name"] for i in r.json()["items"]
+                          if i["metadata"]["name"].startswith(base))
+        self.assertEqual(names("tier=web"), [base + "a", base + "c"])
+        self.assertEqual(names("tier=web,env!=dev"), [base + "a"])
+        self.assertEqual(names("env in (dev,prod),tier notin (web)"), [base + "b"])
+        self.assertEqual(names("!tier"), [])
+
+    def test_paging_is_stable_under_concurrent_inserts(self):
+        path = "/api/v1/projects/paging/widgets"
+        existing = {f"p{i:03d}" for i in range(60)}
+        for n in existing:
+            self.create(n, path=path)
+        stop = threading.Event()
+
+        def writer():
+            i = 0
+            while not stop.is_set():
+                for prefix in ("a", "z"):
+                    self.post({"metadata": {"name": f"{prefix}-new-{i}"}, "spec": {}}, path)
+                i += 1
+        t = threading.Thread(target=writer)
+        t.start()
+        seen, cont, pages = [], None, 0
+        try:
+            while True:
+                q = "?limit=7" + (f"&continue={cont}" if cont else "")
+                doc = self.c.get(path + q).json()
+                seen += [i["metadata"]["name"] for i in doc["items"]]
+                pages += 1
+                cont = doc["metadata"].get("continue")
+                if not cont:
+                    break
+        finally:
+            stop.set()
+            t.join()
+        self.assertEqual(len(seen), len(set(seen)), "an item came twice")
+        self.assertTrue(existing <= set(seen), sorted(existing - set(seen)))
+        self.assertGreater(pages, 8)
+
+
+class Watcher:
+    """Reads Server-Sent Events from a watch URL on a thread."""
+
+    def __init__(self, port, path):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        self.conn.request("GET", path)
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+        self.events, self.lock = [], threading.Lock()
+        if self.status == 200:
+            threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self):
+        data = None
+        try:
+            for raw in iter(self.resp.readline, b""):
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: ERROR"):
+                    break
+                if line.startswith("data: "):
+                    data = json.loads(line[6:])
+                elif line == "" and data is not None:
+                    with self.lock:
+                        self.events.append(data)
+                    data = None
+        except (OSError, ValueError, AttributeError):
+            pass  # the test closed the connection
+
+    def wait(self, n, timeout=5.0):
+        ok = wait_for(lambda: len(self.events) >= n, timeout)
+        with self.lock:
+            return list(self.events) if ok else list(self.events)
+
+    def close(self):
+        self.conn.close()
+
+
+class Watch(Api):
+    def test_added_modified_deleted_in_order(self):
+        path = "/api/v1/projects/watchp/widgets"
+        w = Watcher(self.c.port, path + "?watch=1&labelSelector=w%3D1")
+        self.assertEqual(w.status, 200)
+        try:
+            self.create("ww", path=path, labels={"w": "1"})
+            self.create("other", path=path, labels={"w": "2"})  # filtered out
+            self.c.request("PATCH", f"{path}/ww", body={"spec": {"size": 9}}, headers=ADMIN)
+            self.c.request("DELETE", f"{path}/ww", headers=ADMIN)
+            wait_for(lambda: any(e["type"] == "DELETED" for e in w.wait(0)))
+            evs = w.wait(0)
+            types = [e["type"] for e in evs if e["object"]["metadata"]["name"] == "ww"]
+            # MODIFIED may come more than once (the controller writes status).
+            self.assertEqual(types[0], "ADDED")
+            self.assertEqual(types[-1], "DELETED")
+            self.assertIn("MODIFIED", types)
+            self.assertFalse(any(e["object"]["metadata"]["name"] == "other" for e in evs))
+            rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in evs]
+            self.assertEqual(rvs, sorted(rvs))
+        finally:
+            w.close()
+
+    def test_resume_from_resource_version(self):
+        path = "/api/v1/projects/resume/widgets"
+        first = self.create("r1", path=path)
+        rv = first["metadata"]["resourceVersion"]
+        self.create("r2", path=path)
+        self.create("r3", path=path)
+        w = Watcher(self.c.port, f"{path}?watch=1&resourceVersion={rv}")
+        try:
+            evs = w.wait(2)
+            added = [e["object"]["metadata"]["name"] for e in evs if e["type"] == "ADDED"]
+            self.assertEqual(added[:2], ["r2", "r3"])
+        finally:
+            w.close()
+
+    def test_list_then_watch_misses_nothing(self):
+        path = "/api/v1/projects/lw/widgets"
+        self.create("before", path=path)
+        rv = self.c.get(path).json()["metadata"]["resourceVersion"]
+        w = Watcher(self.c.port, f"{path}?watch=1&resourceVersion={rv}")
+        try:
+            self.create("after", path=path)
+            self.assertTrue(wait_for(lambda: any(
+                e["object"]["metadata"]["name"] == "after" for e in w.wait(0))))
+        finally:
+            w.close()
+
+
+class StatusEventsActions(Api):
+    def test_controller_writes_status(self):
+        n = self.name()
+        self.create(n, {"size": 3})
+        obj = wait_for(lambda: (lambda o: o if o.get("status", {}).get("observedSize") == 3
+                                else None)(self.c.get(f"{P}/{n}").json()))
+        self.assertEqual(obj["status"]["phase"], "Ready")
+
+    def test_status_endpoint_validates(self):
+        n = self.name()
+        self.create(n)
+        r = self.c.request("PUT", f"{P}/{n}/status", headers=ADMIN,
+                           body={"status": {"phase": 5}})
+        self.assertEqual(r.status, 422)
+        self.assertEqual(r.json()["error"]["field"], "status.phase")
+
+    def test_audit_events_per_object_and_project(self):
+        n = self.name()
+        self.create(n)
+        self.c.request("PATCH", f"{P}/{n}", body={"spec": {"size": 2}}, headers=ADMIN)
+        evs = self.c.get(f"{P}/{n}/events").json()["items"]
+        verbs = [(e.get("verb"), e.get("user")) for e in evs]
+        self.assertIn(("create", "admin"), verbs)
+        self.assertIn(("update", "admin"), verbs)
+        self.assertTrue(all(e["involvedObject"]["name"] == n for e in evs))
+        proj = self.c.get("/api/v1/projects/demo/events?limit=500").json()["items"]
+        self.assertTrue(any(e["involvedObject"]["name"] == n for e in proj))
+
+    def test_action(self):
+        n = self.name()
+        self.create(n)
+        self.assertEqual(self.c.request("POST", f"{P}/{n}/poke").status, 401)
+        r = self.c.request("POST", f"{P}/{n}/poke", headers=ADMIN)
+        self.assertEqual(r.status, 200, r.body)
+        self.assertEqual(r.json(), {"poked": True})
+        reasons = [e["reason"] for e in self.c.get(f"{P}/{n}/events").json()["items"]]
+        self.assertIn("Poked", reasons)
+        self.assertEqual(self.c.request("POST", f"{P}/{n}/nope", headers=ADMIN).status, 404)
+        self.assertEqual(self.c.request("POST", f"{P}/missing/poke", headers=ADMIN).status, 404)
+
+    def test_finalizer_holds_deletion(self):
+        lp = "/api/v1/projects/demo/locks"
+        self.create("held", {"holdFinalizer": True}, path=lp)
+        r = self.c.request("DELETE", f"{lp}/held", headers=ADMIN)
+        self.assertEqual(r.status, 202, r.body)
+        obj = self.c.get(f"{lp}/held").json()
+        self.assertIn("deletionTimestamp", obj["metadata"])
+        self.c.request("PATCH", f"{lp}/held", body={"spec": {"holdFinalizer": False}},
+                       headers=ADMIN)
+        self.assertTrue(wait_for(lambda: self.c.get(f"{lp}/held").status == 404, 10))
+
+    def test_cascading_delete(self):
+        owner = self.create(self.name("own"))
+        ref = {"kind": "Widget", "name": owner["metadata"]["name"],
+               "uid": owner["metadata"]["uid"], "controller": True}
+        child = self.create(self.name("kid"), ownerReferences=[ref])
+        self.c.request("DELETE", f"{P}/{owner['metadata']['name']}", headers=ADMIN)
+        self.assertTrue(wait_for(
+            lambda: self.c.get(f"{P}/{child['metadata']['name']}").status == 404))
+
+
+class Restart(unittest.TestCase):
+    def test_kill_9_keeps_objects_and_reconciles_each_once(self):
+        if DRIVER == "postgres" and not PG_URL:
+            self.skipTest("no PostgreSQL for this run")
+        c = start()
+        try:
+            names = [f"keep{i}" for i in range(5)]
+            for n in names:
+                r = c.request("POST", "/api/v1/projects/rs/widgets", headers=ADMIN,
+                              body={"metadata": {"name": n}, "spec": {"size": 2}})
+                self.assertEqual(r.status, 201, r.body)
+            old_rv = int(c.get("/api/v1/projects/rs/widgets").json()["metadata"]["resourceVersion"])
+            c.proc.send_signal(signal.SIGKILL)
+            c.proc.wait()
+            c.log.close()
+            c.start()
+            items = c.get("/api/v1/projects/rs/widgets").json()["items"]
+            self.assertEqual(sorted(i["metadata"]["name"] for i in items), names)
+            counts = wait_for(lambda: (lambda d: d if all(f"rs/{n}" in d for n in names)
+                                       else None)(c.get("/api/v1/testkinds/reconciles").json()))
+            time.sleep(0.5)
+            counts = c.get("/api/v1/testkinds/reconciles").json()
+            for n in names:
+                self.assertEqual(counts.get(f"rs/{n}"), 1, counts)
+            r = c.get(f"/api/v1/projects/rs/widgets?watch=1&resourceVersion={old_rv - 2}")
+            self.assertEqual(r.status, 410)
+            new = c.request("POST", "/api/v1/projects/rs/widgets", headers=ADMIN,
+                            body={"metadata": {"name": "after"}, "spec": {}}).json()
+            self.assertGreater(int(new["metadata"]["resourceVersion"]), old_rv)
+        finally:
+            c.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
