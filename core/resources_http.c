@@ -13,6 +13,7 @@
 #include "http_req.h"
 #include "kinds.h"
 #include "log.h"
+#include "logstore.h"
 #include "names.h"
 #include "objects.h"
 #include "selector.h"
@@ -290,6 +291,39 @@ static int cluster_events(void *state, cube_req *req)
     return list_events(req, NULL, NULL, NULL);
 }
 
+/* GET .../{name}/logs[?stream=S|replica=N][&follow=1][&offset=B]: every
+ * kind's log streams (a plugin may register its own "logs" view instead).
+ * The default stream is "main"; replica N reads "replica-N". */
+static int object_logs(cube_req *req, const struct cube_kind *k, const char *project)
+{
+    char stream[64];
+    long long offset, replica;
+    const char *name = cube_route_match_param(&req->match, "name");
+    const char *s = cube_req_query(req, "stream"), *follow = cube_req_query(req, "follow");
+    if (parse_int_query(req, "offset", INT64_MAX, &offset) < 0 ||
+        parse_int_query(req, "replica", 100000, &replica) < 0)
+        return CUBE_OK;
+    if (s && *s)
+        snprintf(stream, sizeof stream, "%s", s);
+    else if (cube_req_query(req, "replica"))
+        snprintf(stream, sizeof stream, "replica-%lld", replica);
+    else
+        snprintf(stream, sizeof stream, "main");
+    cJSON *obj;
+    struct cube_op_error e;
+    if (cube_obj_get(req->ctx, k, project, name, &obj, &e) < 0)
+        return answer_op_error(req, &e);
+    cJSON_Delete(obj);
+    int rc = cube_logstore_respond(req->ctx->logs, req, k->kind, project, name, stream,
+                                   (uint64_t)offset, follow && (!strcmp(follow, "1") ||
+                                                                !strcmp(follow, "true")));
+    if (!req->answered)
+        return cube_http_answer_error_field(req, 400, "BadRequest", "bad log stream name",
+                                            "stream");
+    (void)rc; /* answered either way */
+    return CUBE_OK;
+}
+
 /* POST/GET .../{name}/{action}: the object must exist; then the action's
  * own permission and handler. */
 static int run_action(void *state, cube_req *req)
@@ -299,8 +333,11 @@ static int run_action(void *state, cube_req *req)
     const struct cube_kind *k = kind_of(req, &project);
     if (!k)
         return CUBE_OK;
+    const char *action = cube_route_match_param(&req->match, "action");
     const struct cube_action *a = cube_kinds_action(&req->ctx->kinds, k->kind, req->method,
-                                                    cube_route_match_param(&req->match, "action"));
+                                                    action);
+    if (!a && strcmp(action, "logs") == 0 && strcmp(req->method, "POST") != 0)
+        return object_logs(req, k, project);
     if (!a)
         return cube_http_answer_error(req, 404, "NotFound", "no such action for this kind");
     if (a->admin && !cube_http_is_admin(req))

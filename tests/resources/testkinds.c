@@ -124,6 +124,28 @@ static int widget_poke(void *state, cube_req *req)
     return t->host->resp_json(req, 200, "{\"poked\":true}");
 }
 
+/* POST .../widgets/{name}/say?text=T appends "T\n" to its "main" log;
+ * ?close=1 finishes the stream. */
+static int widget_say(void *state, cube_req *req)
+{
+    struct tk *t = state;
+    const char *project = t->host->req_param(req, "project");
+    const char *name = t->host->req_param(req, "name");
+    const char *text = t->host->req_query(req, "text");
+    const char *close = t->host->req_query(req, "close");
+    char line[512];
+    int rc = CUBE_OK;
+    if (text) {
+        snprintf(line, sizeof line, "%s\n", text);
+        rc = t->host->log_append(t->self, "Widget", project, name, "main", line, strlen(line));
+    }
+    if (rc == CUBE_OK && close)
+        rc = t->host->log_close(t->self, "Widget", project, name, "main");
+    if (rc != CUBE_OK)
+        return t->host->resp_error(req, 400, "BadRequest", "log append failed");
+    return t->host->resp_json(req, 200, "{\"said\":true}");
+}
+
 static int register_all(struct tk *t)
 {
     const struct cube_kind_desc kinds[] = {
@@ -149,6 +171,11 @@ static int register_all(struct tk *t)
         .size = sizeof counts, .method = "GET", .path = "/api/v1/testkinds/reconciles",
         .permission = CUBE_PERM_PUBLIC, .handler = get_counts, .summary = "Reconcile calls"};
     if (t->host->register_route(t->self, &counts) != CUBE_OK)
+        return -1;
+    const struct cube_action_desc say = {
+        .size = sizeof say, .kind = "Widget", .method = "POST", .action = "say",
+        .permission = CUBE_PERM_ADMIN, .handler = widget_say, .summary = "Append to its log"};
+    if (t->host->register_action(t->self, &say) != CUBE_OK)
         return -1;
     return t->host->register_action(t->self, &poke) == CUBE_OK ? 0 : -1;
 }
