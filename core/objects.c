@@ -12,6 +12,7 @@
 #include "controller.h"
 #include "ctx.h"
 #include "kinds.h"
+#include "log.h"
 #include "mergepatch.h"
 #include "names.h"
 #include "objects_priv.h"
@@ -119,6 +120,13 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
     pthread_mutex_unlock(stripe);
     free(doc);
     if (rc != CUBE_OK) {
+        if (rc == CUBE_ECONFLICT && cube_log_enabled(CUBE_LOG_DEBUG)) {
+            struct cube_store_obj now = {0};
+            cube_store_get(ctx->store, k->kind, project ? project : "", name, &now);
+            cube_log(CUBE_LOG_DEBUG, "objects", "%s: conflict: expected rv %" PRId64
+                     ", stored %" PRId64, what, expected_rv, now.rv);
+            cube_store_obj_clear(&now);
+        }
         cube_op_store_fail(e, rc, what);
         return -1;
     }

@@ -16,6 +16,7 @@
 #include "logstore.h"
 #include "names.h"
 #include "objects.h"
+#include "openapi.h"
 #include "selector.h"
 #include "store.h"
 #include "watch.h"
@@ -409,7 +410,7 @@ int cube_resources_routes_register(struct cube_ctx *ctx)
                 goto fail;
         }
     }
-    return 0;
+    return cube_openapi_route_register(ctx);
 #undef R
 fail:
     cube_log(CUBE_LOG_ERROR, "core", "resource routes: %s", err);

@@ -22,7 +22,8 @@ P = "/api/v1/projects/demo/widgets"
 
 
 def start(**kw):
-    cube = {"limits": {"max_body_bytes": 65536}}
+    cube = {"limits": {"max_body_bytes": 65536},
+            "log": {"level": os.environ.get("CUBE_TEST_LOG_LEVEL", "info")}}
     if DRIVER == "postgres":
         cube["database"] = PG_URL
     return Cubed(plugins={"testkinds": None}, cube=cube,
@@ -81,7 +82,10 @@ class Crud(Api):
         self.assertEqual(obj["spec"], {"color": "red", "size": 1})  # default applied
         for key in ("uid", "created", "updated", "resourceVersion", "owner"):
             self.assertIn(key, md)
-        got = self.c.get(f"{P}/{n}").json()
+        # Wait for the controller's status write, so the PUT below does not
+        # race it (a race would rightly be a 409).
+        got = wait_for(lambda: (lambda o: o if "status" in o else None)(
+            self.c.get(f"{P}/{n}").json()))
         self.assertEqual(got["metadata"]["uid"], md["uid"])
         got["spec"]["size"] = 4
         r = self.c.request("PUT", f"{P}/{n}", body=got, headers=ADMIN)
