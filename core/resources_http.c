@@ -40,6 +40,25 @@ static const struct cube_kind *kind_of(cube_req *req, const char **project)
     return k;
 }
 
+static int answer_op_error(cube_req *req, const struct cube_op_error *e);
+static struct cube_actor actor_of(cube_req *req);
+
+/* Records a refused or failed write in the audit trail (when the target
+ * is nameable), then answers with the error. */
+static int refuse_write(cube_req *req, const struct cube_kind *k, const char *project,
+                        const char *name, const char *verb, const struct cube_op_error *e)
+{
+    char why[128];
+    if (name && cube_name_check(name, why, sizeof why) == 0 && e->status != 503) {
+        struct cube_actor who = actor_of(req);
+        char msg[700];
+        snprintf(msg, sizeof msg, "%s %s/%s refused: %s", verb, k->plural, name, e->message);
+        cube_obj_record_event(req->ctx, k, project, name, NULL, verb, who.user, e->status,
+                              "Warning", "Refused", msg);
+    }
+    return answer_op_error(req, e);
+}
+
 static int answer_op_error(cube_req *req, const struct cube_op_error *e)
 {
     return cube_http_answer_error_field(req, e->status, e->code, e->message, e->field);
@@ -153,9 +172,15 @@ static int create_object(void *state, cube_req *req)
         return CUBE_OK;
     struct cube_op_error e;
     struct cube_actor who = actor_of(req);
-    int rc = cube_obj_create(req->ctx, k, project, body, &who, &out, &e);
+    if (cube_obj_create(req->ctx, k, project, body, &who, &out, &e) < 0) {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(body, "metadata"), "name"));
+        refuse_write(req, k, project, name, "create", &e);
+        cJSON_Delete(body);
+        return CUBE_OK;
+    }
     cJSON_Delete(body);
-    return rc < 0 ? answer_op_error(req, &e) : answer_tree(req, 201, out);
+    return answer_tree(req, 201, out);
 }
 
 static int get_object(void *state, cube_req *req)
@@ -198,7 +223,10 @@ static int write_object(cube_req *req, int which)
                                  &who, &out, &e);
     }
     cJSON_Delete(body);
-    return rc < 0 ? answer_op_error(req, &e) : answer_tree(req, 200, out);
+    if (rc < 0)
+        return refuse_write(req, k, project, name, which == 0 ? "update"
+                            : which == 1 ? "patch" : "update-status", &e);
+    return answer_tree(req, 200, out);
 }
 
 static int put_object(void *state, cube_req *req) { (void)state; return write_object(req, 0); }
@@ -217,7 +245,7 @@ static int delete_object(void *state, cube_req *req)
     struct cube_actor who = actor_of(req);
     int rc = cube_obj_delete(req->ctx, k, project, name, &who, &e);
     if (rc < 0)
-        return answer_op_error(req, &e);
+        return refuse_write(req, k, project, name, "delete", &e);
     cJSON *st = cJSON_CreateObject();
     cJSON_AddStringToObject(st, "kind", "Status");
     cJSON_AddStringToObject(st, "status", rc == 1 ? "Pending" : "Success");

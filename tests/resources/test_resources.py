@@ -383,6 +383,13 @@ class StatusEventsActions(Api):
         self.assertIn(("create", "admin"), verbs)
         self.assertIn(("update", "admin"), verbs)
         self.assertTrue(all(e["involvedObject"]["name"] == n for e in evs))
+        r = self.c.request("PUT", f"{P}/{n}", headers=ADMIN,
+                           body={"metadata": {"name": n}, "spec": {"size": "big"}})
+        self.assertEqual(r.status, 422)
+        refused = [e for e in self.c.get(f"{P}/{n}/events").json()["items"]
+                   if e["reason"] == "Refused"]
+        self.assertEqual((refused[0]["verb"], refused[0]["result"], refused[0]["type"]),
+                         ("update", 422, "Warning"))
         proj = self.c.get("/api/v1/projects/demo/events?limit=500").json()["items"]
         self.assertTrue(any(e["involvedObject"]["name"] == n for e in proj))
 
