@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config_priv.h"
+#include "util.h"
 #include "schema.h"
 
 #define MAX_SCHEMA_ERRORS 32   /* reported per plugin; the rest counted */
@@ -37,23 +38,7 @@ void cube_config_err_at(struct cube_errs *errs, const struct cube_yaml_doc *doc,
 
 void cube_config_quote(char *out, size_t outlen, const char *s)
 {
-    size_t o = 0;
-    out[o++] = '"';
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (o + 10 >= outlen) {
-            memcpy(out + o, "...", 3);
-            o += 3;
-            break;
-        }
-        if (c == '"' || c == '\\')
-            o += (size_t)snprintf(out + o, outlen - o, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", c);
-        else
-            out[o++] = (char)c;
-    }
-    snprintf(out + o, outlen - o, "\"");
+    cube_quote_n(out, outlen, s, strlen(s));
 }
 
 void cube_config_describe(const cJSON *v, char *out, size_t outlen)

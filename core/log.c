@@ -5,6 +5,7 @@
  * cut at MSG_CAP bytes (on a UTF-8 boundary) with a "…" marker, so a huge
  * message cannot blow the stack or flood the log. */
 #include "log.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -112,37 +113,6 @@ static void put_tail(struct line *l, const char *s)
     }
 }
 
-/* Length of the valid UTF-8 sequence at s (lead byte >= 0x80), 0 if
- * invalid: overlongs, surrogates and code points past U+10FFFF included. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-    size_t n;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4;
-    else
-        return 0;
-    if (c == 0xe0)
-        lo = 0xa0;
-    else if (c == 0xed)
-        hi = 0x9f;
-    else if (c == 0xf0)
-        lo = 0x90;
-    else if (c == 0xf4)
-        hi = 0x8f;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++) {
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    }
-    return n;
-}
-
 /* Escape for one ASCII byte, or NULL when it goes out as-is. Text lines
  * escape control characters too, so one record is always one line. */
 static const char *escape_ascii(unsigned char c, bool json, char tmp[8])
@@ -173,7 +143,7 @@ static void put_escaped(struct line *l, const char *str, bool json)
         size_t n = 1;
         const char *esc = NULL;
         if (*s >= 0x80) {
-            n = utf8_len(s);
+            n = cube_utf8_seq_len(s);
             if (n == 0) {
                 n = 1;
                 esc = json ? "\\ufffd" : NULL;
@@ -256,7 +226,7 @@ static void trim_partial_utf8(char *msg, size_t len)
     while (i > 0 && len - i < 4 && ((unsigned char)msg[i - 1] & 0xc0) == 0x80)
         i--;
     if (i > 0 && (unsigned char)msg[i - 1] >= 0xc0 &&
-        utf8_len((const unsigned char *)msg + i - 1) == 0)
+        cube_utf8_seq_len((const unsigned char *)msg + i - 1) == 0)
         msg[i - 1] = '\0';
 }
 

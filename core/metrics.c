@@ -1,5 +1,6 @@
 /* metrics.c — registry lifetime, descriptor validation and registration. */
 #include "metrics_priv.h"
+#include "util.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -105,36 +106,13 @@ static bool ends_with(const char *s, const char *suffix)
     return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (lead byte >= 0x80), 0 if
- * invalid: overlongs, surrogates and code points past U+10FFFF included. */
-static size_t utf8_seq(const unsigned char *s)
-{
-    unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-    size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3
-             : c >= 0xc2 && c <= 0xdf ? 2 : 0;
-    if (c == 0xe0)
-        lo = 0xa0;
-    else if (c == 0xed)
-        hi = 0x9f;
-    else if (c == 0xf0)
-        lo = 0x90;
-    else if (c == 0xf4)
-        hi = 0x8f;
-    if (n == 0 || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++) {
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    }
-    return n;
-}
 
 /* True when str is valid UTF-8 throughout. */
 bool cube_metrics_utf8_valid(const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     while (*s) {
-        size_t n = *s < 0x80 ? 1 : utf8_seq(s);
+        size_t n = *s < 0x80 ? 1 : cube_utf8_seq_len(s);
         if (n == 0)
             return false;
         s += n;
@@ -150,7 +128,7 @@ char *cube_metrics_utf8_fix(const char *str)
     if (!out)
         return NULL;
     while (*s) {
-        size_t n = *s < 0x80 ? 1 : utf8_seq(s);
+        size_t n = *s < 0x80 ? 1 : cube_utf8_seq_len(s);
         if (n == 0) {
             memcpy(o, "\xef\xbf\xbd", 3);
             o += 3;

@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "errs.h"
+#include "util.h"
 
 #define MAX_DEPTH 64                  /* nesting deeper than this: error */
 #define MAX_FILE_BYTES (16u << 20)    /* config files are small */
@@ -34,28 +35,6 @@ struct builder {
     int done;
 };
 
-/* Writes `s` (length n) into out as a quoted string, escaping quotes and
- * control characters and cutting it short with "..." if out is too small. */
-static void quote(char *out, size_t outlen, const char *s, size_t n)
-{
-    size_t o = 0;
-    out[o++] = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (o + 10 >= outlen) {
-            memcpy(out + o, "...", 3);
-            o += 3;
-            break;
-        }
-        if (c == '"' || c == '\\')
-            o += (size_t)snprintf(out + o, outlen - o, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", c);
-        else
-            out[o++] = (char)c;
-    }
-    snprintf(out + o, outlen - o, "\"");
-}
 
 static void fail_at(struct builder *b, const yaml_mark_t *m,
                     const char *fmt, ...) CUBE_PRINTF(3, 4);
@@ -226,7 +205,7 @@ static int check_props(struct builder *b, const yaml_event_t *ev,
     if (tag && strcmp((const char *)tag, "!") &&
         strcmp((const char *)tag, ok_tag)) {
         char q[96];
-        quote(q, sizeof q, (const char *)tag, strlen((const char *)tag));
+        cube_quote_n(q, sizeof q, (const char *)tag, strlen((const char *)tag));
         fail_at(b, &ev->start_mark, "unsupported tag %s", q);
         return -1;
     }
@@ -269,7 +248,7 @@ static int take_key(struct builder *b, struct frame *f, const yaml_event_t *ev)
     }
     if (cJSON_GetObjectItemCaseSensitive(f->node, k)) {
         char q[96];
-        quote(q, sizeof q, k, strlen(k));
+        cube_quote_n(q, sizeof q, k, strlen(k));
         fail_at(b, &ev->start_mark, "duplicate key %s", q);
         return -1;
     }
