@@ -9,6 +9,7 @@
 #include "cube_build.h"
 #include "http_req.h"
 #include "logstore.h"
+#include "objcache.h"
 #include "store.h"
 #include "watch.h"
 #include "log.h"
@@ -20,6 +21,8 @@
 #define WATCH_HISTORY 65536
 #define LOG_STREAM_MAX ((uint64_t)1 << 30)
 #define PROJECT_FILE_MAX ((uint64_t)256 << 20)
+/* Object documents kept in memory for reads by name. */
+#define OBJECT_CACHE_BYTES ((size_t)128 << 20)
 
 static const char *const REQ_LABELS[] = {"route", "method", "status"};
 
@@ -95,7 +98,8 @@ int cube_ctx_open_store(struct cube_ctx *ctx)
     }
     ctx->hub = cube_hub_new(rv, WATCH_HISTORY, cube_http_stream_wake);
     ctx->logs = cube_logstore_new(cfg->data_dir, LOG_STREAM_MAX, PROJECT_FILE_MAX);
-    if (!ctx->hub || !ctx->logs) {
+    ctx->cache = cube_objcache_new(OBJECT_CACHE_BYTES);
+    if (!ctx->hub || !ctx->logs || !ctx->cache) {
         cube_log(CUBE_LOG_ERROR, "core", "out of memory");
         return -1;
     }
@@ -220,6 +224,8 @@ void cube_ctx_free(struct cube_ctx *ctx)
     cube_hub_free(ctx->hub);
     cube_logstore_free(ctx->logs);
     cube_store_close(ctx->store);
+    cube_objcache_free(ctx->cache);
+    ctx->cache = NULL;
     cube_kinds_free(&ctx->kinds);
     ctx->hub = NULL;
     ctx->logs = NULL;

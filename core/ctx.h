@@ -69,6 +69,7 @@ struct cube_ctx {
     struct cube_store *store;      /* NULL until cube_ctx_open_store */
     struct cube_hub *hub;          /* resourceVersions and watches */
     struct cube_logstore *logs;    /* log streams and project files */
+    struct cube_objcache *cache;   /* documents by name (objcache.h) */
     /* Writes to one object hold its stripe from taking a resourceVersion
      * to publishing the event, so per object the rv order is the commit
      * order (objects_util.c). */

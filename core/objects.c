@@ -15,6 +15,7 @@
 #include "log.h"
 #include "mergepatch.h"
 #include "names.h"
+#include "objcache.h"
 #include "objects_priv.h"
 #include "schema.h"
 #include "store.h"
@@ -26,22 +27,59 @@ void cube_obj_what(const struct cube_kind *k, const char *name, char *buf,
     snprintf(buf, len, "%s/%s", k->plural, name ? name : "");
 }
 
+int cube_obj_load_text(struct cube_ctx *ctx, const struct cube_kind *k,
+                       const char *project, const char *name, char **text,
+                       int64_t *rv, struct cube_op_error *e)
+{
+    return cube_obj_load_text2(ctx, k, project, name, text, rv, 0, e);
+}
+
+int cube_obj_load_text2(struct cube_ctx *ctx, const struct cube_kind *k,
+                        const char *project, const char *name, char **text,
+                        int64_t *rv, int stripe_held, struct cube_op_error *e)
+{
+    char what[160];
+    int64_t cached_rv = 0;
+    project = project ? project : "";
+    if ((*text = cube_objcache_get(ctx->cache, k->kind, project, name, &cached_rv))) {
+        if (rv)
+            *rv = cached_rv;
+        return 0;
+    }
+    /* A miss fills the cache under the write stripe, so a concurrent write
+     * or delete cannot be overtaken by this older read. */
+    pthread_mutex_t *stripe = cube_obj_stripe(ctx, k->kind, project, name);
+    struct cube_store_obj so = {0};
+    if (!stripe_held)
+        pthread_mutex_lock(stripe);
+    int rc = cube_store_get(ctx->store, k->kind, project, name, &so);
+    if (rc == CUBE_OK)
+        cube_objcache_put(ctx->cache, k->kind, project, name, so.rv, so.doc);
+    if (!stripe_held)
+        pthread_mutex_unlock(stripe);
+    if (rc != CUBE_OK) {
+        cube_obj_what(k, name, what, sizeof what);
+        cube_op_store_fail(e, rc, what);
+        return -1;
+    }
+    if (rv)
+        *rv = so.rv;
+    *text = so.doc; /* taken over */
+    so.doc = NULL;
+    cube_store_obj_clear(&so);
+    return 0;
+}
+
 int cube_obj_load(struct cube_ctx *ctx, const struct cube_kind *k,
                   const char *project, const char *name, cJSON **out,
                   int64_t *rv, struct cube_op_error *e)
 {
-    struct cube_store_obj so = {0};
-    char what[160];
+    char what[160], *text;
     cube_obj_what(k, name, what, sizeof what);
-    int rc = cube_store_get(ctx->store, k->kind, project ? project : "", name, &so);
-    if (rc != CUBE_OK) {
-        cube_op_store_fail(e, rc, what);
+    if (cube_obj_load_text(ctx, k, project, name, &text, rv, e) < 0)
         return -1;
-    }
-    *out = cJSON_Parse(so.doc);
-    if (rv)
-        *rv = so.rv;
-    cube_store_obj_clear(&so);
+    *out = cJSON_Parse(text);
+    free(text);
     if (!*out) {
         cube_op_fail(e, 500, "InternalError", NULL, "%s: stored document is corrupt", what);
         return -1;
@@ -117,6 +155,10 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
     cube_hub_end(ctx->hub, rv, rc != CUBE_OK ? CUBE_WATCH_NONE
                  : create ? CUBE_WATCH_ADDED : CUBE_WATCH_MODIFIED, k->kind, project,
                  doc, cJSON_GetObjectItemCaseSensitive(meta, "labels"));
+    if (rc == CUBE_OK)
+        cube_objcache_put(ctx->cache, k->kind, project ? project : "", name, rv, doc);
+    else if (rc != CUBE_EEXIST)
+        cube_objcache_drop(ctx->cache, k->kind, project ? project : "", name);
     pthread_mutex_unlock(stripe);
     free(doc);
     if (rc != CUBE_OK) {

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "logstore.h"
 #include "mergepatch.h"
+#include "objcache.h"
 #include "objects.h"
 #include "objects_priv.h"
 #include "schema.h"
@@ -216,8 +217,16 @@ int cube_obj_remove(struct cube_ctx *ctx, const struct cube_kind *k,
     /* Load under the stripe: the DELETED event carries the last state. */
     pthread_mutex_t *stripe = cube_obj_stripe(ctx, k->kind, project, name);
     pthread_mutex_lock(stripe);
-    if (cube_obj_load(ctx, k, project, name, &cur, &cur_rv, e) < 0) {
+    char *text;
+    if (cube_obj_load_text2(ctx, k, project, name, &text, &cur_rv, 1, e) < 0) {
         pthread_mutex_unlock(stripe);
+        return -1;
+    }
+    cur = cJSON_Parse(text);
+    free(text);
+    if (!cur) {
+        pthread_mutex_unlock(stripe);
+        cube_op_fail(e, 500, "InternalError", NULL, "stored document is corrupt");
         return -1;
     }
     cube_obj_what(k, name, what, sizeof what);
@@ -239,6 +248,7 @@ int cube_obj_remove(struct cube_ctx *ctx, const struct cube_kind *k,
     cube_hub_end(ctx->hub, rv, rc == CUBE_OK && doc ? CUBE_WATCH_DELETED : CUBE_WATCH_NONE,
                  k->kind, project, doc ? doc : "{}",
                  cJSON_GetObjectItemCaseSensitive(meta, "labels"));
+    cube_objcache_drop(ctx->cache, k->kind, project ? project : "", name);
     pthread_mutex_unlock(stripe);
     free(doc);
     if (rc != CUBE_OK) {

@@ -14,6 +14,15 @@
 void cube_obj_now(char *buf, size_t len);
 /* A random (version 4) UUID into buf (>= 37 bytes). */
 void cube_obj_new_uid(char *buf);
+/* Reads the stored object's JSON text (new string; cache first). */
+int cube_obj_load_text(struct cube_ctx *ctx, const struct cube_kind *k,
+                       const char *project, const char *name, char **text,
+                       int64_t *rv, struct cube_op_error *e);
+/* As cube_obj_load_text; stripe_held: the caller holds the object's write
+ * stripe already (the lock is not recursive). */
+int cube_obj_load_text2(struct cube_ctx *ctx, const struct cube_kind *k,
+                        const char *project, const char *name, char **text,
+                        int64_t *rv, int stripe_held, struct cube_op_error *e);
 /* Reads the stored object into a new tree (and its rv). */
 int cube_obj_load(struct cube_ctx *ctx, const struct cube_kind *k,
                   const char *project, const char *name, cJSON **out,

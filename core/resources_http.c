@@ -16,6 +16,7 @@
 #include "logstore.h"
 #include "names.h"
 #include "objects.h"
+#include "objects_priv.h"
 #include "openapi.h"
 #include "selector.h"
 #include "store.h"
@@ -190,12 +191,15 @@ static int get_object(void *state, cube_req *req)
     const struct cube_kind *k = kind_of(req, &project);
     if (!k)
         return CUBE_OK;
-    cJSON *out;
+    char *text;
     struct cube_op_error e;
-    if (cube_obj_get(req->ctx, k, project, cube_route_match_param(&req->match, "name"),
-                     &out, &e) < 0)
+    /* The stored text is already the answer: no parse and print. */
+    if (cube_obj_load_text(req->ctx, k, project, cube_route_match_param(&req->match, "name"),
+                           &text, NULL, &e) < 0)
         return answer_op_error(req, &e);
-    return answer_tree(req, 200, out);
+    int rc = cube_http_answer(req, 200, "application/json", text, strlen(text), 1);
+    free(text);
+    return rc;
 }
 
 /* PUT, PATCH and PUT .../status share the shape: body in, object out. */
