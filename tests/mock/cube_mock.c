@@ -1,7 +1,11 @@
 /* cube_mock.c — see cube_mock.h. Test-only code: global state is fine here,
- * a test process hosts one plugin at a time. */
+ * a test process hosts one plugin at a time. The 1.1 slots live in
+ * cube_mock_kinds.c (kinds, actions), cube_mock_objects.c (objects, events,
+ * controllers) and cube_mock_files.c (log streams, project files). */
 #include "cube_mock.h"
+#include "cube_mock_priv.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +23,8 @@ struct cube_req {
     const char *method, *path, *query, *header, *body;
     char params[8][2][256];
     int n_params;
-    char scratch[256];
+    char scratch[8][256]; /* req_query answers: each stays valid for the request */
+    int n_scratch;
     struct cube_mock_response *out;
     struct cube_stream_desc stream;
     int has_stream;
@@ -47,6 +52,8 @@ static struct {
     int n_metrics;
     char last_log[1024], last_error[1024];
     struct cube_stream stream;
+    char actor[160];   /* "plugin:<name>" once cube_mock_init ran */
+    int after_init;    /* cube_mock_init's call of init has returned */
 } M;
 
 static const char *version(void) { return "mock"; }
@@ -63,6 +70,18 @@ static void mlog(cube_plugin *s, int level, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     logv(s, level, fmt, ap);
+    va_end(ap);
+}
+
+void *mock_state(void) { return M.state; }
+const char *mock_actor(void) { return M.actor[0] ? M.actor : "plugin:mock"; }
+int mock_after_init(void) { return M.after_init; }
+
+void mock_logf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    logv(&M.self, CUBE_LOG_INFO, fmt, ap);
     va_end(ap);
 }
 
@@ -135,9 +154,21 @@ static const char *req_query(cube_req *r, const char *name)
         const char *amp = strchr(p, '&');
         size_t seg = amp ? (size_t)(amp - p) : strlen(p);
         if (seg >= len && strncmp(p, name, len) == 0 && (seg == len || p[len] == '=')) {
-            snprintf(r->scratch, sizeof r->scratch, "%.*s", (int)(seg > len ? seg - len - 1 : 0),
-                     p + len + 1);
-            return seg == len ? "" : r->scratch;
+            if (seg == len)
+                return "";
+            char *out = r->scratch[r->n_scratch++ % 8];
+            size_t o = 0;
+            for (const char *v = p + len + 1; v < p + seg && o + 1 < sizeof r->scratch[0]; v++) {
+                if (*v == '%' && v + 2 < p + seg && isxdigit((unsigned char)v[1]) &&
+                    isxdigit((unsigned char)v[2])) {
+                    char hex[3] = {v[1], v[2], '\0'};
+                    out[o++] = (char)strtol(hex, NULL, 16); /* URL-decoded, as the host does */
+                    v += 2;
+                } else
+                    out[o++] = *v == '+' ? ' ' : *v;
+            }
+            out[o] = '\0';
+            return out;
         }
         p = amp ? amp + 1 : NULL;
     }
@@ -279,6 +310,9 @@ static void host_init(void)
     h->timer_add = timer_add; h->timer_cancel = timer_cancel; h->submit = submit;
     h->metric_register = metric_register; h->metric_add = metric_add;
     h->metric_set = metric_set; h->metric_observe = metric_observe;
+    mock_kinds_install(h);
+    mock_objects_install(h);
+    mock_files_install(h);
 }
 
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)
@@ -296,7 +330,10 @@ int cube_mock_init(const struct cube_plugin_desc *desc, const char *config_json,
     cube_plugin *self;
     const struct cube_host *h = cube_mock_host(config_json, &self);
     M.state = NULL;
+    M.after_init = 0;
+    snprintf(M.actor, sizeof M.actor, "plugin:%s", desc->name ? desc->name : "mock");
     int rc = desc->init(h, self, &M.state);
+    M.after_init = 1;
     *state = M.state;
     return rc;
 }
@@ -360,6 +397,24 @@ struct cube_mock_response cube_mock_request(const char *method, const char *path
             drain_stream(&r);
         return out;
     }
+    /* Registered actions: the host checks the object exists first. */
+    for (int i = 0;; i++) {
+        char tmpl[512];
+        const char *m, *kind;
+        cube_route_fn fn;
+        int got = mock_action_route(i, tmpl, sizeof tmpl, &m, &kind, &fn);
+        if (got == 0)
+            break;
+        if (got < 0 || strcmp(m, method) != 0 || !match(tmpl, path, &r))
+            continue;
+        if (!mock_object_exists(kind, req_param(&r, "project"), req_param(&r, "name")))
+            resp_error(&r, 404, "NotFound", "no such object");
+        else
+            out.handler_rc = fn(M.state, &r);
+        if (r.has_stream)
+            drain_stream(&r);
+        return out;
+    }
     out.status = 404;
     return out;
 }
@@ -407,6 +462,9 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
 {
     if (desc && desc->fini && state)
         desc->fini(state);
+    mock_objects_reset();
+    mock_kinds_reset();
+    mock_files_reset();
     cJSON_Delete(M.config);
     memset(&M, 0, sizeof M);
 }

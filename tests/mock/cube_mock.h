@@ -3,7 +3,45 @@
  * It implements the whole struct cube_host: routes are kept in a table and
  * called through cube_mock_request; responses are captured; timers and
  * submitted work run only when the test calls cube_mock_run_timers, so tests
- * are deterministic; metrics keep their last values per label set. */
+ * are deterministic; metrics keep their last values per label set.
+ *
+ * The ABI 1.1 slots work in memory, simply:
+ * - register_kind/register_action copy the descriptor (size-checked, strings
+ *   duplicated) and check names, scope, duplicates and that the schemas
+ *   parse; after cube_mock_init's init they answer CUBE_ESTATE.
+ * - Objects: NO schema validation and no schema defaults; the kind's own
+ *   defaulting and validate callbacks are called. obj_create checks the kind
+ *   is registered, metadata.name (a DNS label), metadata.project for project
+ *   kinds (none for cluster kinds), labels/annotations are string maps, and
+ *   answers CUBE_EEXIST for a duplicate; it stamps apiVersion, uid, owner
+ *   "plugin:<name>", created/updated, generation 1 and a resourceVersion
+ *   from one counter, drops status and adds an empty spec. obj_update checks
+ *   metadata.resourceVersion when present (CUBE_ECONFLICT), keeps status
+ *   and server fields, bumps generation when spec changed and writes
+ *   nothing when labels, annotations, ownerReferences and spec are
+ *   unchanged; obj_update_status replaces status (an equal status is not
+ *   written); obj_delete removes at once (finalize is NOT called), then
+ *   deletes what the object owned (ownerReferences uid) and its logs.
+ * - obj_list answers {"apiVersion","kind":"<Kind>List","items":[...],
+ *   "metadata":{"resourceVersion"}} sorted by project and name; project NULL
+ *   lists every project. Label selectors: only comma-separated k=v, k==v,
+ *   k!=v, k and !k (set-based "in"/"notin" give CUBE_EINVAL).
+ * - Controllers: every write (create, update, status, delete) of an object
+ *   whose kind has reconcile, or owned by such an object, queues one call
+ *   (coalesced per object); calls run only in cube_mock_run_controllers,
+ *   with the object as it is then (NULL when deleted). Their results are
+ *   ignored: no retry, no back-off, no resync.
+ * - obj_event records the plugin's events (see cube_mock_events); the
+ *   host's own Created/Updated/... events are not recorded.
+ * - Actions are routed by cube_mock_request: POST or GET
+ *   /api/v1/projects/{project}/<plural>/{name}/<action> (cluster kinds:
+ *   /api/v1/<plural>/{name}/<action>), 404 when the object does not exist;
+ *   permissions are not checked. Kinds have no CRUD routes in the mock.
+ * - Log streams live per (kind, project, name, stream) without a size
+ *   limit; resp_log answers with what the stream holds (follow is ignored).
+ * - Project files live per project (no size limit); paths must be relative,
+ *   "/"-separated, without empty segments or segments starting with '.'.
+ *   Directories exist while they hold files. */
 #ifndef CUBE_MOCK_H
 #define CUBE_MOCK_H
 
@@ -26,8 +64,9 @@ const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **se
 /* Calls desc->init and checks nothing else; returns init's result. */
 int cube_mock_init(const struct cube_plugin_desc *desc, const char *config_json,
                    void **state);
-/* Finds the route for method+path (templates with {params}), builds a
- * request with the given query ("a=1&b=2" or NULL), one "Name: value"
+/* Finds the route for method+path (templates with {params}; then the
+ * registered actions), builds a request with the given query ("a=1&b=2" or
+ * NULL; req_query URL-decodes), one "Name: value"
  * header (or NULL) and body (or NULL), runs the handler and returns what
  * it answered. For a stream, reads until END/ERROR, running timers between
  * reads whenever read returns 0 (at most `max_idle_rounds` times). */
@@ -46,7 +85,29 @@ const char *cube_mock_last_error(void);
 /* Number of routes registered. */
 int cube_mock_route_count(void);
 void cube_mock_response_free(struct cube_mock_response *r);
-/* Calls fini (if any) with state and forgets everything. */
+
+/* An event the plugin recorded with obj_event (project "" for cluster kinds). */
+struct cube_mock_event {
+    char *kind, *project, *name, *type, *reason, *message;
+};
+
+/* Number of kinds and of actions registered. */
+int cube_mock_kind_count(void);
+int cube_mock_action_count(void);
+/* The stored copy of a kind's descriptor, or NULL; valid until reset. */
+const struct cube_kind_desc *cube_mock_kind(const char *kind);
+/* Runs the reconcile calls queued so far (not those they queue); returns how many ran. */
+int cube_mock_run_controllers(void);
+/* Number of reconcile calls queued and not yet run. */
+int cube_mock_controllers_pending(void);
+/* Events recorded, oldest first; *count (when not NULL) gets how many. Valid until the next obj_event or reset. */
+const struct cube_mock_event *cube_mock_events(int *count);
+/* The stored object as JSON text, or NULL; valid until the next call or reset. */
+const char *cube_mock_object(const char *kind, const char *project, const char *name);
+/* 1 when the log stream is closed, 0 when open, -1 when it does not exist. */
+int cube_mock_log_closed(const char *kind, const char *project, const char *name,
+                         const char *stream);
+/* Calls fini (if any) with state and forgets (frees) everything, 1.1 state included. */
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state);
 
 #endif

@@ -1,0 +1,61 @@
+/* cube_mock_priv.h — what the fake host's source files share (not for
+ * tests: they include cube_mock.h). */
+#ifndef CUBE_MOCK_PRIV_H
+#define CUBE_MOCK_PRIV_H
+
+#include <stddef.h>
+
+#include <cube/cube.h>
+
+/* -- cube_mock.c ---------------------------------------------------- */
+
+/* The plugin's state as init left it (NULL before init). */
+void *mock_state(void);
+/* "plugin:<name>", the owner the host stamps on objects the plugin creates. */
+const char *mock_actor(void);
+/* Nonzero once cube_mock_init's call of init has returned. */
+int mock_after_init(void);
+/* Writes a log line as the host would (cube_mock_last_log shows it). */
+void mock_logf(const char *fmt, ...) CUBE_PRINTF(1, 2);
+
+/* -- cube_mock_kinds.c: kinds, actions and shared helpers ------------- */
+
+/* Fills register_kind and register_action of h. */
+void mock_kinds_install(struct cube_host *h);
+/* Frees every kind and action. */
+void mock_kinds_reset(void);
+/* The registered kind's stored descriptor, or NULL. */
+const struct cube_kind_desc *mock_find_kind(const char *kind);
+/* The i-th registered action as a route: writes its path template
+ * (/api/v1/projects/{project}/<plural>/{name}/<action>, or
+ * /api/v1/<plural>/{name}/<action> for cluster kinds) and sets *method,
+ * *kind and *handler. Returns 1, 0 past the last action, or -1 when the
+ * action's kind is not registered (skip it). */
+int mock_action_route(int i, char *tmpl, size_t len, const char **method,
+                      const char **kind, cube_route_fn *handler);
+/* Returns items with room for item n (grown to *cap), or NULL. */
+void *mock_grow(void *items, int n, int *cap, size_t size);
+/* strdup, NULL for NULL. */
+char *mock_strdup(const char *s);
+/* Nonzero for a DNS label: 1..63 of [a-z0-9-], no '-' at either end. */
+int mock_dns_label(const char *s);
+
+/* -- cube_mock_objects.c: objects, events, controllers --------------- */
+
+/* Fills the object and event slots of h. */
+void mock_objects_install(struct cube_host *h);
+/* Frees every object, event and queued reconcile. */
+void mock_objects_reset(void);
+/* Nonzero when the object exists (project NULL or "" for cluster kinds). */
+int mock_object_exists(const char *kind, const char *project, const char *name);
+
+/* -- cube_mock_files.c: log streams and project files ---------------- */
+
+/* Fills the 1.1 log and file slots of h. */
+void mock_files_install(struct cube_host *h);
+/* Frees every log stream and file. */
+void mock_files_reset(void);
+/* Drops the log streams of a deleted object (project "" or NULL: none). */
+void mock_files_forget_object(const char *kind, const char *project, const char *name);
+
+#endif
