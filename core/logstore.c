@@ -56,7 +56,7 @@ struct ls_follower {
 
 struct cube_ls_stream {
     struct cube_ls_stream *next; /* bucket chain (ls->mu) */
-    char *path;
+    char *path;               /* immutable: acquire reads it under ls->mu only */
     unsigned hash;
     int refs;                 /* ls->mu */
     int in_table;             /* ls->mu */
@@ -286,10 +286,13 @@ static int make_writable(struct cube_ls_stream *st)
 {
     if (st->writable)
         return CUBE_OK;
-    char *slash = strrchr(st->path, '/');
-    *slash = '\0';
-    int mk = cube_mkdir_p(st->path, 0750);
-    *slash = '/';
+    /* st->path is read under ls->mu alone (acquire's lookup), so it must
+     * never change, not even for a moment: work on a copy of the dir */
+    char *dir = strndup(st->path, (size_t)(strrchr(st->path, '/') - st->path));
+    if (!dir)
+        return CUBE_ENOMEM;
+    int mk = cube_mkdir_p(dir, 0750);
+    free(dir);
     if (mk < 0)
         return CUBE_EIO;
     int flags = O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC;

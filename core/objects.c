@@ -124,6 +124,22 @@ static size_t owner_uids(const cJSON *meta, const char **uids, size_t max)
     return n;
 }
 
+/* The audit event written with a change, or NULL for none: status writes
+ * by plugins (controllers reporting) are not requests and not audited. */
+static char *audit_doc(const struct cube_kind *k, const char *project,
+                       const char *name, const char *uid, const char *verb,
+                       const struct cube_actor *who, int create, const char *what)
+{
+    int status_write = strcmp(verb, "update-status") == 0;
+    if (status_write && strncmp(who->user, "plugin:", 7) == 0)
+        return NULL;
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s %s by %s", what, verb, who->user);
+    return cube_obj_event_doc(k, project, name, uid, verb, who->user, create ? 201 : 200,
+                              "Normal", create ? "Created"
+                              : status_write ? "StatusUpdated" : "Updated", msg);
+}
+
 int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
                     const char *project, cJSON *obj, int create,
                     int64_t expected_rv, const char *verb,
@@ -149,9 +165,11 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
     size_t n_owners = owner_uids(meta, owners, 64);
     struct cube_store_obj so = {.kind = k->kind, .project = (char *)(project ? project : ""),
                                 .name = (char *)name, .uid = (char *)uid, .rv = rv, .doc = doc};
+    char *audit = audit_doc(k, project, name, uid, verb, who, create, what);
     int rc = !doc ? CUBE_ENOMEM
-             : create ? cube_store_create(ctx->store, &so, owners, n_owners)
-                      : cube_store_update(ctx->store, &so, owners, n_owners, expected_rv);
+             : create ? cube_store_create(ctx->store, &so, owners, n_owners, audit)
+                      : cube_store_update(ctx->store, &so, owners, n_owners, expected_rv, audit);
+    free(audit);
     cube_hub_end(ctx->hub, rv, rc != CUBE_OK ? CUBE_WATCH_NONE
                  : create ? CUBE_WATCH_ADDED : CUBE_WATCH_MODIFIED, k->kind, project,
                  doc, cJSON_GetObjectItemCaseSensitive(meta, "labels"));
@@ -172,12 +190,6 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
         cube_op_store_fail(e, rc, what);
         return -1;
     }
-    char msg[200];
-    snprintf(msg, sizeof msg, "%s %s by %s", what, verb, who->user);
-    cube_obj_record_event(ctx, k, project, name, uid, verb, who->user,
-                          create ? 201 : 200, "Normal",
-                          create ? "Created" : strcmp(verb, "update-status") == 0
-                                                   ? "StatusUpdated" : "Updated", msg);
     cube_ctrl_enqueue(ctx, k, project, name);
     cube_ctrl_enqueue_owners(ctx, project, obj);
     return 0;

@@ -243,8 +243,14 @@ int cube_obj_remove(struct cube_ctx *ctx, const struct cube_kind *k,
     /* Unconditional unless the caller gave a version (Kubernetes deletes
      * without preconditions); the stripe orders it after any write of the
      * same object already holding a version. */
+    const char *uid0 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "uid"));
+    char msg0[200];
+    snprintf(msg0, sizeof msg0, "%s deleted by %s", what, who->user);
+    char *audit = cube_obj_event_doc(k, project, name, uid0, "delete", who->user, 200,
+                                     "Normal", "Deleted", msg0);
     int rc = cube_store_delete(ctx->store, k->kind, project ? project : "", name,
-                               expected_rv, rv);
+                               expected_rv, rv, audit);
+    free(audit);
     cube_hub_end(ctx->hub, rv, rc == CUBE_OK && doc ? CUBE_WATCH_DELETED : CUBE_WATCH_NONE,
                  k->kind, project, doc ? doc : "{}",
                  cJSON_GetObjectItemCaseSensitive(meta, "labels"));
@@ -257,10 +263,6 @@ int cube_obj_remove(struct cube_ctx *ctx, const struct cube_kind *k,
         return -1;
     }
     const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "uid"));
-    char msg[200];
-    snprintf(msg, sizeof msg, "%s deleted by %s", what, who->user);
-    cube_obj_record_event(ctx, k, project, name, uid, "delete", who->user, 200, "Normal",
-                          "Deleted", msg);
     if (ctx->logs)
         cube_logstore_remove_object(ctx->logs, k->kind, project, name);
     cube_ctrl_enqueue(ctx, k, project, name);

@@ -37,6 +37,11 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
 /* The lock stripe of one object (see cube_ctx.obj_locks). */
 pthread_mutex_t *cube_obj_stripe(struct cube_ctx *ctx, const char *kind,
                                  const char *project, const char *name);
+/* The audit/plugin event about an object as JSON text (new string). */
+char *cube_obj_event_doc(const struct cube_kind *k, const char *project,
+                         const char *name, const char *uid, const char *verb,
+                         const char *user, int result, const char *type,
+                         const char *reason, const char *message);
 /* "what" for messages: "widgets/foo". */
 void cube_obj_what(const struct cube_kind *k, const char *name, char *buf,
                    size_t len);

@@ -80,11 +80,10 @@ void cube_obj_new_uid(char *buf)
              hex + 16, hex + 20);
 }
 
-int cube_obj_record_event(struct cube_ctx *ctx, const struct cube_kind *k,
-                          const char *project, const char *name,
-                          const char *uid, const char *verb, const char *user,
-                          int result, const char *type, const char *reason,
-                          const char *message)
+char *cube_obj_event_doc(const struct cube_kind *k, const char *project,
+                         const char *name, const char *uid, const char *verb,
+                         const char *user, int result, const char *type,
+                         const char *reason, const char *message)
 {
     char now[40];
     cube_obj_now(now, sizeof now);
@@ -111,6 +110,17 @@ int cube_obj_record_event(struct cube_ctx *ctx, const struct cube_kind *k,
         cJSON_AddNumberToObject(ev, "result", result);
     char *text = cJSON_PrintUnformatted(ev);
     cJSON_Delete(ev);
+    return text;
+}
+
+int cube_obj_record_event(struct cube_ctx *ctx, const struct cube_kind *k,
+                          const char *project, const char *name,
+                          const char *uid, const char *verb, const char *user,
+                          int result, const char *type, const char *reason,
+                          const char *message)
+{
+    char *text = cube_obj_event_doc(k, project, name, uid, verb, user, result, type,
+                                    reason, message);
     if (!text)
         return CUBE_ENOMEM;
     int64_t id;

@@ -324,7 +324,7 @@ static int fetch_objs(struct cube_store *s, int st, const struct store_val *v,
     return rc;
 }
 
-static int valid_key(const char *kind, const char *project, const char *name)
+int store_valid_key(const char *kind, const char *project, const char *name)
 {
     return kind && *kind && project && name && *name;
 }
@@ -332,7 +332,7 @@ static int valid_key(const char *kind, const char *project, const char *name)
 int cube_store_get(struct cube_store *s, const char *kind, const char *project,
                    const char *name, struct cube_store_obj *out)
 {
-    if (!s || !out || !valid_key(kind, project, name))
+    if (!s || !out || !store_valid_key(kind, project, name))
         return CUBE_EINVAL;
     struct store_val v[] = {SV_T(kind), SV_T(project), SV_T(name)};
     struct rows r = {0};
@@ -427,109 +427,6 @@ void cube_store_obj_clear(struct cube_store_obj *obj)
     free(obj->uid);
     free(obj->doc);
     memset(obj, 0, sizeof *obj);
-}
-
-/* ---- writes ----------------------------------------------------------- */
-
-/* Inserts the owner rows of obj (v: kind, project, name). */
-static int put_owners(struct cube_store *s, struct store_conn *c,
-                      const struct store_val *key, const char *const *owners,
-                      size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        struct store_val v[] = {key[0], key[1], key[2], SV_T(owners[i])};
-        int rc = store_exec(s, c, ST_OWNER_INSERT, v, 4);
-        if (rc != CUBE_OK)
-            return rc;
-    }
-    return CUBE_OK;
-}
-
-static int valid_owners(const char *const *owners, size_t n)
-{
-    if (n > 0 && !owners)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!owners[i])
-            return 0;
-    return 1;
-}
-
-int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
-                      const char *const *owner_uids, size_t n_owners)
-{
-    if (!s || !obj || !valid_key(obj->kind, obj->project, obj->name) ||
-        !obj->uid || !*obj->uid || !obj->doc || obj->rv < 0 ||
-        !valid_owners(owner_uids, n_owners))
-        return CUBE_EINVAL;
-    struct store_conn *c;
-    int rc = store_write_begin(s, &c);
-    if (rc != CUBE_OK)
-        return rc;
-    struct store_val v[] = {SV_T(obj->kind), SV_T(obj->project), SV_T(obj->name),
-                            SV_T(obj->uid), SV_I(obj->rv), SV_T(obj->doc)};
-    rc = store_exec(s, c, ST_OBJ_INSERT, v, 6);
-    if (rc == CUBE_OK)
-        rc = put_owners(s, c, v, owner_uids, n_owners);
-    return store_write_end(s, c, rc);
-}
-
-/* After a guarded write matched no row: ENOTFOUND or ECONFLICT. */
-static int missing_or_conflict(struct cube_store *s, struct store_conn *c,
-                               const struct store_val *key)
-{
-    int64_t rv;
-    int rc = store_query_int(s, c, ST_OBJ_RV, key, 3, &rv);
-    return rc == CUBE_OK ? CUBE_ECONFLICT : rc;
-}
-
-int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
-                      const char *const *owner_uids, size_t n_owners,
-                      int64_t expected_rv)
-{
-    if (!s || !obj || !valid_key(obj->kind, obj->project, obj->name) ||
-        !obj->doc || obj->rv < 0 || expected_rv < 0 ||
-        !valid_owners(owner_uids, n_owners))
-        return CUBE_EINVAL;
-    struct store_conn *c;
-    int rc = store_write_begin(s, &c);
-    if (rc != CUBE_OK)
-        return rc;
-    struct store_val v[] = {SV_T(obj->kind), SV_T(obj->project), SV_T(obj->name),
-                            SV_I(obj->rv), SV_T(obj->doc), SV_I(expected_rv)};
-    int64_t rv;
-    rc = store_query_int(s, c, ST_OBJ_UPDATE, v, 6, &rv);
-    if (rc == CUBE_ENOTFOUND)
-        rc = missing_or_conflict(s, c, v);
-    if (rc == CUBE_OK)
-        rc = store_exec(s, c, ST_OWNER_DELETE, v, 3);
-    if (rc == CUBE_OK)
-        rc = put_owners(s, c, v, owner_uids, n_owners);
-    return store_write_end(s, c, rc);
-}
-
-int cube_store_delete(struct cube_store *s, const char *kind,
-                      const char *project, const char *name,
-                      int64_t expected_rv, int64_t new_rv)
-{
-    if (!s || !valid_key(kind, project, name) || expected_rv < 0 || new_rv < 0)
-        return CUBE_EINVAL;
-    struct store_conn *c;
-    int rc = store_write_begin(s, &c);
-    if (rc != CUBE_OK)
-        return rc;
-    struct store_val v[] = {SV_T(kind), SV_T(project), SV_T(name),
-                            SV_I(expected_rv)};
-    struct store_val hwm = SV_I(new_rv);
-    int64_t rv;
-    rc = store_query_int(s, c, ST_OBJ_DELETE, v, 4, &rv);
-    if (rc == CUBE_ENOTFOUND)
-        rc = missing_or_conflict(s, c, v);
-    if (rc == CUBE_OK)
-        rc = store_exec(s, c, ST_OWNER_DELETE, v, 3);
-    if (rc == CUBE_OK)
-        rc = store_exec(s, c, ST_HWM_RAISE, &hwm, 1);
-    return store_write_end(s, c, rc);
 }
 
 /* ---- events ----------------------------------------------------------- */

@@ -56,21 +56,24 @@ int cube_store_ping(struct cube_store *s);
 /* The highest rv ever written, including deleted objects' (0 when empty). */
 int cube_store_max_rv(struct cube_store *s, int64_t *rv);
 
-/* Inserts obj (all fields set; obj->rv is the new rv) and its owner uids.
- * CUBE_EEXIST when (kind, project, name) exists. */
+/* Inserts obj (all fields set; obj->rv is the new rv) and its owner uids,
+ * and, when audit is not NULL, that audit event (JSON text) about it in the
+ * same transaction. CUBE_EEXIST when (kind, project, name) exists. */
 int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
-                      const char *const *owner_uids, size_t n_owners);
+                      const char *const *owner_uids, size_t n_owners,
+                      const char *audit);
 /* Replaces doc, rv and owner uids of (kind, project, name) when its stored
- * rv equals expected_rv (0: whatever it is). obj->uid is ignored.
- * CUBE_ENOTFOUND, CUBE_ECONFLICT. */
+ * rv equals expected_rv (0: whatever it is), with an optional audit event
+ * as for create. obj->uid is ignored. CUBE_ENOTFOUND, CUBE_ECONFLICT. */
 int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
                       const char *const *owner_uids, size_t n_owners,
-                      int64_t expected_rv);
+                      int64_t expected_rv, const char *audit);
 /* Deletes (kind, project, name) when its rv equals expected_rv (0: any),
- * recording new_rv as the high-water mark. CUBE_ENOTFOUND, CUBE_ECONFLICT. */
+ * recording new_rv as the high-water mark, with an optional audit event as
+ * for create. CUBE_ENOTFOUND, CUBE_ECONFLICT. */
 int cube_store_delete(struct cube_store *s, const char *kind,
                       const char *project, const char *name,
-                      int64_t expected_rv, int64_t new_rv);
+                      int64_t expected_rv, int64_t new_rv, const char *audit);
 /* Reads one object into *out (fields malloc'd; free with
  * cube_store_obj_clear). CUBE_ENOTFOUND. */
 int cube_store_get(struct cube_store *s, const char *kind, const char *project,

@@ -29,6 +29,9 @@ enum store_stmt {
     ST_OBJ_INSERT, ST_OBJ_UPDATE, ST_OBJ_DELETE, ST_OBJ_RV, ST_OBJ_GET,
     ST_OWNER_INSERT, ST_OWNER_DELETE, ST_OWNED,
     ST_HWM_RAISE, ST_MAX_RV, ST_COUNT_ALL, ST_COUNT_PROJECT, ST_EVENT_ADD,
+    /* PostgreSQL only: a write, its owner rows and its audit event in one
+     * statement (one round trip); see store_write.c. */
+    ST_PG_CREATE_AUDIT, ST_PG_UPDATE_AUDIT, ST_PG_UPDATE_PLAIN, ST_PG_DELETE_AUDIT,
     ST_LIST,                    /* + 4 variants */
     ST_EVENT_LIST = ST_LIST + 4, /* + 16 variants */
     ST_N = ST_EVENT_LIST + 16
@@ -122,6 +125,8 @@ int store_query_int(struct cube_store *s, struct store_conn *c, int st,
                     const struct store_val *v, int n, int64_t *out);
 
 /* Borrows the writer connection and opens a transaction on it. */
+/* 1 when kind, project (may be "") and name are usable keys. */
+int store_valid_key(const char *kind, const char *project, const char *name);
 int store_write_begin(struct cube_store *s, struct store_conn **c);
 /* Commits (rc == CUBE_OK) or rolls back, returns the writer; the outcome. */
 int store_write_end(struct cube_store *s, struct store_conn *c, int rc);

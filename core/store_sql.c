@@ -42,6 +42,29 @@ static const char *const fixed_sql[ST_LIST] = {
                          " WHERE kind = ?1 AND project = ?2",
     [ST_EVENT_ADD] = "INSERT INTO events (project, kind, name, doc)"
                      " VALUES (?1, ?2, ?3, ?4) RETURNING id",
+    [ST_PG_CREATE_AUDIT] =
+        "WITH o AS (INSERT INTO objects (kind, project, name, uid, rv, doc)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING 1)"
+        " INSERT INTO events (project, kind, name, doc)"
+        " SELECT ?2, ?1, ?3, ?7 FROM o RETURNING id",
+    [ST_PG_UPDATE_AUDIT] =
+        "WITH o AS (UPDATE objects SET rv = ?4, doc = ?5" KEY_WHERE
+        " AND (?6 = 0 OR rv = ?6) RETURNING rv),"
+        " d AS (DELETE FROM object_owners" KEY_WHERE " AND EXISTS (SELECT 1 FROM o))"
+        " INSERT INTO events (project, kind, name, doc)"
+        " SELECT ?2, ?1, ?3, ?7 FROM o RETURNING id",
+    [ST_PG_UPDATE_PLAIN] =
+        "WITH o AS (UPDATE objects SET rv = ?4, doc = ?5" KEY_WHERE
+        " AND (?6 = 0 OR rv = ?6) RETURNING rv),"
+        " d AS (DELETE FROM object_owners" KEY_WHERE " AND EXISTS (SELECT 1 FROM o))"
+        " SELECT rv FROM o",
+    [ST_PG_DELETE_AUDIT] =
+        "WITH o AS (DELETE FROM objects" KEY_WHERE " AND (?4 = 0 OR rv = ?4) RETURNING rv),"
+        " d AS (DELETE FROM object_owners" KEY_WHERE " AND EXISTS (SELECT 1 FROM o)),"
+        " h AS (UPDATE cube_meta SET value = ?5 WHERE key = 'max_rv' AND value < ?5"
+        " AND EXISTS (SELECT 1 FROM o))"
+        " INSERT INTO events (project, kind, name, doc)"
+        " SELECT ?2, ?1, ?3, ?6 FROM o RETURNING id",
 };
 
 /* List variant `bits` (1: project filter, 2: keyset cursor). Parameters:

@@ -186,7 +186,7 @@ static int put_owned(struct cube_store *s, const char *kind, const char *project
              kind, name, (long long)rv);
     struct cube_store_obj o = {(char *)kind, (char *)project, (char *)name,
                                uid, rv, doc};
-    return cube_store_create(s, &o, owners, n);
+    return cube_store_create(s, &o, owners, n, NULL);
 }
 
 static int put(struct cube_store *s, const char *kind, const char *project,
@@ -201,7 +201,7 @@ static int upd(struct cube_store *s, const char *kind, const char *project,
 {
     struct cube_store_obj o = {(char *)kind, (char *)project, (char *)name,
                                NULL, rv, (char *)doc};
-    return cube_store_update(s, &o, owners, n, expected);
+    return cube_store_update(s, &o, owners, n, expected, NULL);
 }
 
 /* Collected "project/name" keys of listed rows. */
@@ -325,9 +325,9 @@ static void test_crud(void **state)
     assert_int_equal(cube_store_get(f->s, "node", "", "n1", &o), CUBE_OK);
     cube_store_obj_clear(&o);
 
-    assert_int_equal(cube_store_delete(f->s, "widget", "p1", "a", 6, 7), CUBE_OK);
+    assert_int_equal(cube_store_delete(f->s, "widget", "p1", "a", 6, 7, NULL), CUBE_OK);
     assert_int_equal(cube_store_get(f->s, "widget", "p1", "a", &o), CUBE_ENOTFOUND);
-    assert_int_equal(cube_store_delete(f->s, "node", "", "n1", 0, 8), CUBE_OK);
+    assert_int_equal(cube_store_delete(f->s, "node", "", "n1", 0, 8, NULL), CUBE_OK);
     assert_int_equal(cube_store_count(f->s, "widget", NULL, &n), CUBE_OK);
     assert_int_equal(n, 0);
 }
@@ -340,12 +340,12 @@ static void test_errors(void **state)
     assert_int_equal(put(f->s, "widget", "p", "a", 2), CUBE_EEXIST);
     /* The same uid under another name. */
     struct cube_store_obj dup = {"widget", "p", "b", "uid:widget/p/a", 3, "{}"};
-    assert_int_equal(cube_store_create(f->s, &dup, NULL, 0), CUBE_EEXIST);
+    assert_int_equal(cube_store_create(f->s, &dup, NULL, 0, NULL), CUBE_EEXIST);
     assert_int_equal(upd(f->s, "widget", "p", "a", 4, "{}", 99, NULL, 0), CUBE_ECONFLICT);
     assert_int_equal(upd(f->s, "widget", "p", "zz", 4, "{}", 0, NULL, 0), CUBE_ENOTFOUND);
     assert_int_equal(upd(f->s, "widget", "p", "zz", 4, "{}", 1, NULL, 0), CUBE_ENOTFOUND);
-    assert_int_equal(cube_store_delete(f->s, "widget", "p", "a", 99, 5), CUBE_ECONFLICT);
-    assert_int_equal(cube_store_delete(f->s, "widget", "p", "zz", 0, 5), CUBE_ENOTFOUND);
+    assert_int_equal(cube_store_delete(f->s, "widget", "p", "a", 99, 5, NULL), CUBE_ECONFLICT);
+    assert_int_equal(cube_store_delete(f->s, "widget", "p", "zz", 0, 5, NULL), CUBE_ENOTFOUND);
     assert_int_equal(cube_store_get(f->s, "widget", "q", "a", &o), CUBE_ENOTFOUND);
     /* Failed writes left nothing behind and the store still works. */
     assert_int_equal(cube_store_get(f->s, "widget", "p", "a", &o), CUBE_OK);
@@ -356,7 +356,7 @@ static void test_errors(void **state)
     assert_int_equal(cube_store_max_rv(f->s, &rv), CUBE_OK);
     assert_int_equal(rv, 1);
 
-    assert_int_equal(cube_store_create(f->s, NULL, NULL, 0), CUBE_EINVAL);
+    assert_int_equal(cube_store_create(f->s, NULL, NULL, 0, NULL), CUBE_EINVAL);
     assert_int_equal(cube_store_get(f->s, NULL, "p", "a", &o), CUBE_EINVAL);
     assert_int_equal(cube_store_get(f->s, "widget", "p", "", &o), CUBE_EINVAL);
     assert_int_equal(cube_store_list(f->s, "widget", NULL, NULL, NULL, 0, NULL, NULL),
@@ -508,7 +508,7 @@ static void test_owners(void **state)
     assert_int_equal(c.n, 1);
     assert_int_equal(c.rvs[0], 5);
     coll_free(&c);
-    assert_int_equal(cube_store_delete(f->s, "widget", "p", "c1", 0, 6), CUBE_OK);
+    assert_int_equal(cube_store_delete(f->s, "widget", "p", "c1", 0, 6, NULL), CUBE_OK);
     assert_int_equal(cube_store_list_owned(f->s, "U1", collect, &c), CUBE_OK);
     assert_int_equal(c.n, 1);
     assert_string_equal(c.keys[0], "q/c4");
@@ -606,14 +606,14 @@ static void test_max_rv(void **state)
     assert_int_equal(put(f->s, "widget", "p", "b", 10), CUBE_OK);
     assert_int_equal(cube_store_max_rv(f->s, &rv), CUBE_OK);
     assert_int_equal(rv, 10);
-    assert_int_equal(cube_store_delete(f->s, "widget", "p", "b", 10, 11), CUBE_OK);
+    assert_int_equal(cube_store_delete(f->s, "widget", "p", "b", 10, 11, NULL), CUBE_OK);
     assert_int_equal(cube_store_max_rv(f->s, &rv), CUBE_OK);
     assert_int_equal(rv, 11);
-    assert_int_equal(cube_store_delete(f->s, "widget", "p", "a", 5, 12), CUBE_OK);
+    assert_int_equal(cube_store_delete(f->s, "widget", "p", "a", 5, 12, NULL), CUBE_OK);
     assert_int_equal(cube_store_max_rv(f->s, &rv), CUBE_OK);
     assert_int_equal(rv, 12); /* empty, but the high-water mark stays */
     assert_int_equal(put(f->s, "widget", "p", "c", 3), CUBE_OK);
-    assert_int_equal(cube_store_delete(f->s, "widget", "p", "c", 3, 4), CUBE_OK);
+    assert_int_equal(cube_store_delete(f->s, "widget", "p", "c", 3, 4, NULL), CUBE_OK);
     assert_int_equal(cube_store_max_rv(f->s, &rv), CUBE_OK);
     assert_int_equal(rv, 12); /* a lower delete rv never lowers it */
     assert_int_equal(put(f->s, "widget", "p", "d", 13), CUBE_OK);
@@ -688,7 +688,7 @@ static void test_unicode(void **state)
     struct cube_store_obj o = {"widget", (char *)project, (char *)name, "uid-ü-1", 1,
                                (char *)doc}, got = {0};
     const char *owner[] = {"owner-✓"};
-    assert_int_equal(cube_store_create(f->s, &o, owner, 1), CUBE_OK);
+    assert_int_equal(cube_store_create(f->s, &o, owner, 1, NULL), CUBE_OK);
     assert_int_equal(cube_store_get(f->s, "widget", project, name, &got), CUBE_OK);
     assert_string_equal(got.project, project);
     assert_string_equal(got.name, name);
@@ -790,7 +790,7 @@ static int get_inside(void *cls, const struct cube_store_obj *obj)
 static int delete_inside(void *cls, const struct cube_store_obj *obj)
 {
     struct reenter *r = cls;
-    if (cube_store_delete(r->s, obj->kind, obj->project, obj->name, obj->rv, 100) == CUBE_OK)
+    if (cube_store_delete(r->s, obj->kind, obj->project, obj->name, obj->rv, 100, NULL) == CUBE_OK)
         r->deletes++;
     return 0;
 }

@@ -1,0 +1,158 @@
+/* store_write.c — object writes: create, conditional update, delete, each
+ * with its owner rows and, optionally, its audit event in the same
+ * transaction. On PostgreSQL the common case (no owner rows to add) is one
+ * statement, so one network round trip; elsewhere a short transaction. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_priv.h"
+
+static int pg(const struct cube_store *s)
+{
+    return s->drv->dialect == STORE_PG;
+}
+
+/* Inserts the owner rows of obj (key: kind, project, name). */
+static int put_owners(struct cube_store *s, struct store_conn *c,
+                      const struct store_val *key, const char *const *owners,
+                      size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct store_val v[] = {key[0], key[1], key[2], SV_T(owners[i])};
+        int rc = store_exec(s, c, ST_OWNER_INSERT, v, 4);
+        if (rc != CUBE_OK)
+            return rc;
+    }
+    return CUBE_OK;
+}
+
+static int valid_owners(const char *const *owners, size_t n)
+{
+    if (n > 0 && !owners)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!owners[i])
+            return 0;
+    return 1;
+}
+
+/* Adds the audit event (key: kind, project, name) inside a transaction. */
+static int put_audit(struct cube_store *s, struct store_conn *c,
+                     const struct store_val *key, const char *audit)
+{
+    if (!audit)
+        return CUBE_OK;
+    struct store_val v[] = {key[1], key[0], key[2], SV_T(audit)};
+    int64_t id;
+    return store_query_int(s, c, ST_EVENT_ADD, v, 4, &id);
+}
+
+/* After a guarded write matched no row: ENOTFOUND or ECONFLICT. */
+static int missing_or_conflict(struct cube_store *s, struct store_conn *c,
+                               const struct store_val *key)
+{
+    int64_t rv;
+    int rc = store_query_int(s, c, ST_OBJ_RV, key, 3, &rv);
+    return rc == CUBE_OK ? CUBE_ECONFLICT : rc;
+}
+
+/* Runs one self-contained statement outside a transaction; a statement
+ * that returns no row (a guarded write that matched nothing) is told
+ * apart as ENOTFOUND or ECONFLICT. */
+static int single(struct cube_store *s, int st, const struct store_val *v, int n,
+                  int returns_row)
+{
+    struct store_conn *c;
+    int64_t out;
+    int rc = store_conn_get(s, 1, &c, NULL, 0);
+    if (rc != CUBE_OK)
+        return rc;
+    rc = returns_row ? store_query_int(s, c, st, v, n, &out) : store_exec(s, c, st, v, n);
+    if (rc == CUBE_ENOTFOUND)
+        rc = missing_or_conflict(s, c, v);
+    store_conn_put(s, 1, c);
+    return rc;
+}
+
+int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
+                      const char *const *owner_uids, size_t n_owners,
+                      const char *audit)
+{
+    if (!s || !obj || !store_valid_key(obj->kind, obj->project, obj->name) ||
+        !obj->uid || !*obj->uid || !obj->doc || obj->rv < 0 ||
+        !valid_owners(owner_uids, n_owners))
+        return CUBE_EINVAL;
+    struct store_val v[] = {SV_T(obj->kind), SV_T(obj->project), SV_T(obj->name),
+                            SV_T(obj->uid), SV_I(obj->rv), SV_T(obj->doc),
+                            SV_T(audit)};
+    if (n_owners == 0 && (!audit || pg(s)))
+        return single(s, audit ? ST_PG_CREATE_AUDIT : ST_OBJ_INSERT, v, audit ? 7 : 6, 0);
+    struct store_conn *c;
+    int rc = store_write_begin(s, &c);
+    if (rc != CUBE_OK)
+        return rc;
+    rc = store_exec(s, c, ST_OBJ_INSERT, v, 6);
+    if (rc == CUBE_OK)
+        rc = put_owners(s, c, v, owner_uids, n_owners);
+    if (rc == CUBE_OK)
+        rc = put_audit(s, c, v, audit);
+    return store_write_end(s, c, rc);
+}
+
+int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
+                      const char *const *owner_uids, size_t n_owners,
+                      int64_t expected_rv, const char *audit)
+{
+    if (!s || !obj || !store_valid_key(obj->kind, obj->project, obj->name) ||
+        !obj->doc || obj->rv < 0 || expected_rv < 0 ||
+        !valid_owners(owner_uids, n_owners))
+        return CUBE_EINVAL;
+    struct store_val v[] = {SV_T(obj->kind), SV_T(obj->project), SV_T(obj->name),
+                            SV_I(obj->rv), SV_T(obj->doc), SV_I(expected_rv),
+                            SV_T(audit)};
+    if (n_owners == 0 && pg(s))
+        return single(s, audit ? ST_PG_UPDATE_AUDIT : ST_PG_UPDATE_PLAIN, v,
+                      audit ? 7 : 6, 1);
+    struct store_conn *c;
+    int rc = store_write_begin(s, &c);
+    if (rc != CUBE_OK)
+        return rc;
+    int64_t rv;
+    rc = store_query_int(s, c, ST_OBJ_UPDATE, v, 6, &rv);
+    if (rc == CUBE_ENOTFOUND)
+        rc = missing_or_conflict(s, c, v);
+    if (rc == CUBE_OK)
+        rc = store_exec(s, c, ST_OWNER_DELETE, v, 3);
+    if (rc == CUBE_OK)
+        rc = put_owners(s, c, v, owner_uids, n_owners);
+    if (rc == CUBE_OK)
+        rc = put_audit(s, c, v, audit);
+    return store_write_end(s, c, rc);
+}
+
+int cube_store_delete(struct cube_store *s, const char *kind,
+                      const char *project, const char *name,
+                      int64_t expected_rv, int64_t new_rv, const char *audit)
+{
+    if (!s || !store_valid_key(kind, project, name) || expected_rv < 0 || new_rv < 0)
+        return CUBE_EINVAL;
+    struct store_val v[] = {SV_T(kind), SV_T(project), SV_T(name),
+                            SV_I(expected_rv), SV_I(new_rv), SV_T(audit)};
+    if (audit && pg(s))
+        return single(s, ST_PG_DELETE_AUDIT, v, 6, 1);
+    struct store_conn *c;
+    int rc = store_write_begin(s, &c);
+    if (rc != CUBE_OK)
+        return rc;
+    int64_t rv;
+    rc = store_query_int(s, c, ST_OBJ_DELETE, v, 4, &rv);
+    if (rc == CUBE_ENOTFOUND)
+        rc = missing_or_conflict(s, c, v);
+    if (rc == CUBE_OK)
+        rc = store_exec(s, c, ST_OWNER_DELETE, v, 3);
+    if (rc == CUBE_OK)
+        rc = store_exec(s, c, ST_HWM_RAISE, &v[4], 1);
+    if (rc == CUBE_OK)
+        rc = put_audit(s, c, v, audit);
+    return store_write_end(s, c, rc);
+}
