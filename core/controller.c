@@ -13,6 +13,7 @@
 #include "kinds.h"
 #include "log.h"
 #include "objects.h"
+#include "objects_priv.h"
 #include "store.h"
 #include "tasks.h"
 
@@ -129,33 +130,33 @@ static int reconcile_one(struct cube_queue *q, const char *project, const char *
 {
     struct cube_ctx *ctx = q->ctx;
     struct cube_kind *k = q->k;
-    struct cube_store_obj so = {0};
-    int rc = cube_store_get(ctx->store, k->kind, project, name, &so);
-    if (rc != CUBE_OK && rc != CUBE_ENOTFOUND)
-        return rc;
-    const char *doc = rc == CUBE_OK ? so.doc : NULL;
+    struct cube_op_error e;
+    char *doc = NULL;
+    int64_t doc_rv = 0;
+    /* Through the object cache: no database read when the object is hot. */
+    if (cube_obj_load_text(ctx, k, project, name, &doc, &doc_rv, &e) < 0 && e.status != 404)
+        return e.status == 503 ? CUBE_EUNAVAIL : CUBE_EIO;
     void *state = k->plugin ? k->plugin->state : ctx;
     const char *proj = k->scope == CUBE_SCOPE_PROJECT ? project : NULL;
-    rc = CUBE_OK;
+    int rc = CUBE_OK;
     if (doc && k->desc.finalize && strstr(doc, "\"deletionTimestamp\"")) {
         cJSON *obj = cJSON_Parse(doc);
         const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
         if (cJSON_GetObjectItemCaseSensitive(meta, "deletionTimestamp")) {
             rc = k->desc.finalize(state, doc);
-            struct cube_op_error e;
             struct cube_actor who = {"system:finalizer"};
-            if (rc == CUBE_OK && cube_obj_remove(ctx, k, proj, name, so.rv, &who, &e) < 0 &&
+            if (rc == CUBE_OK && cube_obj_remove(ctx, k, proj, name, doc_rv, &who, &e) < 0 &&
                 e.status != 404)
                 rc = CUBE_EUNAVAIL;
             cJSON_Delete(obj);
-            cube_store_obj_clear(&so);
+            free(doc);
             return rc;
         }
         cJSON_Delete(obj);
     }
     if (k->desc.reconcile)
         rc = k->desc.reconcile(state, k->kind, proj, name, doc);
-    cube_store_obj_clear(&so);
+    free(doc);
     return rc;
 }
 

@@ -8,8 +8,10 @@
 # could not be installed, built or started.
 #
 # For each store (SQLite, then PostgreSQL; one cubed at a time, fresh data,
-# the testkinds plugin: kind Widget, project scope, with a controller):
-#   - creates BENCH_OBJECTS Widgets in project "bench" (POST, keep-alive,
+# the testkinds plugin: kind Note (BENCH_PLURAL=notes), project scope, no
+# controller, so creates measure the API's own write path; BENCH_PLURAL=widgets
+# adds the Widget controller's status write to every create):
+#   - creates BENCH_OBJECTS objects in project "bench" (POST, keep-alive,
 #     small JSON bodies, unique names w0, w1, ...): the first S of them from
 #     1 client, the rest from 16 clients at once (loadgen.c); creates/s
 #     counts 201s. S is BENCH_SERIAL_OBJECTS, at most a fifth of the total;
@@ -31,7 +33,7 @@
 # Environment:
 #   CUBED=path              cubed binary (default: build it in ./build)
 #   BENCH_PLUGIN_DIR=dir    where cube-testkinds.so is (default: build/tests/resources)
-#   BENCH_OBJECTS=100000    Widgets to create per store
+#   BENCH_OBJECTS=100000    objects to create per store
 #   BENCH_SERIAL_OBJECTS=5000  of those, created from 1 client (capped at 1/5)
 #   BENCH_DURATION=10s      wrk duration of GET by name (bare number: seconds)
 #   BENCH_WARMUP=1s         wrk warm-up before it (0: none)
@@ -61,7 +63,8 @@ WRK_THREADS=2
 WRK_CONNS=64
 TOKEN=bench-admin-token
 PROJECT=bench
-API=/api/v1/projects/$PROJECT/widgets
+PLURAL=${BENCH_PLURAL:-notes}
+API=/api/v1/projects/$PROJECT/$PLURAL
 PREFIX=w
 
 say() { printf '%s\n' "$*"; }
@@ -493,6 +496,7 @@ print(f(d["p50_ms"]), f(d["p99_ms"]), f(d["max_ms"]), d["events"], d["expected"]
 }
 
 T_START=$SECONDS
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 bench_store sqlite sqlite
 bench_store postgres "$PG_URL"
 
@@ -608,6 +612,7 @@ say "  ${R[nginx:get]} req/s, p99 ${R[nginx:get_p99]} ms"
 stop_pid "$NPID" QUIT
 NPID=''
 T_TOTAL=$(( SECONDS - T_START ))
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 
 # --- report ------------------------------------------------------------------------------
 
@@ -616,15 +621,15 @@ pair() { printf '%s/%s' "$(ratio "$1" "$3")" "$(ratio "$2" "$3")"; }
 
 say ""
 say "== Cube resource API benchmark =="
-say "machine: nproc $NPROC, $(uname -srm)"
-say "cubed: $("$CUBED" -V 2>&1 | head -n 1), limits.threads $THREADS, access log off, testkinds plugin (Widget has a controller)"
+say "machine: nproc $NPROC, $(uname -srm); load average ${LOAD_BEFORE:-?} before, ${LOAD_AFTER:-?} after"
+say "cubed: $("$CUBED" -V 2>&1 | head -n 1), limits.threads $THREADS, access log off, testkinds plugin, kind $PLURAL"
 say "PostgreSQL: ${PG_VERSION:-?} on 127.0.0.1 (tests/pg/pg.sh: fsync=${PG_FSYNC:-?}); nginx: $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), worker_processes $THREADS"
 say "one server was under load at a time; the load generators share the CPUs with it"
-say "objects: $N Widgets per store in project $PROJECT: the first $SERIAL created from 1 client,"
-say "         the other $PARALLEL from $CREATE_CONNS; pgbench inserted the same counts"
+say "objects: $N $PLURAL per store in project $PROJECT: the first $SERIAL created from 1 client,"
+say "         the other $PARALLEL from $CREATE_CONNS; pgbench inserted as many (-c$CREATE_CONNS: rounded up to a multiple of $CREATE_CONNS)"
 say "GET by name: wrk -t$WRK_THREADS -c$WRK_CONNS -d$DURATION, random names; list: first page of ?limit=500 x $LIST_REQS"
 say "watch: $WATCHERS SSE watchers, $UPDATES PATCHes $INTERVAL_MS ms apart, latency = send stamp to receipt at each watcher"
-say "ratio: sqlite/peer and postgres/peer"
+say "ratio: sqlite/peer and postgres/peer (on the p99 row lower is better)"
 say ""
 row() { printf '%-30s %10s %10s %18s %11s %16s  %s\n' "$@"; }
 row metric sqlite postgres peer ratio bar verdict

@@ -69,6 +69,11 @@ static const char WIDGET_COLUMNS[] =
     "[{\"name\":\"Size\",\"jsonPath\":\".spec.size\",\"type\":\"integer\"},"
     "{\"name\":\"Phase\",\"jsonPath\":\".status.phase\",\"type\":\"string\"}]";
 
+/* Note: a project kind with no controller (the resource benchmark's). */
+static const char NOTE_SPEC[] =
+    "{\"type\":\"object\",\"properties\":{\"size\":{\"type\":\"integer\"},"
+    "\"color\":{\"type\":\"string\"},\"note\":{\"type\":\"string\",\"maxLength\":4096}}}";
+
 static const char GADGET_SPEC[] =
     "{\"type\":\"object\",\"properties\":{\"model\":{\"type\":\"string\"}}}";
 
@@ -157,6 +162,9 @@ static int register_all(struct tk *t)
         {.size = sizeof kinds[0], .kind = "Gadget", .plural = "gadgets",
          .scope = CUBE_SCOPE_CLUSTER, .group = "Testing", .description = "A cluster gadget",
          .spec_schema = GADGET_SPEC},
+        {.size = sizeof kinds[0], .kind = "Note", .plural = "notes",
+         .scope = CUBE_SCOPE_PROJECT, .group = "Testing", .description = "No controller",
+         .spec_schema = NOTE_SPEC},
         {.size = sizeof kinds[0], .kind = "Lock", .plural = "locks",
          .scope = CUBE_SCOPE_PROJECT, .group = "Testing", .description = "Has a finalizer",
          .spec_schema = LOCK_SPEC, .finalize = lock_finalize},
