@@ -77,7 +77,7 @@ static const char W1[] =
 static void registers_kinds_and_actions(void **st)
 {
     (void)st;
-    assert_int_equal(cube_mock_kind_count(), 3);
+    assert_int_equal(cube_mock_kind_count(), 4);
     assert_int_equal(cube_mock_action_count(), 2);
     assert_int_equal(cube_mock_route_count(), 1);
     const struct cube_kind_desc *w = cube_mock_kind("Widget");
