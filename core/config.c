@@ -370,6 +370,7 @@ static int lim_threads(struct loader *L, const cJSON *v, const char *path)
     if (take_uint(L, v, path, 1, MAX_THREADS, &d))
         return -1;
     L->cfg->threads = (unsigned)d;
+    L->cfg->threads_set = 1;
     return 0;
 }
 

@@ -55,6 +55,7 @@ struct cube_config {
     unsigned request_timeout_s;/* default 30: idle/slow client cut-off */
     unsigned max_connections;  /* default 1024 */
     unsigned threads;          /* default: number of CPUs, at least 2 */
+    int threads_set;           /* limits.threads was given explicitly */
     uint8_t admin_token_sha256[32];
     int has_admin_token;
     struct cube_plugin_conf *plugins;  /* in conf.d file-name order */

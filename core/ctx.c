@@ -86,7 +86,11 @@ int cube_ctx_open_store(struct cube_ctx *ctx)
 {
     char err[512];
     int64_t rv = 0;
-    const struct cube_config *cfg = ctx->cfg;
+    struct cube_config *cfg = ctx->cfg;
+    /* Requests block on the database's round trips: with PostgreSQL more
+     * HTTP threads keep the server busy (SQLite writes are local). */
+    if (!cfg->threads_set && (strncmp(cfg->database, "postgres", 8) == 0))
+        cfg->threads = cfg->threads * 4 < 8 ? 8 : cfg->threads * 4;
     if (cube_store_open(cfg->database, cfg->data_dir, cfg->threads + 2, &ctx->store, err,
                         sizeof err) != CUBE_OK) {
         cube_log(CUBE_LOG_ERROR, "store", "%s", err);
