@@ -170,6 +170,19 @@ static int pg_prepare(struct pg_conn *c, int st, const char *sql,
     return rc;
 }
 
+/* The text form of n bound values (integers written into ints). */
+static void bind_vals(const struct store_val *v, int n, const char **vals,
+                      char ints[][24])
+{
+    for (int i = 0; i < n; i++) {
+        vals[i] = v[i].type == SV_TEXT ? v[i].s : NULL;
+        if (v[i].type == SV_INT) {
+            snprintf(ints[i], 24, "%lld", (long long)v[i].i);
+            vals[i] = ints[i];
+        }
+    }
+}
+
 static int pg_query(struct store_conn *bc, int st, const char *sql,
                     const struct store_val *v, int n)
 {
@@ -183,13 +196,7 @@ static int pg_query(struct store_conn *bc, int st, const char *sql,
         if (rc != CUBE_OK)
             return rc;
     }
-    for (int i = 0; i < n; i++) {
-        vals[i] = v[i].type == SV_TEXT ? v[i].s : NULL;
-        if (v[i].type == SV_INT) {
-            snprintf(ints[i], sizeof ints[i], "%lld", (long long)v[i].i);
-            vals[i] = ints[i];
-        }
-    }
+    bind_vals(v, n, vals, ints);
     snprintf(name, sizeof name, "s%d", st);
     PGresult *res = PQexecPrepared(c->pg, name, n, vals, NULL, NULL, 0);
     ExecStatusType es = PQresultStatus(res);
@@ -244,6 +251,85 @@ static int pg_script(struct store_conn *bc, const char *sql)
     return rc;
 }
 
+/* ---- pipelines -------------------------------------------------------- */
+
+/* Reads one pipelined statement's outcome into it. 0, or -1 when the
+ * connection is no longer in a known state. */
+static int pipe_read(struct pg_conn *c, struct store_pipe_item *it, const char *sql)
+{
+    PGresult *res = PQgetResult(c->pg);
+    if (!res)
+        return -1;
+    ExecStatusType es = PQresultStatus(res);
+    if (es == PGRES_COMMAND_OK || es == PGRES_TUPLES_OK) {
+        it->rc = CUBE_OK;
+        it->rows = PQntuples(res);
+        if (it->rows > 0 && PQnfields(res) > 0)
+            it->val = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    } else {
+        it->rc = es == PGRES_PIPELINE_ABORTED ? CUBE_EIO : pg_fail(c, res, sql);
+    }
+    PQclear(res);
+    if (c->base.broken || es == PGRES_PIPELINE_SYNC)
+        return -1;
+    res = PQgetResult(c->pg); /* NULL: the end of this statement's results */
+    PQclear(res);
+    return res ? -1 : 0;
+}
+
+/* Sends the items and a sync, then reads every outcome. 0, or -1 when the
+ * connection is no longer in a known state. */
+static int pipe_run(struct pg_conn *c, char *const *sql,
+                    struct store_pipe_item *it, int n)
+{
+    char name[16], ints[STORE_MAX_PARAMS][24];
+    const char *vals[STORE_MAX_PARAMS];
+    for (int i = 0; i < n; i++) {
+        bind_vals(it[i].v, it[i].n, vals, ints);
+        snprintf(name, sizeof name, "s%d", it[i].st);
+        if (!PQsendQueryPrepared(c->pg, name, it[i].n, vals, NULL, NULL, 0))
+            return -1;
+    }
+    if (!PQpipelineSync(c->pg))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (pipe_read(c, &it[i], sql[it[i].st]) != 0)
+            return -1;
+    PGresult *res = PQgetResult(c->pg);
+    int ok = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+    PQclear(res);
+    return ok && PQexitPipelineMode(c->pg) ? 0 : -1;
+}
+
+static int pg_pipeline(struct store_conn *bc, char *const *sql,
+                       struct store_pipe_item *it, int n)
+{
+    struct pg_conn *c = pgc(bc);
+    for (int i = 0; i < n; i++) {
+        if (it[i].n > STORE_MAX_PARAMS)
+            return CUBE_EINVAL;
+        if (!c->prepared[it[i].st]) {
+            int rc = pg_prepare(c, it[i].st, sql[it[i].st], it[i].v, it[i].n);
+            if (rc != CUBE_OK)
+                return rc;
+        }
+    }
+    if (!PQenterPipelineMode(c->pg) || pipe_run(c, sql, it, n) != 0) {
+        if (!c->base.broken)
+            pg_fail(c, NULL, "pipeline"); /* logs it, marks c broken */
+        c->base.broken = 1;
+        return CUBE_EUNAVAIL;
+    }
+    if (PQtransactionStatus(c->pg) != PQTRANS_IDLE) {
+        /* A failed item left the transaction aborted: end it. */
+        PGresult *res = PQexec(c->pg, "ROLLBACK");
+        if (PQresultStatus(res) != PGRES_COMMAND_OK)
+            c->base.broken = 1;
+        PQclear(res);
+    }
+    return c->base.broken ? CUBE_EUNAVAIL : CUBE_OK;
+}
+
 const struct store_driver store_pg_driver = {
     .name = "postgres",
     .dialect = STORE_PG,
@@ -258,4 +344,5 @@ const struct store_driver store_pg_driver = {
     .col_int = pg_col_int,
     .done = pg_done,
     .script = pg_script,
+    .pipeline = pg_pipeline,
 };

@@ -16,6 +16,7 @@ int store_pool_init(struct store_pool *p, unsigned size)
     p->size = size;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    store_batch_init(&p->batch, (size + 1) / 2);
     return 0;
 }
 
@@ -28,6 +29,7 @@ void store_pool_fini(struct cube_store *s, struct store_pool *p)
     free(p->idle);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
+    store_batch_fini(&p->batch);
 }
 
 static struct store_pool *pool_of(struct cube_store *s, int writer)

@@ -31,7 +31,8 @@ enum store_stmt {
     ST_HWM_RAISE, ST_MAX_RV, ST_COUNT_ALL, ST_COUNT_PROJECT, ST_EVENT_ADD,
     /* PostgreSQL only: a write, its owner rows and its audit event in one
      * statement (one round trip); see store_write.c. */
-    ST_PG_CREATE_AUDIT, ST_PG_UPDATE_AUDIT, ST_PG_UPDATE_PLAIN, ST_PG_DELETE_AUDIT,
+    ST_PG_CREATE_AUDIT, ST_PG_CREATE_PLAIN, ST_PG_UPDATE_AUDIT, ST_PG_UPDATE_PLAIN,
+    ST_PG_DELETE_AUDIT,
     ST_LIST,                    /* + 4 variants */
     ST_EVENT_LIST = ST_LIST + 4, /* + 16 variants */
     ST_N = ST_EVENT_LIST + 16
@@ -58,6 +59,18 @@ struct store_conn {
     int broken;
 };
 
+/* One statement of a pipeline (driver.pipeline): st with n bound values in;
+ * out: rc (CUBE_OK, or the statement's error; CUBE_EIO when it was skipped
+ * after an earlier one failed), rows returned and column 0 of the first. */
+struct store_pipe_item {
+    int st;
+    const struct store_val *v;
+    int n;
+    int rc;
+    int rows;
+    int64_t val;
+};
+
 /* A driver. Every function taking a connection is called by one thread at
  * a time for that connection (the pool lends it exclusively). */
 struct store_driver {
@@ -82,17 +95,46 @@ struct store_driver {
     void (*done)(struct store_conn *c);
     /* Runs a parameterless multi-statement script (migrations). */
     int (*script)(struct store_conn *c, const char *sql);
+    /* Optional (NULL: none). Sends it[0..n) (SQL texts in sql[]) in one
+     * round trip, each statement running even if an earlier one failed
+     * would not: after a failure the rest is skipped, and a transaction the
+     * items left open is rolled back. CUBE_OK: every item has its outcome.
+     * Otherwise either nothing was sent (c not broken) or the outcome is
+     * unknown (c broken). */
+    int (*pipeline)(struct store_conn *c, char *const *sql,
+                    struct store_pipe_item *it, int n);
 };
 
 extern const struct store_driver store_sqlite_driver;
 extern const struct store_driver store_pg_driver;
 
-/* Connections of one kind, opened lazily up to `size`, lent exclusively. */
+/* A single-statement write waiting for group commit (store_batch.c). */
+struct store_wreq {
+    int st;
+    const struct store_val *v; /* the key (kind, project, name) first */
+    int n;
+    int guarded;  /* no row means ENOTFOUND/ECONFLICT (else: EEXIST) */
+    int rc, done;
+    struct store_wreq *next;
+};
+
+/* The queue of writes waiting for a batch; at most max_inflight batches
+ * run at a time, each on its own connection. */
+struct store_batcher {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct store_wreq *head, *tail;
+    unsigned inflight, max_inflight;
+};
+
+/* Connections of one kind, opened lazily up to `size`, lent exclusively,
+ * and the group-commit queue of writes through them. */
 struct store_pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct store_conn **idle;
     unsigned n_idle, n_open, size;
+    struct store_batcher batch;
 };
 
 struct cube_store {
@@ -130,6 +172,13 @@ int store_valid_key(const char *kind, const char *project, const char *name);
 int store_write_begin(struct cube_store *s, struct store_conn **c);
 /* Commits (rc == CUBE_OK) or rolls back, returns the writer; the outcome. */
 int store_write_end(struct cube_store *s, struct store_conn *c, int rc);
+/* Runs w (a statement returning a row on success) on a pooled connection,
+ * sharing one transaction and round trip with concurrent writes where the
+ * driver pipelines; returns w's own outcome. */
+int store_batch_write(struct cube_store *s, struct store_wreq *w);
+/* Sets up / tears down a pool's queue. */
+void store_batch_init(struct store_batcher *b, unsigned max_inflight);
+void store_batch_fini(struct store_batcher *b);
 /* The schema statements' SQL (ST_MIG_LOCK .. ST_SCHEMA_RECORD) for a dialect. */
 const char *store_mig_sql(enum store_dialect d, int st);
 /* Applies pending migrations; refuses a newer schema (CUBE_EVERSION). */

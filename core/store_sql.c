@@ -44,9 +44,14 @@ static const char *const fixed_sql[ST_LIST] = {
                      " VALUES (?1, ?2, ?3, ?4) RETURNING id",
     [ST_PG_CREATE_AUDIT] =
         "WITH o AS (INSERT INTO objects (kind, project, name, uid, rv, doc)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING 1)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        " ON CONFLICT (kind, project, name) DO NOTHING RETURNING 1)"
         " INSERT INTO events (project, kind, name, doc)"
         " SELECT ?2, ?1, ?3, ?7 FROM o RETURNING id",
+    [ST_PG_CREATE_PLAIN] =
+        "INSERT INTO objects (kind, project, name, uid, rv, doc)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        " ON CONFLICT (kind, project, name) DO NOTHING RETURNING rv",
     [ST_PG_UPDATE_AUDIT] =
         "WITH o AS (UPDATE objects SET rv = ?4, doc = ?5" KEY_WHERE
         " AND (?6 = 0 OR rv = ?6) RETURNING rv),"

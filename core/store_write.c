@@ -1,7 +1,8 @@
 /* store_write.c — object writes: create, conditional update, delete, each
  * with its owner rows and, optionally, its audit event in the same
  * transaction. On PostgreSQL the common case (no owner rows to add) is one
- * statement, so one network round trip; elsewhere a short transaction. */
+ * statement, run through group commit (store_batch.c): one round trip,
+ * shared with concurrent writes; elsewhere a short transaction. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,22 +57,26 @@ static int missing_or_conflict(struct cube_store *s, struct store_conn *c,
     return rc == CUBE_OK ? CUBE_ECONFLICT : rc;
 }
 
-/* Runs one self-contained statement outside a transaction; a statement
- * that returns no row (a guarded write that matched nothing) is told
- * apart as ENOTFOUND or ECONFLICT. */
-static int single(struct cube_store *s, int st, const struct store_val *v, int n,
-                  int returns_row)
+/* Runs one self-contained statement outside a transaction (SQLite). */
+static int single(struct cube_store *s, int st, const struct store_val *v, int n)
 {
     struct store_conn *c;
-    int64_t out;
     int rc = store_conn_get(s, 1, &c, NULL, 0);
     if (rc != CUBE_OK)
         return rc;
-    rc = returns_row ? store_query_int(s, c, st, v, n, &out) : store_exec(s, c, st, v, n);
-    if (rc == CUBE_ENOTFOUND)
-        rc = missing_or_conflict(s, c, v);
+    rc = store_exec(s, c, st, v, n);
     store_conn_put(s, 1, c);
     return rc;
+}
+
+/* Runs a one-statement PostgreSQL write through group commit: a create
+ * (no row: EEXIST) or a guarded update or delete (no row: ENOTFOUND or
+ * ECONFLICT). */
+static int pg_write(struct cube_store *s, int st, const struct store_val *v,
+                    int n, int guarded)
+{
+    struct store_wreq w = {.st = st, .v = v, .n = n, .guarded = guarded};
+    return store_batch_write(s, &w);
 }
 
 int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
@@ -85,8 +90,11 @@ int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
     struct store_val v[] = {SV_T(obj->kind), SV_T(obj->project), SV_T(obj->name),
                             SV_T(obj->uid), SV_I(obj->rv), SV_T(obj->doc),
                             SV_T(audit)};
-    if (n_owners == 0 && (!audit || pg(s)))
-        return single(s, audit ? ST_PG_CREATE_AUDIT : ST_OBJ_INSERT, v, audit ? 7 : 6, 0);
+    if (n_owners == 0 && pg(s))
+        return pg_write(s, audit ? ST_PG_CREATE_AUDIT : ST_PG_CREATE_PLAIN, v,
+                        audit ? 7 : 6, 0);
+    if (n_owners == 0 && !audit)
+        return single(s, ST_OBJ_INSERT, v, 6);
     struct store_conn *c;
     int rc = store_write_begin(s, &c);
     if (rc != CUBE_OK)
@@ -111,8 +119,8 @@ int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
                             SV_I(obj->rv), SV_T(obj->doc), SV_I(expected_rv),
                             SV_T(audit)};
     if (n_owners == 0 && pg(s))
-        return single(s, audit ? ST_PG_UPDATE_AUDIT : ST_PG_UPDATE_PLAIN, v,
-                      audit ? 7 : 6, 1);
+        return pg_write(s, audit ? ST_PG_UPDATE_AUDIT : ST_PG_UPDATE_PLAIN, v,
+                        audit ? 7 : 6, 1);
     struct store_conn *c;
     int rc = store_write_begin(s, &c);
     if (rc != CUBE_OK)
@@ -139,7 +147,7 @@ int cube_store_delete(struct cube_store *s, const char *kind,
     struct store_val v[] = {SV_T(kind), SV_T(project), SV_T(name),
                             SV_I(expected_rv), SV_I(new_rv), SV_T(audit)};
     if (audit && pg(s))
-        return single(s, ST_PG_DELETE_AUDIT, v, 6, 1);
+        return pg_write(s, ST_PG_DELETE_AUDIT, v, 6, 1);
     struct store_conn *c;
     int rc = store_write_begin(s, &c);
     if (rc != CUBE_OK)

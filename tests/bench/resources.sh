@@ -42,7 +42,8 @@
 #   BENCH_WATCH_UPDATES=200 PATCHes while they watch
 #   BENCH_WATCH_INTERVAL_MS=10  time between PATCHes
 #   BENCH_SETTLE_MAX=300    seconds to wait at most for the controller
-#   BENCH_THREADS=n         cubed limits.threads, nginx worker_processes
+#   BENCH_THREADS=n         cubed limits.threads (default: cubed's own choice),
+#                           nginx worker_processes
 #                           (default: nproc, at least 2)
 #
 # Usage: bash tests/bench/resources.sh
@@ -357,9 +358,11 @@ log:
   level: info
   format: text
   access: "off"
-limits:
-  threads: $THREADS
 EOF
+    # cubed picks its own thread count (more with PostgreSQL) unless told.
+    if [ -n "${BENCH_THREADS:-}" ]; then
+        printf 'limits:\n  threads: %s\n' "$THREADS" >> "$TMP/$1/cube.yaml"
+    fi
 }
 
 start_cubed() { # store database; returns 2 when the port was taken
@@ -622,7 +625,7 @@ pair() { printf '%s/%s' "$(ratio "$1" "$3")" "$(ratio "$2" "$3")"; }
 say ""
 say "== Cube resource API benchmark =="
 say "machine: nproc $NPROC, $(uname -srm); load average ${LOAD_BEFORE:-?} before, ${LOAD_AFTER:-?} after"
-say "cubed: $("$CUBED" -V 2>&1 | head -n 1), limits.threads $THREADS, access log off, testkinds plugin, kind $PLURAL"
+say "cubed: $("$CUBED" -V 2>&1 | head -n 1), limits.threads ${BENCH_THREADS:-auto (CPUs; with PostgreSQL 4x, >= 8)}, access log off, testkinds plugin, kind $PLURAL"
 say "PostgreSQL: ${PG_VERSION:-?} on 127.0.0.1 (tests/pg/pg.sh: fsync=${PG_FSYNC:-?}); nginx: $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), worker_processes $THREADS"
 say "one server was under load at a time; the load generators share the CPUs with it"
 say "objects: $N $PLURAL per store in project $PROJECT: the first $SERIAL created from 1 client,"

@@ -5,6 +5,7 @@
 #include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -678,6 +679,140 @@ static void test_concurrency(void **state)
     coll_free(&c);
 }
 
+/* Writes through group commit (PostgreSQL): 16 threads whose creates,
+ * updates and deletes land in shared batches, with duplicates, taken uids
+ * (a statement error: the batch is retried write by write), rv conflicts
+ * and missing objects among them; each must get its own outcome. */
+#define BTHREADS 16
+#define BPER 24
+#define BSHARED 8
+
+struct bworker {
+    struct cube_store *s;
+    int id, failures, first_bad;
+    atomic_int *shared_ok;
+};
+
+static void bcheck(struct bworker *w, int line, int got, int want)
+{
+    if (got != want && w->failures++ == 0) {
+        w->first_bad = line;
+        print_error("thread %d, line %d: got %d, want %d\n", w->id, line, got, want);
+    }
+}
+
+#define BCHECK(w, got, want) bcheck((w), __LINE__, (got), (want))
+
+static int bcreate(struct cube_store *s, const char *name, const char *uid,
+                   int64_t rv, const char *audit)
+{
+    struct cube_store_obj o = {"widget", "bp", (char *)name, (char *)uid, rv, "{}"};
+    return cube_store_create(s, &o, NULL, 0, audit);
+}
+
+static int bupdate(struct cube_store *s, const char *name, int64_t rv, int64_t expected)
+{
+    struct cube_store_obj o = {"widget", "bp", (char *)name, NULL, rv, "{\"u\":1}"};
+    return cube_store_update(s, &o, NULL, 0, expected, "{\"e\":\"u\"}");
+}
+
+/* One object's life, j-th of thread w; rvs from 4 per step. */
+static void bstep(struct bworker *w, int j)
+{
+    char name[32], uid[32];
+    int64_t rv = ((int64_t)w->id * BPER + j) * 4 + 1;
+    const char *audit = j % 3 ? "{\"e\":\"c\"}" : NULL;
+    snprintf(name, sizeof name, "o%d-%d", w->id, j);
+    snprintf(uid, sizeof uid, "u%d-%d", w->id, j);
+    BCHECK(w, bcreate(w->s, name, uid, rv, audit), CUBE_OK);
+    if (j % 8 == 0)
+        BCHECK(w, bcreate(w->s, name, "other-uid", rv + 1, audit), CUBE_EEXIST);
+    if (j % 5 == 3) {
+        snprintf(name, sizeof name, "x%d-%d", w->id, j);
+        BCHECK(w, bcreate(w->s, name, "taken", rv + 1, "{}"), CUBE_EEXIST);
+        snprintf(name, sizeof name, "o%d-%d", w->id, j);
+    }
+    if (j < BSHARED) {
+        char shared[32];
+        snprintf(shared, sizeof shared, "shared-%d", j);
+        snprintf(uid, sizeof uid, "s%d-%d", w->id, j);
+        int rc = bcreate(w->s, shared, uid, rv + 1, "{\"e\":\"s\"}");
+        if (rc == CUBE_OK)
+            atomic_fetch_add(&w->shared_ok[j], 1);
+        else
+            BCHECK(w, rc, CUBE_EEXIST);
+    }
+    BCHECK(w, bupdate(w->s, name, rv + 2, rv + 1), CUBE_ECONFLICT);
+    BCHECK(w, bupdate(w->s, name, rv + 2, rv), CUBE_OK);
+    snprintf(uid, sizeof uid, "none%d-%d", w->id, j);
+    BCHECK(w, bupdate(w->s, uid, rv + 2, 0), CUBE_ENOTFOUND);
+    if (j % 2 == 0)
+        return;
+    BCHECK(w, cube_store_delete(w->s, "widget", "bp", name, rv, rv + 3, "{}"),
+           CUBE_ECONFLICT);
+    BCHECK(w, cube_store_delete(w->s, "widget", "bp", name, rv + 2, rv + 3, "{}"),
+           CUBE_OK);
+    BCHECK(w, cube_store_delete(w->s, "widget", "bp", name, 0, rv + 3, "{}"),
+           CUBE_ENOTFOUND);
+}
+
+static void *batch_worker(void *arg)
+{
+    struct bworker *w = arg;
+    for (int j = 0; j < BPER; j++)
+        bstep(w, j);
+    return NULL;
+}
+
+static int count_event(void *cls, int64_t id, const char *doc)
+{
+    (void)id, (void)doc;
+    ++*(size_t *)cls;
+    return 0;
+}
+
+static void test_batched_writes(void **state)
+{
+    struct fx *f = fx(state);
+    pthread_t t[BTHREADS];
+    struct bworker w[BTHREADS];
+    atomic_int shared_ok[BSHARED] = {0};
+    assert_int_equal(put(f->s, "widget", "q", "holder", 1), CUBE_OK);
+    struct cube_store_obj taken = {"widget", "q", "taken", "taken", 2, "{}"};
+    assert_int_equal(cube_store_create(f->s, &taken, NULL, 0, NULL), CUBE_OK);
+    for (int i = 0; i < BTHREADS; i++) {
+        w[i] = (struct bworker){.s = f->s, .id = i, .shared_ok = shared_ok};
+        assert_int_equal(pthread_create(&t[i], NULL, batch_worker, &w[i]), 0);
+    }
+    for (int i = 0; i < BTHREADS; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(w[i].failures, 0);
+    }
+    for (int j = 0; j < BSHARED; j++)
+        assert_int_equal(atomic_load(&shared_ok[j]), 1);
+    int64_t n = 0;
+    assert_int_equal(cube_store_count(f->s, "widget", "bp", &n), CUBE_OK);
+    assert_int_equal(n, BTHREADS * BPER / 2 + BSHARED);
+    /* Per thread: audited creates (j % 3 != 0), an update each, a delete
+     * each odd j; plus the shared creates. Failed writes left none. */
+    size_t events = 0, want = BSHARED;
+    for (int j = 0; j < BPER; j++)
+        want += (size_t)BTHREADS * ((j % 3 != 0) + 1 + (j % 2));
+    assert_int_equal(cube_store_event_list(f->s, "bp", NULL, NULL, 0, 1000000,
+                                           count_event, &events),
+                     CUBE_OK);
+    assert_int_equal(events, want);
+    struct cube_store_obj o = {0};
+    for (int i = 0; i < BTHREADS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "o%d-%d", i, 2);
+        assert_int_equal(cube_store_get(f->s, "widget", "bp", name, &o), CUBE_OK);
+        assert_int_equal(o.rv, ((int64_t)i * BPER + 2) * 4 + 3);
+        assert_string_equal(o.doc, "{\"u\":1}");
+        cube_store_obj_clear(&o);
+    }
+}
+
 static void test_unicode(void **state)
 {
     struct fx *f = fx(state);
@@ -907,6 +1042,7 @@ static void test_pg_outage(void **state)
     cmocka_unit_test_setup_teardown(test_events, setup, teardown),              \
     cmocka_unit_test_setup_teardown(test_max_rv, setup, teardown),              \
     cmocka_unit_test_setup_teardown(test_concurrency, setup, teardown),         \
+    cmocka_unit_test_setup_teardown(test_batched_writes, setup, teardown),      \
     cmocka_unit_test_setup_teardown(test_unicode, setup, teardown),             \
     cmocka_unit_test_setup_teardown(test_concurrent_migrations, setup, teardown),\
     cmocka_unit_test_setup_teardown(test_reentrant_callbacks, setup, teardown)
