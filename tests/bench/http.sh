@@ -28,6 +28,10 @@ set -uo pipefail
 export LC_ALL=C
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HERE=$ROOT/tests/bench
+BENCH_NAME=http.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$HERE/lib.sh"
 
 # Bars (cubed relative to nginx, and absolute).
 BAR_HEALTHZ_RATIO=0.8
@@ -38,12 +42,6 @@ BAR_READY_MS=100
 WRK_THREADS=2
 WRK_CONNS=64
 
-say() { printf '%s\n' "$*"; }
-die() { printf 'http.sh: %s\n' "$*" >&2; exit 1; }
-
-dur() { # "10" -> "10s"; anything else as given
-    if [[ $1 =~ ^[0-9]+$ ]]; then printf '%ss' "$1"; else printf '%s' "$1"; fi
-}
 DURATION=$(dur "${BENCH_DURATION:-10s}")
 WARMUP=$(dur "${BENCH_WARMUP:-1s}")
 ROUNDS=${BENCH_ROUNDS:-1}
@@ -55,59 +53,11 @@ unset CUBE_LISTEN CUBE_DATA_DIR CUBE_DATABASE_URL CUBE_PLUGIN_DIR \
 
 # --- tools ---------------------------------------------------------------
 
-APT_UPDATED=0
-apt_install() { # pkg... ; tries each package in turn until one installs
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || die "need root (or sudo) to install $*"
-        sudo=(sudo -n)
-    fi
-    command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install $* by hand"
-    local pkg
-    for pkg in "$@"; do
-        say "installing $pkg (apt-get install -y $pkg)"
-        if "${sudo[@]}" apt-get install -y "$pkg" >/dev/null 2>&1; then
-            return 0
-        fi
-        if [ "$APT_UPDATED" -eq 0 ]; then
-            APT_UPDATED=1
-            say "running apt-get update"
-            "${sudo[@]}" apt-get update >/dev/null 2>&1 || true
-            "${sudo[@]}" apt-get install -y "$pkg" >/dev/null 2>&1 && return 0
-        fi
-        say "  $pkg did not install"
-    done
-    return 1
-}
-
-find_nginx() {
-    command -v nginx 2>/dev/null && return 0
-    local p
-    for p in /usr/sbin/nginx /usr/local/sbin/nginx /usr/local/nginx/sbin/nginx; do
-        [ -x "$p" ] && { printf '%s\n' "$p"; return 0; }
-    done
-    return 1
-}
-
-command -v curl >/dev/null 2>&1 || apt_install curl || die "cannot install curl"
-command -v wrk >/dev/null 2>&1 || apt_install wrk || die "cannot install wrk"
-NGINX=$(find_nginx) || { apt_install nginx-light nginx || die "cannot install nginx"; NGINX=$(find_nginx) || die "nginx installed but not found"; }
+need_http_tools
 
 # --- cubed ---------------------------------------------------------------
 
-if [ -n "${CUBED:-}" ]; then
-    [ -x "$CUBED" ] || die "CUBED=$CUBED is not an executable"
-    CUBED=$(cd "$(dirname "$CUBED")" && pwd)/$(basename "$CUBED")
-else
-    if [ ! -d "$ROOT/build" ]; then
-        say "meson setup build"
-        (cd "$ROOT" && meson setup build) >/dev/null || die "meson setup build failed"
-    fi
-    say "ninja -C build"
-    (cd "$ROOT" && ninja -C build) >/dev/null || die "ninja -C build failed (run it to see why)"
-    CUBED=$ROOT/build/core/cubed
-    [ -x "$CUBED" ] || die "$CUBED was not built"
-fi
+find_cubed
 
 if [ -n "${BENCH_PLUGIN_DIR:-}" ]; then
     PLUGIN_DIR=$BENCH_PLUGIN_DIR
@@ -119,115 +69,18 @@ fi
 [ -e "$PLUGIN_DIR/hello/cube-hello.so" ] || [ -e "$PLUGIN_DIR/cube-hello.so" ] ||
     die "cube-hello.so not found under $PLUGIN_DIR (set BENCH_PLUGIN_DIR)"
 
-NPROC=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
-DEFAULT_THREADS=$(( NPROC < 2 ? 2 : NPROC ))
-THREADS=${BENCH_THREADS:-$DEFAULT_THREADS}
+bench_threads
 [[ $THREADS =~ ^[1-9][0-9]*$ ]] || die "BENCH_THREADS must be a positive integer"
 
 # --- temp dir and clean-up -------------------------------------------------
 
 TMP=$(mktemp -d -t cube-bench.XXXXXX) || die "mktemp failed"
-CPID='' NPID='' WPID='' SLEEP_FD=''
-
-# shellcheck disable=SC2317  # called from the EXIT trap
-stop_pid() { # pid signal
-    local pid=$1 i
-    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-    kill "-$2" "$pid" 2>/dev/null
-    for i in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    return 0
-}
-
-# shellcheck disable=SC2317
-cleanup() {
-    trap - EXIT INT TERM HUP
-    stop_pid "$WPID" TERM
-    stop_pid "$CPID" TERM
-    stop_pid "$NPID" QUIT
-    [ -n "$SLEEP_FD" ] && exec {SLEEP_FD}>&-
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-
-# Sub-millisecond sleeps without forking: read with a timeout on a FIFO that
-# never gets data.
-mkfifo "$TMP/sleep.fifo" || die "mkfifo failed"
-exec {SLEEP_FD}<>"$TMP/sleep.fifo"
-msleep() { read -r -t "$1" -u "$SLEEP_FD" _ 2>/dev/null; return 0; }
-
-# Sets NOW_US to the wall clock in microseconds (no fork).
-now_us() { local t=$EPOCHREALTIME; NOW_US=${t/./}; }
+bench_tmp_setup
 
 # --- helpers ---------------------------------------------------------------
 
-# A port is taken when anything connects to it or any socket (listening,
-# connected or in TIME_WAIT) uses it locally.
-port_in_use() {
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    if command -v ss >/dev/null 2>&1; then
-        [ -n "$(ss -Htan "sport = :$1" 2>/dev/null)" ] && return 0
-    fi
-    return 1
-}
-
-# Picks ports below the kernel's ephemeral range, so that no client socket
-# (wrk's included) can hold them.
-EPH_LOW=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
-[[ ${EPH_LOW:-} =~ ^[0-9]+$ ]] && (( EPH_LOW > 12000 )) || EPH_LOW=32768
-free_port() { # [port to avoid]
-    local p i
-    for i in $(seq 1 500); do
-        p=$(( 10000 + (RANDOM * 32768 + RANDOM) % (EPH_LOW - 10000) ))
-        [ "$p" = "${1:-}" ] && continue
-        port_in_use "$p" || { printf '%s' "$p"; return 0; }
-    done
-    return 1
-}
-
-# Sets HTTP_STATUS to the status of GET path on 127.0.0.1:port over a fresh
-# connection, in bash without forking, so that it can poll every
-# millisecond. HTTP_STATUS is empty when there was no answer.
-http_status() { # port path
-    local fd line
-    HTTP_STATUS=''
-    exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 1
-    printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' "$2" >&"$fd"
-    IFS= read -r -t 2 -u "$fd" line || line=''
-    exec {fd}>&-
-    line=${line%$'\r'}
-    [[ $line =~ ^HTTP/[0-9.]+\ ([0-9]{3}) ]] && HTTP_STATUS=${BASH_REMATCH[1]}
-    return 0
-}
-
-proc_field() { # pid field -> value column of /proc/pid/status
-    awk -v f="$2:" '$1 == f { print $2; exit }' "/proc/$1/status" 2>/dev/null
-}
-
-kib_to_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-
-to_ms() { # wrk latency like 812.00us, 1.23ms, 1.01s, 2.00m -> ms
-    awk -v v="$1" 'BEGIN {
-        n = v + 0; u = v; sub(/^[0-9.]+/, "", u); f = -1
-        if (u == "us") f = 0.001
-        else if (u == "ms") f = 1
-        else if (u == "s") f = 1000
-        else if (u == "m") f = 60000
-        else if (u == "h") f = 3600000
-        if (f < 0 || v == "") print "?"; else printf "%.3f", n * f }'
-}
-
-ratio() { # a b -> a/b with 2 decimals, "?" when not computable
-    awk -v a="$1" -v b="$2" 'BEGIN {
-        if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) print "?";
-        else printf "%.2f", a / b }'
-}
+# Sets NOW_US to the wall clock in microseconds (no fork).
+now_us() { local t=$EPOCHREALTIME; NOW_US=${t/./}; }
 
 verdict() { # value op bar -> "meets bar" / "below bar" / "not measured"
     awk -v v="$1" -v op="$2" -v b="$3" 'BEGIN {
@@ -268,13 +121,7 @@ start_cubed() {
     "$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
     CPID=$!
     while :; do
-        if ! kill -0 "$CPID" 2>/dev/null; then
-            wait "$CPID" 2>/dev/null
-            CPID=''
-            grep -q 'Address already in use' "$TMP/cubed.err" && return 2
-            cat "$TMP/cubed.err" >&2
-            die "cubed exited during start-up"
-        fi
+        cubed_running "$TMP/cubed.err" cubed || return
         http_status "$CPORT" /readyz 2>/dev/null
         now_us
         if [ "$HTTP_STATUS" = 200 ]; then
@@ -333,55 +180,10 @@ chmod 644 "$TMP/www/healthz" "$TMP/www/api/v1/hello"
 # --- start nginx ----------------------------------------------------------------
 
 NPORT=$(free_port "$CPORT") || die "no free loopback port"
-NDIR=$TMP/nginx
-mkdir -p "$NDIR"
-NV=$("$NGINX" -V 2>&1)
-temp_paths="    client_body_temp_path $NDIR/client_body;"
-for m in proxy fastcgi uwsgi scgi; do
-    [[ $NV == *"--without-http_${m}_module"* ]] || temp_paths+=$'\n'"    ${m}_temp_path $NDIR/$m;"
-done
-cat >"$NDIR/nginx.conf" <<EOF
-daemon off;
-master_process on;
-worker_processes $THREADS;
-pid $NDIR/nginx.pid;
-error_log $NDIR/error.log warn;
-events {
-    worker_connections 4096;
-}
-http {
-    access_log off;
-$temp_paths
-    sendfile on;
-    tcp_nopush on;
-    tcp_nodelay on;
-    keepalive_timeout 65;
-    keepalive_requests 100000;
-    open_file_cache max=16 inactive=60s;
-    server_tokens off;
-    types { }
-    server {
-        listen 127.0.0.1:$NPORT;
-        root $TMP/www;
+start_nginx /healthz <<EOF
         location = /healthz { default_type "$CT_HEALTHZ"; }
         location = /api/v1/hello { default_type "$CT_HELLO"; }
-        location / { return 404; }
-    }
-}
 EOF
-nginx_args=(-p "$NDIR/" -c "$NDIR/nginx.conf")
-"$NGINX" -h 2>&1 | grep -q -- '-e filename' && nginx_args+=(-e "$NDIR/error.log")
-"$NGINX" "${nginx_args[@]}" -t >"$NDIR/test.out" 2>&1 ||
-    { cat "$NDIR/test.out" >&2; die "nginx rejected the bench config"; }
-"$NGINX" "${nginx_args[@]}" >"$NDIR/stdout" 2>&1 &
-NPID=$!
-for i in $(seq 1 5000); do
-    kill -0 "$NPID" 2>/dev/null || { cat "$NDIR/stdout" "$NDIR/error.log" >&2 2>/dev/null; NPID=; die "nginx exited during start-up"; }
-    http_status "$NPORT" /healthz 2>/dev/null
-    [ "$HTTP_STATUS" = 200 ] && break
-    [ "$i" = 5000 ] && die "nginx not answering after 5 s"
-    msleep 0.001
-done
 
 # Both must serve the very same bytes with the same content type.
 for p in /healthz /api/v1/hello; do
@@ -408,28 +210,14 @@ median() { # numbers... -> median ("?" when none is a number)
 declare -A RPS_ALL P99_ALL NOTE RPS P99
 run_wrk() { # key url round
     local key=$1 url=$2 out=$TMP/wrk-$1-$3.txt rps p99 note
-    if [ "$WARMUP" != 0 ] && [ "$WARMUP" != 0s ]; then
-        wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$WARMUP" "$url" >/dev/null 2>&1 &
-        WPID=$!
-        wait "$WPID"
-        WPID=''
-    fi
+    wrk_warmup "$url"
     say "wrk -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency $url"
-    # In the background so that a signal to this script is handled at once.
-    wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$DURATION" --latency "$url" >"$out" 2>&1 &
-    WPID=$!
-    wait "$WPID"
-    local rc=$?
-    WPID=''
-    if [ "$rc" -ne 0 ]; then
-        cat "$out" >&2
-        die "wrk failed on $url"
-    fi
-    rps=$(awk '$1 == "Requests/sec:" { printf "%.0f", $2 }' "$out")
-    p99=$(to_ms "$(awk '$1 == "99%" { print $2; exit }' "$out")")
+    wrk_measure "$out" "$url" || { cat "$out" >&2; die "wrk failed on $url"; }
+    rps=$(wrk_rps "$out")
+    p99=$(wrk_p99 "$out")
     RPS_ALL[$key]="${RPS_ALL[$key]:-} ${rps:-?}"
     P99_ALL[$key]="${P99_ALL[$key]:-} $p99"
-    note=$(grep -E 'Non-2xx|Socket errors' "$out" | sed 's/^ *//' | paste -sd ';' -)
+    note=$(wrk_notes "$out")
     [ -n "$note" ] && NOTE[$key]="${NOTE[$key]:-}${NOTE[$key]:+; }round $3: $note"
     return 0
 }

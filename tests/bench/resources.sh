@@ -53,6 +53,9 @@ export LC_ALL=C
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$ROOT/tests/bench
+BENCH_NAME=resources.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$HERE/lib.sh"
 
 # Bars.
 BAR_CREATE_RATIO=0.5   # cubed on PostgreSQL / pgbench, same concurrency
@@ -67,16 +70,6 @@ PROJECT=bench
 PLURAL=${BENCH_PLURAL:-notes}
 API=/api/v1/projects/$PROJECT/$PLURAL
 PREFIX=w
-
-say() { printf '%s\n' "$*"; }
-die() { printf 'resources.sh: %s\n' "$*" >&2; exit 1; }
-
-posint() { # name value
-    [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive integer (got '$2')"
-}
-dur() { # "10" -> "10s"; anything else as given
-    if [[ $1 =~ ^[0-9]+$ ]]; then printf '%ss' "$1"; else printf '%s' "$1"; fi
-}
 
 N=${BENCH_OBJECTS:-100000}
 SERIAL=${BENCH_SERIAL_OBJECTS:-5000}
@@ -101,40 +94,6 @@ unset CUBE_LISTEN CUBE_DATA_DIR CUBE_DATABASE_URL CUBE_PLUGIN_DIR \
 
 # --- tools ---------------------------------------------------------------
 
-APT_UPDATED=0
-apt_install() { # pkg... ; tries each package in turn until one installs
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || die "need root (or sudo) to install $*"
-        sudo=(sudo -n)
-    fi
-    command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install $* by hand"
-    local pkg
-    for pkg in "$@"; do
-        say "installing $pkg (apt-get install -y $pkg)"
-        if DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y "$pkg" >/dev/null 2>&1; then
-            return 0
-        fi
-        if [ "$APT_UPDATED" -eq 0 ]; then
-            APT_UPDATED=1
-            say "running apt-get update"
-            "${sudo[@]}" apt-get update >/dev/null 2>&1 || true
-            DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y "$pkg" >/dev/null 2>&1 && return 0
-        fi
-        say "  $pkg did not install"
-    done
-    return 1
-}
-
-find_nginx() {
-    command -v nginx 2>/dev/null && return 0
-    local p
-    for p in /usr/sbin/nginx /usr/local/sbin/nginx /usr/local/nginx/sbin/nginx; do
-        [ -x "$p" ] && { printf '%s\n' "$p"; return 0; }
-    done
-    return 1
-}
-
 find_pg_tool() { # name: the newest server's copy, else PATH
     local d
     d=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
@@ -142,10 +101,8 @@ find_pg_tool() { # name: the newest server's copy, else PATH
     command -v "$1" 2>/dev/null
 }
 
-command -v curl >/dev/null 2>&1 || apt_install curl || die "cannot install curl"
-command -v wrk >/dev/null 2>&1 || apt_install wrk || die "cannot install wrk"
+need_http_tools
 command -v cc >/dev/null 2>&1 || apt_install gcc || die "cannot install a C compiler"
-NGINX=$(find_nginx) || { apt_install nginx-light nginx || die "cannot install nginx"; NGINX=$(find_nginx) || die "nginx installed but not found"; }
 if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3
 else PY=$(command -v python3) || { apt_install python3 || die "cannot install python3"; PY=$(command -v python3); }
 fi
@@ -153,19 +110,7 @@ fi
 
 # --- cubed ---------------------------------------------------------------
 
-if [ -n "${CUBED:-}" ]; then
-    [ -x "$CUBED" ] || die "CUBED=$CUBED is not an executable"
-    CUBED=$(cd "$(dirname "$CUBED")" && pwd)/$(basename "$CUBED")
-else
-    if [ ! -d "$ROOT/build" ]; then
-        say "meson setup build"
-        (cd "$ROOT" && meson setup build) >/dev/null || die "meson setup build failed"
-    fi
-    say "ninja -C build"
-    (cd "$ROOT" && ninja -C build) >/dev/null || die "ninja -C build failed (run it to see why)"
-    CUBED=$ROOT/build/core/cubed
-    [ -x "$CUBED" ] || die "$CUBED was not built"
-fi
+find_cubed
 
 if [ -n "${BENCH_PLUGIN_DIR:-}" ]; then
     PLUGIN_DIR=$(cd "$BENCH_PLUGIN_DIR" && pwd) || die "BENCH_PLUGIN_DIR=$BENCH_PLUGIN_DIR is not a directory"
@@ -177,115 +122,25 @@ fi
 [ -e "$PLUGIN_DIR/cube-testkinds.so" ] ||
     die "cube-testkinds.so not found in $PLUGIN_DIR (set BENCH_PLUGIN_DIR)"
 
-NPROC=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
-DEFAULT_THREADS=$(( NPROC < 2 ? 2 : NPROC ))
-THREADS=${BENCH_THREADS:-$DEFAULT_THREADS}
+bench_threads
 posint BENCH_THREADS "$THREADS"
 
 # --- temp dirs and clean-up ------------------------------------------------
 
 TMP=$(mktemp -d -t cube-bench-res.XXXXXX) || die "mktemp failed"
 PGDIR=''
-CPID='' NPID='' WPID='' SLEEP_FD=''
+STOP_POLLS=200
 
-# shellcheck disable=SC2317  # called from the EXIT trap
-stop_pid() { # pid signal
-    local pid=$1 i
-    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-    kill "-$2" "$pid" 2>/dev/null
-    for i in $(seq 1 200); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    return 0
-}
-
-# shellcheck disable=SC2317
-cleanup() {
-    trap - EXIT INT TERM HUP
-    stop_pid "$WPID" TERM
-    stop_pid "$CPID" TERM
-    stop_pid "$NPID" QUIT
+# shellcheck disable=SC2317  # called from cleanup, the EXIT trap
+cleanup_hook() { # the EXIT trap's extra: the PostgreSQL cluster
     if [ -n "$PGDIR" ]; then
         "$ROOT/tests/pg/pg.sh" stop "$PGDIR" >/dev/null 2>&1
         rm -rf "$PGDIR"
     fi
-    [ -n "$SLEEP_FD" ] && exec {SLEEP_FD}>&-
-    rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-
-mkfifo "$TMP/sleep.fifo" || die "mkfifo failed"
-exec {SLEEP_FD}<>"$TMP/sleep.fifo"
-msleep() { read -r -t "$1" -u "$SLEEP_FD" _ 2>/dev/null; return 0; }
-
-# Runs a command in the background (so that a signal is handled at once)
-# and waits for it; its status.
-bg_wait() {
-    "$@" &
-    WPID=$!
-    wait "$WPID"
-    local rc=$?
-    WPID=''
-    return $rc
-}
+bench_tmp_setup
 
 # --- helpers ---------------------------------------------------------------
-
-port_in_use() {
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    if command -v ss >/dev/null 2>&1; then
-        [ -n "$(ss -Htan "sport = :$1" 2>/dev/null)" ] && return 0
-    fi
-    return 1
-}
-
-# Ports below the kernel's ephemeral range, so no client socket holds them.
-EPH_LOW=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
-[[ ${EPH_LOW:-} =~ ^[0-9]+$ ]] && (( EPH_LOW > 12000 )) || EPH_LOW=32768
-free_port() {
-    local p i
-    for i in $(seq 1 500); do
-        p=$(( 10000 + (RANDOM * 32768 + RANDOM) % (EPH_LOW - 10000) ))
-        port_in_use "$p" || { printf '%s' "$p"; return 0; }
-    done
-    return 1
-}
-
-http_status() { # port path -> HTTP_STATUS ('' when no answer)
-    local fd line
-    HTTP_STATUS=''
-    exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 1
-    printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' "$2" >&"$fd"
-    IFS= read -r -t 2 -u "$fd" line || line=''
-    exec {fd}>&-
-    line=${line%$'\r'}
-    [[ $line =~ ^HTTP/[0-9.]+\ ([0-9]{3}) ]] && HTTP_STATUS=${BASH_REMATCH[1]}
-    return 0
-}
-
-proc_field() { awk -v f="$2:" '$1 == f { print $2; exit }' "/proc/$1/status" 2>/dev/null; }
-kib_to_mib() { awk -v k="$1" 'BEGIN { if (k !~ /^[0-9]+$/) print "?"; else printf "%.1f", k / 1024 }'; }
-
-to_ms() { # wrk latency like 812.00us, 1.23ms, 1.01s -> ms
-    awk -v v="$1" 'BEGIN {
-        n = v + 0; u = v; sub(/^[0-9.]+/, "", u); f = -1
-        if (u == "us") f = 0.001
-        else if (u == "ms") f = 1
-        else if (u == "s") f = 1000
-        else if (u == "m") f = 60000
-        if (f < 0 || v == "") print "?"; else printf "%.2f", n * f }'
-}
-
-ratio() { # a b -> a/b, "?" when not computable
-    awk -v a="$1" -v b="$2" 'BEGIN {
-        if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) print "?";
-        else printf "%.2f", a / b }'
-}
 
 ok_bar() { # value op bar -> 0 when it meets the bar, 1 below, 2 unknown
     awk -v v="$1" -v op="$2" -v b="$3" 'BEGIN {
@@ -372,18 +227,19 @@ start_cubed() { # store database; returns 2 when the port was taken
         >"$TMP/$1/cubed.out" 2>"$TMP/$1/cubed.err" &
     CPID=$!
     while :; do
-        if ! kill -0 "$CPID" 2>/dev/null; then
-            wait "$CPID" 2>/dev/null
-            CPID=''
-            grep -q 'Address already in use' "$TMP/$1/cubed.err" && return 2
-            cat "$TMP/$1/cubed.err" >&2
-            die "cubed ($1) exited during start-up"
-        fi
+        cubed_running "$TMP/$1/cubed.err" "cubed ($1)" || return
         http_status "$CPORT" /readyz 2>/dev/null
         [ "$HTTP_STATUS" = 200 ] && return 0
         (( SECONDS - t0 > 30 )) && { cat "$TMP/$1/cubed.err" >&2; die "cubed ($1) not ready after 30 s"; }
         msleep 0.01
     done
+}
+
+wrk_get() { # base out: GET by name of random objects under base, into out
+    export BENCH_GET_N=$N BENCH_GET_PATH="$API/$PREFIX"
+    wrk_warmup -s "$HERE/get_by_name.lua" "$1/"
+    say "wrk -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency -s get_by_name.lua (random names)"
+    wrk_measure "$2" -s "$HERE/get_by_name.lua" "$1/" || { cat "$2" >&2; die "wrk failed"; }
 }
 
 current_rv() { # the list's resourceVersion (the last one in the answer)
@@ -445,16 +301,10 @@ bench_store() { # store database
 
     # GET by name.
     local wout=$TMP/$s/wrk-get.txt
-    export BENCH_GET_N=$N BENCH_GET_PATH="$API/$PREFIX"
-    if [ "$WARMUP" != 0 ] && [ "$WARMUP" != 0s ]; then
-        bg_wait wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$WARMUP" -s "$HERE/get_by_name.lua" "$base/" >/dev/null 2>&1
-    fi
-    say "wrk -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency -s get_by_name.lua (random names)"
-    bg_wait wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$DURATION" --latency \
-        -s "$HERE/get_by_name.lua" "$base/" >"$wout" 2>&1 || { cat "$wout" >&2; die "wrk failed"; }
-    R[$s:get]=$(awk '$1 == "Requests/sec:" { printf "%.0f", $2 }' "$wout")
-    R[$s:get_p99]=$(to_ms "$(awk '$1 == "99%" { print $2; exit }' "$wout")")
-    R[$s:get_note]=$(grep -E 'Non-2xx|Socket errors' "$wout" | sed 's/^ *//' | paste -sd ';' -)
+    wrk_get "$base" "$wout"
+    R[$s:get]=$(wrk_rps "$wout")
+    R[$s:get_p99]=$(wrk_p99 "$wout" 2)
+    R[$s:get_note]=$(wrk_notes "$wout")
     say "  ${R[$s:get]} req/s, p99 ${R[$s:get_p99]} ms${R[$s:get_note]:+ (${R[$s:get_note]})}"
 
     # A 500-item list page, over one keep-alive connection.
@@ -548,69 +398,17 @@ cp "$TMP/object.json" "$TMP/www/object.json"
 chmod 755 "$TMP" "$TMP/www"
 chmod 644 "$TMP/www/object.json"
 NPORT=$(free_port) || die "no free loopback port"
-NDIR=$TMP/nginx
-mkdir -p "$NDIR"
-NV=$("$NGINX" -V 2>&1)
-temp_paths="    client_body_temp_path $NDIR/client_body;"
-for m in proxy fastcgi uwsgi scgi; do
-    [[ $NV == *"--without-http_${m}_module"* ]] || temp_paths+=$'\n'"    ${m}_temp_path $NDIR/$m;"
-done
-cat >"$NDIR/nginx.conf" <<EOF
-daemon off;
-master_process on;
-worker_processes $THREADS;
-pid $NDIR/nginx.pid;
-error_log $NDIR/error.log warn;
-events {
-    worker_connections 4096;
-}
-http {
-    access_log off;
-$temp_paths
-    sendfile on;
-    tcp_nopush on;
-    tcp_nodelay on;
-    keepalive_timeout 65;
-    keepalive_requests 100000;
-    open_file_cache max=16 inactive=60s;
-    server_tokens off;
-    types { }
-    server {
-        listen 127.0.0.1:$NPORT;
-        root $TMP/www;
+start_nginx "$API/${PREFIX}0" <<EOF
         location ~ ^$API/[a-z0-9-]+\$ {
             default_type "$CT_OBJ";
             try_files /object.json =404;
         }
-        location / { return 404; }
-    }
-}
 EOF
-nginx_args=(-p "$NDIR/" -c "$NDIR/nginx.conf")
-"$NGINX" -h 2>&1 | grep -q -- '-e filename' && nginx_args+=(-e "$NDIR/error.log")
-"$NGINX" "${nginx_args[@]}" -t >"$NDIR/test.out" 2>&1 ||
-    { cat "$NDIR/test.out" >&2; die "nginx rejected the bench config"; }
-"$NGINX" "${nginx_args[@]}" >"$NDIR/stdout" 2>&1 &
-NPID=$!
-for i in $(seq 1 5000); do
-    kill -0 "$NPID" 2>/dev/null || { cat "$NDIR/stdout" "$NDIR/error.log" >&2 2>/dev/null; NPID=''; die "nginx exited during start-up"; }
-    http_status "$NPORT" "$API/${PREFIX}0" 2>/dev/null
-    [ "$HTTP_STATUS" = 200 ] && break
-    [ "$i" = 5000 ] && die "nginx not answering after 5 s"
-    msleep 0.001
-done
 curl -sS -o "$TMP/nginx.body" "http://127.0.0.1:$NPORT$API/${PREFIX}1" || die "cannot GET from nginx"
 cmp -s "$TMP/object.json" "$TMP/nginx.body" || die "nginx serves other bytes than cubed's"
-base="http://127.0.0.1:$NPORT$API"
-export BENCH_GET_N=$N BENCH_GET_PATH="$API/$PREFIX"
-if [ "$WARMUP" != 0 ] && [ "$WARMUP" != 0s ]; then
-    bg_wait wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$WARMUP" -s "$HERE/get_by_name.lua" "$base/" >/dev/null 2>&1
-fi
-say "wrk -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency -s get_by_name.lua (random names)"
-bg_wait wrk -t"$WRK_THREADS" -c"$WRK_CONNS" -d"$DURATION" --latency \
-    -s "$HERE/get_by_name.lua" "$base/" >"$TMP/wrk-nginx.txt" 2>&1 || { cat "$TMP/wrk-nginx.txt" >&2; die "wrk failed"; }
-R[nginx:get]=$(awk '$1 == "Requests/sec:" { printf "%.0f", $2 }' "$TMP/wrk-nginx.txt")
-R[nginx:get_p99]=$(to_ms "$(awk '$1 == "99%" { print $2; exit }' "$TMP/wrk-nginx.txt")")
+wrk_get "http://127.0.0.1:$NPORT$API" "$TMP/wrk-nginx.txt"
+R[nginx:get]=$(wrk_rps "$TMP/wrk-nginx.txt")
+R[nginx:get_p99]=$(wrk_p99 "$TMP/wrk-nginx.txt" 2)
 say "  ${R[nginx:get]} req/s, p99 ${R[nginx:get_p99]} ms"
 stop_pid "$NPID" QUIT
 NPID=''
