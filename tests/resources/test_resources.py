@@ -338,10 +338,13 @@ class Watch(Api):
         self.create("r2", path=path)
         self.create("r3", path=path)
         w = Watcher(self.c.port, f"{path}?watch=1&resourceVersion={rv}")
+
+        def added():
+            return [e["object"]["metadata"]["name"] for e in w.wait(0) if e["type"] == "ADDED"]
         try:
-            evs = w.wait(2)
-            added = [e["object"]["metadata"]["name"] for e in evs if e["type"] == "ADDED"]
-            self.assertEqual(added[:2], ["r2", "r3"])
+            # The controller's status writes (MODIFIED) interleave; wait for both ADDs.
+            wait_for(lambda: len(added()) >= 2)
+            self.assertEqual(added()[:2], ["r2", "r3"])
         finally:
             w.close()
 
