@@ -17,10 +17,11 @@
 #define PATH_CAP 512
 #define REGEX_CACHE_CAP 32
 
-/* A pattern compiled once per validate call, keyed by the schema string. */
+/* A compiled pattern (from the process-wide cache) held for the rest of
+ * the validate call, keyed by the schema string. */
 struct cached_regex {
     const char *pattern;
-    regex_t re;
+    struct cube_schema_regex *re;
 };
 
 struct validation {
@@ -341,16 +342,16 @@ static int pattern_matches(struct validation *v, const char *pattern,
 {
     for (size_t i = 0; i < v->n_regexes; i++)
         if (v->regexes[i].pattern == pattern)
-            return cube_schema_regex_match(&v->regexes[i].re, s);
-    regex_t re;
-    if (cube_schema_regex_compile(&re, pattern, err, errlen) < 0)
+            return cube_schema_regex_test(v->regexes[i].re, s);
+    struct cube_schema_regex *re = cube_schema_regex_get(pattern, err, errlen);
+    if (!re)
         return -1;
-    int matched = cube_schema_regex_match(&re, s);
+    int matched = cube_schema_regex_test(re, s);
     if (v->n_regexes < REGEX_CACHE_CAP) {
         v->regexes[v->n_regexes].pattern = pattern;
         v->regexes[v->n_regexes++].re = re;
     } else {
-        regfree(&re);
+        cube_schema_regex_release(re);
     }
     return matched;
 }
@@ -382,8 +383,9 @@ static void check_string(struct validation *v, const cJSON *schema,
         char why[128];
         int m = pattern_matches(v, pattern, inst->valuestring, why,
                                 sizeof why);
-        if (m < 0)
-            report(v, inst, "unusable pattern %s: %s", pattern, why);
+        if (m < 0) /* a long pattern is cut, so that the reason shows */
+            report(v, inst, "unusable pattern %.64s%s: %s", pattern,
+                   strlen(pattern) > 64 ? "..." : "", why);
         else if (m == 0)
             report(v, inst, "must match pattern %s", pattern);
     }
@@ -635,7 +637,7 @@ int cube_schema_validate(const cJSON *schema, const cJSON *instance,
     else
         validate_node(v, schema, instance);
     for (size_t i = 0; i < v->n_regexes; i++)
-        regfree(&v->regexes[i].re);
+        cube_schema_regex_release(v->regexes[i].re);
     int count = v->count;
     free(v);
     return count;

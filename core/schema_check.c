@@ -5,13 +5,15 @@
 #include "schema.h"
 
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "schema_format.h"
+
+/* How much of an invalid pattern its message quotes. */
+#define PATTERN_SHOWN 64
 
 /* Every rule shares one signature; most need neither value nor depth. */
 #define UNUSED __attribute__((unused))
@@ -196,10 +198,13 @@ static int check_pattern_kw(struct check *c, const cJSON *v, int depth UNUSED)
     if (!cJSON_IsString(v))
         return fail(c, "must be a string");
     char why[128];
-    regex_t re;
-    if (cube_schema_regex_compile(&re, v->valuestring, why, sizeof why) < 0)
-        return fail(c, "invalid pattern %s: %s", v->valuestring, why);
-    regfree(&re);
+    struct cube_schema_regex *re = cube_schema_regex_get(v->valuestring, why,
+                                                         sizeof why);
+    if (!re) /* a long pattern is cut, so that the reason still shows */
+        return fail(c, "invalid pattern %.*s%s: %s", PATTERN_SHOWN,
+                    v->valuestring,
+                    strlen(v->valuestring) > PATTERN_SHOWN ? "..." : "", why);
+    cube_schema_regex_release(re); /* compiled and cached for validation */
     return 0;
 }
 

@@ -1,7 +1,10 @@
-/* schema_regex_class.c — code-point classes and their UTF-8 byte-level ERE. */
+/* schema_regex_class.c — code-point classes and their UTF-8 byte-level ERE,
+ * and the cost model the translator uses to refuse patterns that regcomp
+ * would take seconds or gigabytes to compile (see schema_regex_priv.h). */
 #include "schema_regex_priv.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -304,4 +307,323 @@ void cube_re_emit_class(struct re_buf *b, struct char_class *cc)
             emit_utf8_range(b, cc->r[i].lo < 128 ? 128 : cc->r[i].lo,
                             cc->r[i].hi, &first);
     cube_re_putc(b, ')');
+}
+
+/* ---- reading the pattern ------------------------------------------------ */
+
+/* Decodes one character; returns its byte length, or 0 if malformed. */
+size_t cube_re_utf8_decode(const char *s, uint32_t *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = u[0] < 0x80 ? 1 : u[0] >= 0xF0 ? 4 : u[0] >= 0xE0 ? 3
+             : u[0] >= 0xC0 ? 2 : 0;
+    if (n == 0 || u[0] >= 0xF8)
+        return 0;
+    uint32_t v = n == 1 ? u[0] : u[0] & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((u[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (u[i] & 0x3F);
+    }
+    if (v > 0x10FFFF)
+        return 0;
+    *cp = v;
+    return n;
+}
+
+static int hex_value(char c)
+{
+    return isdigit((unsigned char)c) ? c - '0'
+         : isxdigit((unsigned char)c) ? tolower((unsigned char)c) - 'a' + 10
+         : -1;
+}
+
+/* Reads `n` hex digits at s; -1 when they are not all there. */
+static long read_hex(const char *s, int n)
+{
+    long v = 0;
+    for (int i = 0; i < n; i++) {
+        int h = hex_value(s[i]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* \uHHHH, joining a surrogate pair written as two escapes. */
+static enum re_escape parse_unicode_escape(struct re_scan *t,
+                                             uint32_t *cp)
+{
+    long v = read_hex(t->p, 4);
+    if (v < 0) {
+        *cp = 'u'; /* not an escape after all: identity 'u' */
+        return ESC_CHAR;
+    }
+    t->p += 4;
+    if (v >= 0xD800 && v <= 0xDBFF && t->p[0] == '\\' && t->p[1] == 'u') {
+        long lo = read_hex(t->p + 2, 4);
+        if (lo >= 0xDC00 && lo <= 0xDFFF) {
+            t->p += 6;
+            v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+        }
+    }
+    if (v >= 0xD800 && v <= 0xDFFF) {
+        t->failure = "lone surrogate escape";
+        return ESC_ERROR;
+    }
+    if (v == 0) {
+        t->failure = "\\u0000 (NUL) is not supported";
+        return ESC_ERROR;
+    }
+    *cp = (uint32_t)v;
+    return ESC_CHAR;
+}
+
+static const char ASCII_LETTERS[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+static const char *const CONTROL_ESCAPES = "n\nr\rt\tf\fv\v";
+
+/* Parses the escape after a backslash (t->p is just past it). */
+enum re_escape cube_re_parse_escape(struct re_scan *t, bool in_class,
+                                     uint32_t *cp, struct char_class *cc)
+{
+    char c = *t->p;
+    if (c == '\0') {
+        t->failure = "pattern ends with a backslash";
+        return ESC_ERROR;
+    }
+    t->p++;
+    const char *ctl = strchr(CONTROL_ESCAPES, c);
+    if (ctl && (ctl - CONTROL_ESCAPES) % 2 == 0) {
+        *cp = (unsigned char)ctl[1];
+        return ESC_CHAR;
+    }
+    if (strchr("dDwWsS", c)) {
+        cube_re_class_add_shorthand(cc, c);
+        return ESC_CLASS;
+    }
+    if (c == 'b' || c == 'B') {
+        *cp = c == 'b' ? '\b' : 'B'; /* inside brackets \b is backspace */
+        return in_class ? ESC_CHAR : ESC_BOUNDARY;
+    }
+    if (c >= '0' && c <= '9') {
+        t->failure = c == '0' ? "\\0 (NUL) is not supported"
+                              : "backreferences are not supported";
+        return ESC_ERROR;
+    }
+    if (c == 'p' || c == 'P' || c == 'k') {
+        t->failure = c == 'k' ? "backreferences are not supported"
+                              : "unicode property escapes are not supported";
+        return ESC_ERROR;
+    }
+    if (c == 'x' && read_hex(t->p, 2) >= 0) {
+        *cp = (uint32_t)read_hex(t->p, 2);
+        if (*cp == 0) {
+            t->failure = "\\x00 (NUL) is not supported";
+            return ESC_ERROR;
+        }
+        t->p += 2;
+        return ESC_CHAR;
+    }
+    if (c == 'u')
+        return parse_unicode_escape(t, cp);
+    if (c == 'c' && *t->p && strchr(ASCII_LETTERS, *t->p)) {
+        *cp = (unsigned char)*t->p++ % 32;
+        return ESC_CHAR;
+    }
+    size_t n = cube_re_utf8_decode(t->p - 1, cp); /* identity escape */
+    if (n == 0) {
+        t->failure = "invalid UTF-8 in pattern";
+        return ESC_ERROR;
+    }
+    t->p += n - 1;
+    return ESC_CHAR;
+}
+
+/* One bracket member: a code point, or a shorthand merged into cc. */
+static enum re_escape parse_class_atom(struct re_scan *t, uint32_t *cp,
+                                         struct char_class *cc)
+{
+    if (*t->p == '\\') {
+        t->p++;
+        return cube_re_parse_escape(t, true, cp, cc);
+    }
+    size_t n = cube_re_utf8_decode(t->p, cp);
+    if (n == 0) {
+        t->failure = "invalid UTF-8 in pattern";
+        return ESC_ERROR;
+    }
+    t->p += n;
+    return ESC_CHAR;
+}
+
+/* Parses "[...]" (t->p just past '[') and emits its ERE equivalent. */
+void cube_re_translate_class(struct re_scan *t)
+{
+    struct char_class cc = {0};
+    bool negated = *t->p == '^';
+    t->p += negated;
+    while (*t->p && *t->p != ']' && !t->failure) {
+        uint32_t lo, hi;
+        enum re_escape k = parse_class_atom(t, &lo, &cc);
+        if (k != ESC_CHAR)
+            continue;
+        hi = lo;
+        if (t->p[0] == '-' && t->p[1] && t->p[1] != ']') {
+            t->p++;
+            enum re_escape k2 = parse_class_atom(t, &hi, &cc);
+            if (k2 == ESC_CLASS) { /* "a-\d": the dash is literal */
+                cube_re_class_add(&cc, '-', '-');
+                hi = lo;
+            } else if (k2 == ESC_CHAR && hi < lo) {
+                t->failure = "character class range out of order";
+            }
+        }
+        cube_re_class_add(&cc, lo, hi);
+    }
+    if (!t->failure && cc.overflow)
+        t->failure = "character class too large";
+    if (t->failure)
+        return;
+    if (*t->p != ']') {
+        t->failure = "unterminated character class";
+        return;
+    }
+    t->p++;
+    if (negated)
+        cube_re_class_negate(&cc);
+    cube_re_emit_class(&t->out, &cc);
+}
+
+/* ---- cost model ---------------------------------------------------------- */
+
+static int max_int(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+static double max_double(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* Nothing at all: costs nothing, matches only "". */
+void cube_re_cost_empty(struct re_cost *c)
+{
+    *c = (struct re_cost){.copies = 1, .paths = 1, .empty = true,
+                          .blank = true};
+}
+
+/* A node regcomp passes through without input. */
+void cube_re_cost_epsilon(struct re_cost *c)
+{
+    *c = (struct re_cost){.nodes = 1, .first = 1, .last = 1, .closures = 1,
+                          .copies = 1, .paths = 1, .empty = true,
+                          .blank = true};
+}
+
+/* Only nodes that need no input have closures beyond themselves: an atom's
+ * alternation nodes at its entry, none at its exit. */
+void cube_re_cost_atom(struct re_cost *c, size_t bytes, size_t branches)
+{
+    double b = (double)(branches ? branches : 1);
+    *c = (struct re_cost){.nodes = (double)bytes, .first = b,
+                          .closures = (double)bytes + b * (b + 1) / 2,
+                          .copies = 1, .through = -1};
+}
+
+/* An input-free node with a condition. */
+void cube_re_cost_assertion(struct re_cost *c)
+{
+    *c = (struct re_cost){.nodes = 1, .first = 1, .last = 1, .closures = 1,
+                          .copies = 1, .through = 1, .head = 1, .tail = 1,
+                          .chain = 1, .paths = 1};
+}
+
+/* Nodes that reach a's exit without input now also reach b's entry. */
+void cube_re_cost_concat(struct re_cost *a, const struct re_cost *b)
+{
+    bool a_open = a->through >= 0, b_open = b->through >= 0;
+    a->closures += b->closures + a->last * b->first;
+    a->nodes += b->nodes;
+    a->first += a_open ? b->first : 0;
+    a->last = b->last + (b_open ? a->last : 0);
+    a->copies = max_double(a->copies, b->copies);
+    a->chain = max_int(max_int(a->chain, b->chain), a->tail + b->head);
+    int head = max_int(a->head, a_open ? a->through + b->head : 0);
+    a->tail = max_int(b->tail, b_open ? a->tail + b->through : 0);
+    a->head = head;
+    a->through = a_open && b_open ? a->through + b->through : -1;
+    a->paths *= b->paths;
+    a->cyclic = a->cyclic || b->cyclic;
+    a->empty = a->empty && b->empty;
+    a->blank = a->blank && b->blank;
+}
+
+/* An alternation node reaches both sides' entries. */
+void cube_re_cost_alternate(struct re_cost *a, const struct re_cost *b)
+{
+    a->nodes += b->nodes + 1;
+    a->first += b->first + 1;
+    a->last += b->last;
+    a->closures += b->closures + a->first;
+    a->copies = max_double(a->copies, b->copies);
+    a->through = max_int(a->through, b->through);
+    a->head = max_int(a->head, b->head);
+    a->tail = max_int(a->tail, b->tail);
+    a->chain = max_int(a->chain, b->chain);
+    a->paths += b->paths;
+    a->cyclic = a->cyclic || b->cyclic;
+    a->empty = a->empty || b->empty;
+    a->blank = a->blank && b->blank;
+}
+
+/* X? : one node that either skips X or enters it. */
+static void cost_optional(struct re_cost *c)
+{
+    c->nodes += 1;
+    c->first += 1;
+    c->last += 1;
+    c->closures += c->first;
+    c->through = max_int(c->through, 0);
+    c->paths += 1;
+    c->empty = true;
+}
+
+/* X* : as X?, and X's exit leads back to its entry. */
+static void cost_star(struct re_cost *c)
+{
+    c->closures += c->last * c->first;
+    c->chain = max_int(c->chain, c->tail + c->head);
+    c->cyclic = c->cyclic || c->through >= 0;
+    cost_optional(c);
+}
+
+/* regcomp writes X{m,n} as m copies of X, then (((X?)X)?X)? up to n, and
+ * X{m,} as m copies then X*. */
+void cube_re_cost_repeat(struct re_cost *c, unsigned min, unsigned max)
+{
+    const struct re_cost x = *c;
+    if (max == 0) {
+        cube_re_cost_empty(c);
+        return;
+    }
+    struct re_cost out, tail = x;
+    cube_re_cost_empty(&out);
+    for (unsigned i = 0; i < min; i++)
+        cube_re_cost_concat(&out, &x);
+    if (max == UINT_MAX) {
+        cost_star(&tail);
+        cube_re_cost_concat(&out, &tail);
+    } else if (max > min) {
+        cost_optional(&tail);
+        for (unsigned i = min + 1; i < max; i++) {
+            cube_re_cost_concat(&tail, &x);
+            cost_optional(&tail);
+        }
+        cube_re_cost_concat(&out, &tail);
+    }
+    out.copies = x.copies * (max == UINT_MAX ? min + 1.0 : (double)max);
+    *c = out;
 }
