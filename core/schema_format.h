@@ -31,7 +31,7 @@ struct cube_schema_regex *cube_schema_regex_get(const char *pattern,
                                                 char *err, size_t errlen);
 
 /* True when `s` contains a match for `r`; safe from several threads. */
-bool cube_schema_regex_test(const struct cube_schema_regex *r, const char *s);
+bool cube_schema_regex_test(struct cube_schema_regex *r, const char *s);
 
 /* Gives back what cube_schema_regex_get returned (NULL is ignored). */
 void cube_schema_regex_release(struct cube_schema_regex *r);

@@ -28,6 +28,7 @@
 #include <locale.h>
 #include <pthread.h>
 #include <regex.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -503,7 +504,6 @@ static int compile_pattern(regex_t *re, const char *pattern, char *err,
     return 0;
 }
 
-
 /* ---- the compiled-pattern cache ------------------------------------------
  *
  * The one exception to "no global mutable state" in the core: schemas are
@@ -513,10 +513,15 @@ static int compile_pattern(regex_t *re, const char *pattern, char *err,
  * CACHE_ENTRIES patterns and CACHE_WEIGHT of estimated regcomp cost, the
  * least recently used dropped first. An entry is freed once it has left
  * the cache and its last user has released it. Several threads may regexec
- * one REG_NOSUB regex_t at once (glibc locks what it shares). */
+ * one REG_NOSUB regex_t at once (glibc locks what it shares). regexec keeps
+ * every DFA state it meets, a pile that grows with the text searched: an
+ * entry is compiled afresh once that text, weighed by the pattern's cost,
+ * passes MATCH_BUDGET (a cheap pattern after megabytes, a dear one after
+ * each validation, as if it were not cached). */
 
 #define CACHE_ENTRIES 256
 #define CACHE_WEIGHT (4 * (NODES_MAX + CLOSURES_MAX))
+#define MATCH_BUDGET 1e7
 
 struct cube_schema_regex {
     char *pattern;
@@ -524,6 +529,7 @@ struct cube_schema_regex {
     double weight;
     unsigned long used; /* cache.clock when last found */
     int refs;           /* users, plus one while in the cache */
+    atomic_ulong searched; /* bytes regexec went through */
     regex_t re;
 };
 
@@ -566,10 +572,14 @@ static struct cube_schema_regex *find_locked(const char *pattern,
 {
     for (size_t i = 0; i < cache.count; i++) {
         struct cube_schema_regex *r = cache.slot[i];
-        if (r->hash == hash && strcmp(r->pattern, pattern) == 0) {
-            r->used = ++cache.clock;
-            return r;
+        if (r->hash != hash || strcmp(r->pattern, pattern) != 0)
+            continue;
+        if ((double)atomic_load(&r->searched) * r->weight > MATCH_BUDGET) {
+            evict_locked(i); /* its DFA states have piled up */
+            return NULL;
         }
+        r->used = ++cache.clock;
+        return r;
     }
     return NULL;
 }
@@ -622,6 +632,7 @@ struct cube_schema_regex *cube_schema_regex_get(const char *pattern,
     }
     r->hash = hash;
     r->refs = 1; /* the cache's */
+    atomic_init(&r->searched, 0);
     if (compile_pattern(&r->re, pattern, err, errlen, &r->weight) < 0) {
         free(r->pattern);
         free(r);
@@ -631,12 +642,14 @@ struct cube_schema_regex *cube_schema_regex_get(const char *pattern,
 }
 
 /* regexec() in the C locale; true on a match anywhere in s. */
-bool cube_schema_regex_test(const struct cube_schema_regex *r, const char *s)
+bool cube_schema_regex_test(struct cube_schema_regex *r, const char *s)
 {
     struct c_locale loc;
     c_locale_enter(&loc);
     bool matched = regexec(&r->re, s, 0, NULL, 0) == 0;
     c_locale_leave(&loc);
+    atomic_fetch_add_explicit(&r->searched, strlen(s) + 1,
+                              memory_order_relaxed);
     return matched;
 }
 

@@ -3,12 +3,20 @@
 # UBSan) and runs each for SECONDS over a copy of its committed seed corpus.
 # Exit status non-zero when a target finds a crash; the reproducer is kept
 # in BUILD_DIR/fuzz-artifacts/.
+#
+# Everything is compiled with -fsanitize=fuzzer-no-link, so that the core
+# library gives libFuzzer its coverage feedback; only the fuzz executables
+# link with -fsanitize=fuzzer (tests/fuzz/meson.build), which brings main.
 set -euo pipefail
 builddir=${1:-build-fuzz}
 seconds=${2:-20}
+coverage=-fsanitize=fuzzer-no-link
 if [ ! -f "$builddir/build.ninja" ]; then
   CC=clang meson setup "$builddir" -Dfuzz=true -Dtests=false \
-    -Db_sanitize=address,undefined -Db_lundef=false
+    -Db_sanitize=address,undefined -Db_lundef=false -Dc_args="$coverage"
+elif ! grep -q -- "$coverage" \
+       "$builddir/meson-info/intro-buildoptions.json"; then
+  meson configure "$builddir" -Dc_args="$coverage" # set up without it
 fi
 ninja -C "$builddir"
 mkdir -p "$builddir/fuzz-artifacts"

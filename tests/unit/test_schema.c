@@ -940,6 +940,29 @@ static void test_pattern_cache(void **state)
     assert_int_equal(cube_schema_regex_cache_count(), 0);
 }
 
+static void test_pattern_cache_renews_after_much_text(void **state)
+{
+    /* regexec's DFA states pile up in a regex_t: after enough text the
+     * cache compiles the pattern afresh (the old one lives while held) */
+    char err[64], *text = repeat_text("ab", 32768);
+    struct cube_schema_regex *first = cube_schema_regex_get("b$", err,
+                                                            sizeof err);
+    assert_non_null(first);
+    struct cube_schema_regex *again = cube_schema_regex_get("b$", err,
+                                                            sizeof err);
+    assert_ptr_equal(again, first);
+    cube_schema_regex_release(again);
+    for (int n = 0; n < 200 && again == first; n++) {
+        assert_true(cube_schema_regex_test(first, text));
+        again = cube_schema_regex_get("b$", err, sizeof err);
+        cube_schema_regex_release(again);
+    }
+    assert_ptr_not_equal(again, first);
+    assert_true(cube_schema_regex_test(first, "ab"));
+    cube_schema_regex_release(first);
+    free(text);
+}
+
 /* Whether s matches pattern, without cmocka (for other threads): 1, 0, or
  * -1 when the schema is refused. */
 static int quiet_match(const char *pattern, const char *s)
@@ -1203,6 +1226,7 @@ int main(void)
         cmocka_unit_test(test_pattern_assertion_limits),
         cmocka_unit_test(test_pattern_complex_message_keeps_reason),
         cmocka_unit_test(test_pattern_cache),
+        cmocka_unit_test(test_pattern_cache_renews_after_much_text),
         cmocka_unit_test(test_pattern_cache_concurrent),
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_items),
