@@ -36,38 +36,9 @@
 #define NAME_MAX_BYTES 253
 #define STREAM_MAX_BYTES 251   /* with ".log", a whole file name */
 #define TABLE_KEEP 256          /* idle open streams kept with their fd */
-#define FOLLOW_IDLE_MS 5000     /* re-read a parked follower at least this often */
 #define FREE_WAIT_MS 5000       /* how long free waits for followers to go */
 #define MODE_OPEN 0640
 #define MODE_DONE 0440
-
-struct ls_follower {
-    struct cube_logstore *ls;
-    struct cube_ls_stream *st;
-    cube_stream *handle;      /* st->mu; NULL until the HTTP layer gave it */
-    uint64_t off;             /* next byte to send (read callback only) */
-    int follow;
-    int linked;               /* st->mu: in st->followers */
-    int in_setup;             /* ls->mu + st->mu: respond still holds it */
-    int host_closed;          /* ls->mu + st->mu: close callback ran */
-    unsigned wakes_missed;    /* st->mu: wakes while handle was NULL */
-    struct ls_follower *next;
-};
-
-struct cube_ls_stream {
-    struct cube_ls_stream *next; /* bucket chain (ls->mu) */
-    char *path;               /* immutable: acquire reads it under ls->mu only */
-    unsigned hash;
-    int refs;                 /* ls->mu */
-    int in_table;             /* ls->mu */
-    pthread_mutex_t mu;
-    int dead;                 /* removed with its object: get a new one */
-    int fd;                   /* -1 while the file does not exist */
-    int writable;             /* fd is O_RDWR|O_APPEND */
-    uint64_t size;            /* bytes fully appended */
-    int closed;               /* finished (or the store is going) */
-    struct ls_follower *followers;
-};
 
 int cube_ls_name_ok(const char *s)
 {
@@ -99,7 +70,7 @@ static char *object_dir(struct cube_logstore *ls, const char *kind,
     return out;
 }
 
-static char *stream_path(struct cube_logstore *ls, const char *kind,
+char *cube_ls_stream_path(struct cube_logstore *ls, const char *kind,
                          const char *project, const char *name,
                          const char *stream, int *rc)
 {
@@ -151,7 +122,7 @@ static void drop_locked(struct cube_logstore *ls, struct cube_ls_stream *st)
 
 /* Drops a reference; keeps an idle stream only while it is open for
  * appends. Caller holds ls->mu. */
-static void release_locked(struct cube_logstore *ls, struct cube_ls_stream *st)
+void cube_ls_release_locked(struct cube_logstore *ls, struct cube_ls_stream *st)
 {
     if (--st->refs > 0)
         return;
@@ -160,10 +131,10 @@ static void release_locked(struct cube_logstore *ls, struct cube_ls_stream *st)
         drop_locked(ls, st);
 }
 
-static void release(struct cube_logstore *ls, struct cube_ls_stream *st)
+void cube_ls_release(struct cube_logstore *ls, struct cube_ls_stream *st)
 {
     pthread_mutex_lock(&ls->mu);
-    release_locked(ls, st);
+    cube_ls_release_locked(ls, st);
     pthread_mutex_unlock(&ls->mu);
 }
 
@@ -251,7 +222,7 @@ static int acquire(struct cube_logstore *ls, const char *path, int pending_ok,
 
 /* acquire, then locks the stream's mu; retries when the entry was removed
  * with its object meanwhile, so the caller works on the current one. */
-static int acquire_locked(struct cube_logstore *ls, const char *path,
+int cube_ls_acquire_locked(struct cube_logstore *ls, const char *path,
                           int pending_ok, struct cube_ls_stream **out)
 {
     for (;;) {
@@ -265,7 +236,7 @@ static int acquire_locked(struct cube_logstore *ls, const char *path,
             return CUBE_OK;
         }
         pthread_mutex_unlock(&st->mu);
-        release(ls, st);
+        cube_ls_release(ls, st);
     }
 }
 
@@ -409,7 +380,7 @@ int cube_logstore_append(struct cube_logstore *ls, const char *kind,
     if (!ls || (!data && len))
         return CUBE_EINVAL;
     int rc = CUBE_OK;
-    char *path = stream_path(ls, kind, project, name, stream, &rc);
+    char *path = cube_ls_stream_path(ls, kind, project, name, stream, &rc);
     if (!path)
         return rc;
     if (len == 0) {
@@ -417,7 +388,7 @@ int cube_logstore_append(struct cube_logstore *ls, const char *kind,
         return CUBE_OK;
     }
     struct cube_ls_stream *st = NULL;
-    rc = acquire_locked(ls, path, 1, &st);
+    rc = cube_ls_acquire_locked(ls, path, 1, &st);
     free(path);
     if (rc != CUBE_OK)
         return rc;
@@ -450,7 +421,7 @@ int cube_logstore_append(struct cube_logstore *ls, const char *kind,
             wake_followers_locked(st);
     }
     pthread_mutex_unlock(&st->mu);
-    release(ls, st);
+    cube_ls_release(ls, st);
     return rc;
 }
 
@@ -468,11 +439,11 @@ char *cube_logstore_read(struct cube_logstore *ls, const char *kind,
         *rc = CUBE_EINVAL;
         return NULL;
     }
-    char *path = stream_path(ls, kind, project, name, stream, rc);
+    char *path = cube_ls_stream_path(ls, kind, project, name, stream, rc);
     if (!path)
         return NULL;
     struct cube_ls_stream *st = NULL;
-    *rc = acquire_locked(ls, path, 0, &st);
+    *rc = cube_ls_acquire_locked(ls, path, 0, &st);
     free(path);
     if (*rc != CUBE_OK)
         return NULL;
@@ -511,7 +482,7 @@ char *cube_logstore_read(struct cube_logstore *ls, const char *kind,
         *len = got;
     *rc = CUBE_OK;
 out:
-    release(ls, st);
+    cube_ls_release(ls, st);
     return buf;
 }
 
@@ -522,11 +493,11 @@ int cube_logstore_close(struct cube_logstore *ls, const char *kind,
     if (!ls)
         return CUBE_EINVAL;
     int rc = CUBE_OK;
-    char *path = stream_path(ls, kind, project, name, stream, &rc);
+    char *path = cube_ls_stream_path(ls, kind, project, name, stream, &rc);
     if (!path)
         return rc;
     struct cube_ls_stream *st = NULL;
-    rc = acquire_locked(ls, path, 1, &st);
+    rc = cube_ls_acquire_locked(ls, path, 1, &st);
     free(path);
     if (rc != CUBE_OK)
         return rc;
@@ -540,7 +511,7 @@ int cube_logstore_close(struct cube_logstore *ls, const char *kind,
         wake_followers_locked(st);
     }
     pthread_mutex_unlock(&st->mu);
-    release(ls, st);
+    cube_ls_release(ls, st);
     return rc;
 }
 
@@ -606,198 +577,4 @@ int cube_logstore_remove_object(struct cube_logstore *ls, const char *kind,
     pthread_mutex_unlock(&ls->mu);
     free(dir);
     return rc;
-}
-
-/* ---- followers ---------------------------------------------------- */
-
-static void unlink_follower(struct ls_follower *f)
-{
-    if (!f->linked)
-        return;
-    for (struct ls_follower **p = &f->st->followers; *p; p = &(*p)->next)
-        if (*p == f) {
-            *p = f->next;
-            break;
-        }
-    f->linked = 0;
-}
-
-/* Frees a follower nobody uses any more. Caller holds ls->mu. */
-static void follower_gone_locked(struct cube_logstore *ls,
-                                 struct ls_follower *f)
-{
-    release_locked(ls, f->st);
-    ls->followers--;
-    pthread_cond_broadcast(&ls->idle_cv);
-    free(f);
-}
-
-static long follower_read(void *cls, char *buf, size_t max)
-{
-    struct ls_follower *f = cls;
-    struct cube_ls_stream *st = f->st;
-    pthread_mutex_lock(&st->mu);
-    if (st->fd >= 0 && f->off < st->size && max > 0) {
-        uint64_t avail = st->size - f->off;
-        size_t n = avail < (uint64_t)max ? (size_t)avail : max;
-        if (n > (size_t)LONG_MAX)
-            n = (size_t)LONG_MAX;
-        int fd = st->fd;
-        pthread_mutex_unlock(&st->mu);
-        /* bytes below size are written; the fd lives while we hold a ref */
-        ssize_t got;
-        do
-            got = pread(fd, buf, n, (off_t)f->off);
-        while (got < 0 && errno == EINTR);
-        if (got <= 0)
-            return CUBE_STREAM_ERROR;
-        f->off += (uint64_t)got;
-        return (long)got;
-    }
-    int end = st->closed || !f->follow;
-    pthread_mutex_unlock(&st->mu);
-    return end ? CUBE_STREAM_END : 0;
-}
-
-static void follower_close(void *cls)
-{
-    struct ls_follower *f = cls;
-    struct cube_logstore *ls = f->ls;
-    pthread_mutex_lock(&ls->mu);
-    pthread_mutex_lock(&f->st->mu);
-    unlink_follower(f);
-    f->handle = NULL;
-    f->host_closed = 1;
-    int in_setup = f->in_setup;
-    pthread_mutex_unlock(&f->st->mu);
-    if (!in_setup)
-        follower_gone_locked(ls, f);
-    pthread_mutex_unlock(&ls->mu);
-}
-
-/* Makes a follower linked to its stream, still in setup. */
-static int follower_new(struct cube_logstore *ls, const char *kind,
-                        const char *project, const char *name,
-                        const char *stream, uint64_t offset, int follow,
-                        struct ls_follower **out)
-{
-    if (!ls)
-        return CUBE_EINVAL;
-    int rc = CUBE_OK;
-    char *path = stream_path(ls, kind, project, name, stream, &rc);
-    if (!path)
-        return rc;
-    struct ls_follower *f = calloc(1, sizeof *f);
-    if (!f) {
-        free(path);
-        return CUBE_ENOMEM;
-    }
-    struct cube_ls_stream *st = NULL;
-    rc = acquire_locked(ls, path, follow, &st);
-    free(path);
-    if (rc != CUBE_OK) {
-        free(f);
-        return rc;
-    }
-    if (!follow && st->fd < 0) {
-        pthread_mutex_unlock(&st->mu);
-        release(ls, st);
-        free(f);
-        return CUBE_ENOTFOUND;
-    }
-    f->ls = ls;
-    f->st = st; /* the reference acquire took is the follower's */
-    f->off = offset;
-    f->follow = follow;
-    f->in_setup = 1;
-    f->linked = 1;
-    f->next = st->followers;
-    st->followers = f;
-    pthread_mutex_unlock(&st->mu);
-    pthread_mutex_lock(&ls->mu);
-    ls->followers++;
-    pthread_mutex_unlock(&ls->mu);
-    *out = f;
-    return CUBE_OK;
-}
-
-/* Ends setup once the HTTP layer answered (rc) and gave handle h. When it
- * refused the answer its close callback either ran already or never will:
- * either way the follower goes here. */
-static void follower_setup_done(struct ls_follower *f, int rc, cube_stream *h)
-{
-    struct cube_logstore *ls = f->ls;
-    pthread_mutex_lock(&ls->mu);
-    pthread_mutex_lock(&f->st->mu);
-    f->in_setup = 0;
-    int gone = f->host_closed;
-    if (!gone && rc != CUBE_OK) {
-        unlink_follower(f);
-        gone = 1;
-    } else if (!gone && h) {
-        f->handle = h;
-        if (f->wakes_missed)
-            cube_http_stream_wake(h);
-    }
-    pthread_mutex_unlock(&f->st->mu);
-    if (gone)
-        follower_gone_locked(ls, f);
-    pthread_mutex_unlock(&ls->mu);
-}
-
-static void follower_desc(struct ls_follower *f, struct cube_stream_desc *desc)
-{
-    memset(desc, 0, sizeof *desc);
-    desc->size = sizeof *desc;
-    desc->read = follower_read;
-    desc->close = follower_close;
-    desc->cls = f;
-    desc->idle_ms = FOLLOW_IDLE_MS;
-}
-
-int cube_logstore_respond(struct cube_logstore *ls, cube_req *req,
-                          const char *kind, const char *project,
-                          const char *name, const char *stream,
-                          uint64_t offset, int follow)
-{
-    if (!ls || !req)
-        return CUBE_EINVAL;
-    struct ls_follower *f = NULL;
-    int rc = follower_new(ls, kind, project, name, stream, offset, follow, &f);
-    if (rc == CUBE_ENOTFOUND)
-        return cube_http_answer_error(req, 404, "NotFound", "no such log");
-    if (rc != CUBE_OK)
-        return rc;
-    struct cube_stream_desc desc;
-    follower_desc(f, &desc);
-    cube_stream *h = NULL;
-    rc = cube_http_answer_stream(req, 200, "text/plain; charset=utf-8", &desc,
-                                 &h);
-    follower_setup_done(f, rc, h);
-    return rc;
-}
-
-int cube_ls_follower_open(struct cube_logstore *ls, const char *kind,
-                          const char *project, const char *name,
-                          const char *stream, uint64_t offset, int follow,
-                          struct cube_stream_desc *desc)
-{
-    if (!desc)
-        return CUBE_EINVAL;
-    struct ls_follower *f = NULL;
-    int rc = follower_new(ls, kind, project, name, stream, offset, follow, &f);
-    if (rc != CUBE_OK)
-        return rc;
-    follower_setup_done(f, CUBE_OK, NULL);
-    follower_desc(f, desc);
-    return CUBE_OK;
-}
-
-unsigned cube_ls_follower_wakes(void *cls)
-{
-    struct ls_follower *f = cls;
-    pthread_mutex_lock(&f->st->mu);
-    unsigned n = f->wakes_missed;
-    pthread_mutex_unlock(&f->st->mu);
-    return n;
 }

@@ -16,6 +16,34 @@
 
 struct cube_ls_stream;
 
+struct ls_follower {
+    struct cube_logstore *ls;
+    struct cube_ls_stream *st;
+    cube_stream *handle;      /* st->mu; NULL until the HTTP layer gave it */
+    uint64_t off;             /* next byte to send (read callback only) */
+    int follow;
+    int linked;               /* st->mu: in st->followers */
+    int in_setup;             /* ls->mu + st->mu: respond still holds it */
+    int host_closed;          /* ls->mu + st->mu: close callback ran */
+    unsigned wakes_missed;    /* st->mu: wakes while handle was NULL */
+    struct ls_follower *next;
+};
+
+struct cube_ls_stream {
+    struct cube_ls_stream *next; /* bucket chain (ls->mu) */
+    char *path;               /* immutable: acquire reads it under ls->mu only */
+    unsigned hash;
+    int refs;                 /* ls->mu */
+    int in_table;             /* ls->mu */
+    pthread_mutex_t mu;
+    int dead;                 /* removed with its object: get a new one */
+    int fd;                   /* -1 while the file does not exist */
+    int writable;             /* fd is O_RDWR|O_APPEND */
+    uint64_t size;            /* bytes fully appended */
+    int closed;               /* finished (or the store is going) */
+    struct ls_follower *followers;
+};
+
 struct cube_logstore {
     char *data_dir;
     char *logs_dir;          /* <data>/logs */
@@ -32,6 +60,19 @@ struct cube_logstore {
     size_t evict_at;         /* count at which idle streams are dropped */
     size_t followers;        /* followers alive (free waits for them) */
 };
+
+/* Shared by logstore.c and logstore_follow.c. */
+/* The file of a stream (new string), or NULL with *rc (bad name, OOM). */
+char *cube_ls_stream_path(struct cube_logstore *ls, const char *kind,
+                          const char *project, const char *name,
+                          const char *stream, int *rc);
+/* Takes a reference on the stream at path (creating its entry), then locks
+ * its mu; pending_ok allows a stream whose file does not exist yet. */
+int cube_ls_acquire_locked(struct cube_logstore *ls, const char *path,
+                           int pending_ok, struct cube_ls_stream **out);
+/* Drops a reference (caller holds ls->mu, or not: the plain variant). */
+void cube_ls_release_locked(struct cube_logstore *ls, struct cube_ls_stream *st);
+void cube_ls_release(struct cube_logstore *ls, struct cube_ls_stream *st);
 
 /* 1 when s is a valid kind/project/name/stream word (see logstore.h). */
 int cube_ls_name_ok(const char *s);

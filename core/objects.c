@@ -214,7 +214,7 @@ static int check_identity(const struct cube_kind *k, const char *project,
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(meta, "name");
     if (!name && url_name)
-        name = NULL; /* filled from the URL by the caller */
+        ; /* a PUT may leave it out: the URL names the object */
     else if (!cJSON_IsString(name) || cube_name_check(name->valuestring, why, sizeof why) < 0) {
         cube_op_fail(e, 422, "Invalid", "metadata.name", "metadata.name: %s",
                      cJSON_IsString(name) ? why : "required, a string");

@@ -347,13 +347,12 @@ static int object_logs(cube_req *req, const struct cube_kind *k, const char *pro
     if (cube_obj_get(req->ctx, k, project, name, &obj, &e) < 0)
         return answer_op_error(req, &e);
     cJSON_Delete(obj);
-    int rc = cube_logstore_respond(req->ctx->logs, req, k->kind, project, name, stream,
-                                   (uint64_t)offset, follow && (!strcmp(follow, "1") ||
-                                                                !strcmp(follow, "true")));
-    if (!req->answered)
+    cube_logstore_respond(req->ctx->logs, req, k->kind, project, name, stream,
+                          (uint64_t)offset,
+                          follow && (!strcmp(follow, "1") || !strcmp(follow, "true")));
+    if (!req->answered) /* only a bad stream name leaves it unanswered */
         return cube_http_answer_error_field(req, 400, "BadRequest", "bad log stream name",
                                             "stream");
-    (void)rc; /* answered either way */
     return CUBE_OK;
 }
 

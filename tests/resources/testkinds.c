@@ -80,12 +80,12 @@ static const char GADGET_SPEC[] =
 static const char LOCK_SPEC[] =
     "{\"type\":\"object\",\"properties\":{\"holdFinalizer\":{\"type\":\"boolean\"}}}";
 
-/* Semantic check: task names must be unique. */
+/* Semantic check the schema cannot express: blue widgets are never size 13
+ * (a fixed rule, so tests can trigger a plugin validation error). */
 static int widget_validate(void *state, const char *obj, const char *old,
                            char *field, size_t flen, char *msg, size_t mlen)
 {
     (void)state, (void)old;
-    /* A tiny scan is enough for a test plugin: reject the literal marker. */
     if (strstr(obj, "\"color\":\"blue\"") && strstr(obj, "\"size\":13")) {
         snprintf(field, flen, "spec.size");
         snprintf(msg, mlen, "blue widgets cannot be size 13");
