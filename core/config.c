@@ -383,13 +383,27 @@ static int key_limits(struct loader *L, const cJSON *v, const char *path)
     return walk_map(L, v, path, rules);
 }
 
+static int key_auth(struct loader *L, const cJSON *v, const char *path)
+{
+    (void)path;
+    struct cube_plugin_conf pc = {.name = "auth", .file = L->cfg->file,
+                                  .config = (cJSON *)v, .doc = *L->doc};
+    cube_yaml_key_mark_of(L->doc, v, &pc.line, &pc.col);
+    cJSON *out;
+    if (cube_config_validate_section(&pc, "auth", cube_config_auth_schema, &out, L->errs))
+        return -1;
+    cJSON_Delete(L->cfg->auth);
+    L->cfg->auth = out;
+    return 0;
+}
+
 static const struct key_rule top_rules[] = {
     {"listen", key_listen},       {"data_dir", key_data_dir},
     {"database", key_database},   {"plugin_dir", key_plugin_dir},
     {"conf_dir", key_conf_dir},   {"web_root", key_web_root},
     {"log", key_log},             {"tls", key_tls},
     {"limits", key_limits},       {"admin_token_sha256", key_admin_token},
-    {0, 0}};
+    {"auth", key_auth},           {0, 0}};
 
 static int apply_root(struct loader *L, const cJSON *root)
 {
@@ -629,6 +643,8 @@ void cube_config_free(struct cube_config *cfg)
         free(cfg->plugins[i].file);
         cube_yaml_doc_free(&cfg->plugins[i].doc);
     }
+    cJSON_Delete(cfg->auth);
+    cfg->auth = NULL;
     free(cfg->plugins);
     memset(cfg, 0, sizeof *cfg);
 }

@@ -12,6 +12,7 @@
  *   limits: {max_body_bytes, max_header_bytes, request_timeout_s,
  *            max_connections, threads}
  *   admin_token_sha256: hex      SHA-256 of the admin bearer token
+ *   auth: {...}                  users, sessions, projects (config_auth.c)
  * Environment overrides: CUBE_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,
  * CUBE_PLUGIN_DIR, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN (plain token; hashed in
  * memory, never stored). */
@@ -58,6 +59,7 @@ struct cube_config {
     int threads_set;           /* limits.threads was given explicitly */
     uint8_t admin_token_sha256[32];
     int has_admin_token;
+    cJSON *auth;           /* the validated auth: section, defaults applied */
     struct cube_plugin_conf *plugins;  /* in conf.d file-name order */
     size_t n_plugins;
 };

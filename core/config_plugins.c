@@ -383,6 +383,13 @@ int cube_config_validate_plugin(const struct cube_plugin_conf *pc,
                                 const char *schema_json, cJSON **out,
                                 struct cube_errs *errs)
 {
+    return cube_config_validate_section(pc, "config", schema_json, out, errs);
+}
+
+int cube_config_validate_section(const struct cube_plugin_conf *pc, const char *root,
+                                 const char *schema_json, cJSON **out,
+                                 struct cube_errs *errs)
+{
     cJSON *schema = NULL, *inst = NULL;
     struct cube_schema_error *ev = NULL;
     char why[256];
@@ -406,7 +413,7 @@ int cube_config_validate_plugin(const struct cube_plugin_conf *pc,
         cube_errs_add(errs, "plugin %s: out of memory", pc->name);
         goto fail;
     }
-    n = cube_schema_validate(schema, inst, CUBE_SCHEMA_STRICT, "config", ev,
+    n = cube_schema_validate(schema, inst, CUBE_SCHEMA_STRICT, root, ev,
                              MAX_SCHEMA_ERRORS);
     if (n) {
         report(pc, inst, ev, n, errs);

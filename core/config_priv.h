@@ -30,6 +30,13 @@ void cube_config_describe(const cJSON *v, char *out, size_t outlen);
 int cube_config_read_confd(struct cube_config *cfg,
                            const struct cube_yaml_doc *doc,
                            const cJSON *named, struct cube_errs *errs);
-
+/* As cube_config_validate_plugin, with error paths rooted at `root`
+ * ("config" for plugins, "auth" for cube.yaml's auth section); pc names
+ * the section (name, file, line, col, config node and its doc). */
+int cube_config_validate_section(const struct cube_plugin_conf *pc, const char *root,
+                                 const char *schema_json, cJSON **out,
+                                 struct cube_errs *errs);
+/* The JSON Schema of cube.yaml's auth: section (config_auth.c). */
+extern const char cube_config_auth_schema[];
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "cube_build.h"
 #include "http_req.h"
 #include "logstore.h"
@@ -77,7 +78,7 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
         return -1;
     }
     if (core_metrics_init(ctx) < 0 || cube_core_routes_register(ctx) < 0 ||
-        cube_resources_routes_register(ctx) < 0)
+        cube_resources_routes_register(ctx) < 0 || cube_auth_init(ctx) < 0)
         return -1;
     return 0;
 }
@@ -109,7 +110,7 @@ int cube_ctx_open_store(struct cube_ctx *ctx)
     }
     cube_log(CUBE_LOG_INFO, "store", "%s store ready at resourceVersion %lld",
              cube_store_driver(ctx->store), (long long)rv);
-    return 0;
+    return cube_auth_start(ctx);
 }
 
 static void route_entry_free(struct cube_route_entry *e)
@@ -122,17 +123,6 @@ static void route_entry_free(struct cube_route_entry *e)
     free(e);
 }
 
-static int parse_permission(const char *perm, int *admin)
-{
-    if (perm && strcmp(perm, CUBE_PERM_PUBLIC) == 0)
-        *admin = 0;
-    else if (perm && strcmp(perm, CUBE_PERM_ADMIN) == 0)
-        *admin = 1;
-    else
-        return -1;
-    return 0;
-}
-
 int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
                        const struct cube_route_desc *in, char *err, size_t errlen)
 {
@@ -143,14 +133,19 @@ int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
         return CUBE_EINVAL;
     }
     memcpy(&d, in, in->size < sizeof d ? in->size : sizeof d);
-    int admin;
     if (!d.handler) {
         snprintf(err, errlen, "handler: must not be NULL");
         return CUBE_EINVAL;
     }
-    if (parse_permission(d.permission, &admin) < 0) {
-        snprintf(err, errlen, "permission: '%s' is not \"public\" or \"admin\"",
+    int perm = cube_perm_parse(d.permission, plugin == &ctx->core);
+    if (perm < 0) {
+        snprintf(err, errlen, "permission: '%s' is not one of the CUBE_PERM_* values",
                  d.permission ? d.permission : "(null)");
+        return CUBE_EINVAL;
+    }
+    if (cube_perm_needs_project(perm) && !strstr(d.path ? d.path : "", "/{project}")) {
+        snprintf(err, errlen, "permission: '%s' needs a {project} segment in the path",
+                 d.permission);
         return CUBE_EINVAL;
     }
     struct cube_route_entry *e = calloc(1, sizeof *e);
@@ -163,7 +158,7 @@ int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
     }
     e->plugin = plugin;
     e->handler = d.handler;
-    e->admin = admin;
+    e->perm = perm;
     int is_core = plugin == &ctx->core;
     if (!is_core && !plugin->scratch_router &&
         !(plugin->scratch_router = cube_router_new())) {
@@ -226,6 +221,7 @@ void cube_ctx_free(struct cube_ctx *ctx)
         cube_tasks_free(ctx->tasks);
     ctx->tasks = NULL;
     cube_hub_free(ctx->hub);
+    cube_auth_free(ctx);
     cube_logstore_free(ctx->logs);
     cube_store_close(ctx->store);
     cube_objcache_free(ctx->cache);

@@ -22,6 +22,7 @@ struct cube_logstore;
 struct cube_tasks;
 struct cube_router;
 struct cube_http;
+struct cube_auth;
 
 /* The host's record of one plugin (the opaque `cube_plugin` of the ABI). */
 struct cube_plugin {
@@ -48,7 +49,7 @@ struct cube_plugin {
 struct cube_route_entry {
     struct cube_plugin *plugin;    /* the core's own routes use ctx->core */
     cube_route_fn handler;
-    int admin;                     /* permission: 0 public, 1 admin */
+    int perm;                      /* enum cube_perm (auth.h) */
     char *method, *path, *summary;
     struct cube_route_entry *next;
 };
@@ -70,6 +71,7 @@ struct cube_ctx {
     struct cube_hub *hub;          /* resourceVersions and watches */
     struct cube_logstore *logs;    /* log streams and project files */
     struct cube_objcache *cache;   /* documents by name (objcache.h) */
+    struct cube_auth *auth;        /* users, sessions, roles (auth.h) */
     /* Writes to one object hold its stripe from taking a resourceVersion
      * to publishing the event, so per object the rv order is the commit
      * order (objects_util.c). */

@@ -262,4 +262,5 @@ void cube_host_table_init(struct cube_host *h)
     h->metric_set = cube_metric_set;
     h->metric_observe = cube_metric_observe;
     cube_host_table_init_1_1(h);
+    cube_host_table_init_1_2(h);
 }

@@ -139,7 +139,7 @@ static char *obj_list(cube_plugin *self, const char *kind, const char *project,
 /* The actor for writes a plugin makes. */
 static struct cube_actor plugin_actor(cube_plugin *self)
 {
-    return (struct cube_actor){self->log_component}; /* "plugin:<name>" */
+    return (struct cube_actor){self->log_component, 1}; /* "plugin:<name>": trusted */
 }
 
 /* kind, metadata.name and metadata.project of an object body. */

@@ -7,4 +7,7 @@
 /* Fills the slots added in ABI 1.1 (host_objects.c). */
 void cube_host_table_init_1_1(struct cube_host *h);
 
+/* Fills the slots added in ABI 1.2 (host_auth.c). */
+void cube_host_table_init_1_2(struct cube_host *h);
+
 #endif

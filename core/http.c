@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "ctx.h"
 #include "http_req.h"
 #include "log.h"
@@ -154,38 +155,19 @@ static void body_append(cube_req *req, const char *data, size_t len)
     req->body[req->body_len] = '\0';
 }
 
-/* Checks the route's permission. Returns 1 when allowed; otherwise answers
- * 401/403 and returns 0. Until user auth exists, "admin" means a bearer
- * token whose SHA-256 equals cube.yaml's admin_token_sha256. */
-static int permitted(cube_req *req, const struct cube_route_entry *route)
-{
-    return !route->admin || cube_http_is_admin(req);
-}
-
-int cube_http_is_admin(cube_req *req)
+int cube_http_admin_token(cube_req *req, const char *token)
 {
     const struct cube_config *cfg = req->ctx->cfg;
-    const char *auth = cube_req_header(req, "Authorization");
-    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0) {
-        cube_http_answer_error(req, 401, "Unauthorized",
-                               "this route needs an admin bearer token");
-        return 0;
-    }
     uint8_t digest[32];
-    const char *token = auth + 7;
-    if (cfg->has_admin_token &&
-        cube_sha256(token, strlen(token), digest) == 0 &&
-        cube_ct_compare(digest, cfg->admin_token_sha256, 32) == 0)
-        return 1;
-    cube_http_answer_error(req, 403, "Forbidden", "not an admin token");
-    return 0;
+    return cfg->has_admin_token && cube_sha256(token, strlen(token), digest) == 0 &&
+           cube_ct_compare(digest, cfg->admin_token_sha256, 32) == 0;
 }
 
 static void run_handler(cube_req *req, const struct cube_route_entry *route)
 {
     req->route = route;
     req->route_label = route->path;
-    if (!permitted(req, route))
+    if (!cube_auth_check(req, route->perm, cube_route_match_param(&req->match, "project")))
         return;
     int rc = route->handler(route->plugin->state, req);
     if (req->answered)

@@ -11,6 +11,7 @@
 #include <microhttpd.h>
 #include <cube/cube.h>
 
+#include "auth.h"
 #include "router.h"
 
 struct cube_ctx;
@@ -50,6 +51,9 @@ struct cube_req {
     int accept_gzip;
     struct cube_hdr *resp_headers;
     struct cube_scratch *scratch;
+    struct cube_principal who;     /* auth.c; resolved on first need */
+    int who_failed;                /* identify answered 401 */
+    char csrf[72];                 /* the session's CSRF token (via SESSION) */
 };
 
 /* The server; defined in http.c, stream state used by http_stream.c. */
@@ -95,9 +99,8 @@ void cube_http_streams_shutdown(struct cube_http *http);
 /* Serves a static console file or the SPA index (http_static.c). Returns 1
  * when it answered, 0 when the path is not the console's. */
 int cube_http_static(cube_req *req);
-/* 1 when the request carries the admin bearer token; otherwise answers
- * 401/403 and returns 0. */
-int cube_http_is_admin(cube_req *req);
+/* 1 when the request's bearer token is the configured admin token. */
+int cube_http_admin_token(cube_req *req, const char *token);
 /* Request accessors shared with host.c (http.c). */
 const char *cube_req_query(cube_req *req, const char *name);
 const char *cube_req_header(cube_req *req, const char *name);

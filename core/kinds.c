@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "auth.h"
 #include "names.h"
 #include "schema.h"
 
@@ -218,13 +219,12 @@ int cube_kinds_add_action(struct cube_kinds *reg, struct cube_plugin *plugin,
                  "and events", d.action ? d.action : "(null)");
         return CUBE_EINVAL;
     }
-    int admin;
-    if (!d.permission || (strcmp(d.permission, CUBE_PERM_PUBLIC) != 0 &&
-                          strcmp(d.permission, CUBE_PERM_ADMIN) != 0)) {
-        snprintf(err, errlen, "permission: must be \"public\" or \"admin\"");
+    int perm = cube_perm_parse(d.permission, 0);
+    if (perm < 0) {
+        snprintf(err, errlen, "permission: '%s' is not one of the CUBE_PERM_* values",
+                 d.permission ? d.permission : "(null)");
         return CUBE_EINVAL;
     }
-    admin = strcmp(d.permission, CUBE_PERM_ADMIN) == 0;
     if (cube_kinds_action(reg, d.kind, d.method, d.action)) {
         snprintf(err, errlen, "%s %s/%s is already registered", d.method, d.kind, d.action);
         return CUBE_EEXIST;
@@ -236,7 +236,7 @@ int cube_kinds_add_action(struct cube_kinds *reg, struct cube_plugin *plugin,
         action_free(a);
         return CUBE_ENOMEM;
     }
-    a->admin = admin;
+    a->perm = perm;
     a->handler = d.handler;
     a->plugin = plugin;
     return CUBE_OK;

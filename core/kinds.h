@@ -11,6 +11,21 @@
 
 struct cube_plugin;
 struct cube_queue;
+struct cube_ctx;
+struct cube_actor;
+struct cube_op_error;
+
+/* Hooks of the core's own kinds (User, Project); never set for plugins. */
+struct cube_kind_core {
+    /* After the schema and defaulting, before the write: may adjust obj.
+     * old is the stored object (NULL on create). 0, or -1 with e filled. */
+    int (*check)(struct cube_ctx *ctx, const struct cube_actor *who, cJSON *obj,
+                 const cJSON *old, struct cube_op_error *e);
+    /* After a write committed (obj NULL: removed), under the object's lock
+     * (so in commit order); must not write objects itself. */
+    void (*after)(struct cube_ctx *ctx, const char *name, const cJSON *obj,
+                  int created);
+};
 
 struct cube_kind {
     char *kind, *plural, *singular, *group, *description;
@@ -22,11 +37,12 @@ struct cube_kind {
     struct cube_plugin *plugin;     /* owner; callbacks get plugin->state */
     struct cube_kind_desc desc;     /* callbacks and resync, zero-extended */
     struct cube_queue *queue;       /* the controller's work queue, or NULL */
+    const struct cube_kind_core *core; /* core kinds only, else NULL */
 };
 
 struct cube_action {
     char *kind, *method, *action, *summary;
-    int admin;
+    int perm;                       /* enum cube_perm */
     cube_route_fn handler;
     struct cube_plugin *plugin;
 };

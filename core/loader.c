@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "config.h"
 #include "ctx.h"
 #include "log.h"
@@ -206,6 +207,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
                  p->name, rc, p->error[0] ? p->error : "no message given");
         cube_ctx_drop_routes(p);
         cube_kinds_drop_plugin(&ctx->kinds, p);
+        cube_auth_drop_plugin(ctx, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         return -1;
     }
@@ -214,6 +216,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_log(CUBE_LOG_ERROR, "loader", "plugin %s: %s", p->name, err);
         cube_ctx_drop_routes(p);
         cube_kinds_drop_plugin(&ctx->kinds, p);
+        cube_auth_drop_plugin(ctx, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         if (p->desc.fini)
             p->desc.fini(p->state);

@@ -175,6 +175,8 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
                  doc, cJSON_GetObjectItemCaseSensitive(meta, "labels"));
     if (rc == CUBE_OK)
         cube_objcache_put(ctx->cache, k->kind, project ? project : "", name, rv, doc);
+    if (rc == CUBE_OK && k->core && k->core->after)
+        k->core->after(ctx, name, obj, create);
     else if (rc != CUBE_EEXIST)
         cube_objcache_drop(ctx->cache, k->kind, project ? project : "", name);
     pthread_mutex_unlock(stripe);
@@ -249,8 +251,9 @@ static int check_identity(const struct cube_kind *k, const char *project,
 
 /* Schema defaults, the plugin's defaulting, the schema, the plugin's
  * semantic validation. May replace *obj (plugin defaulting). */
-static int default_and_validate(const struct cube_kind *k, cJSON **obj,
-                                const cJSON *old, struct cube_op_error *e)
+static int default_and_validate(struct cube_ctx *ctx, const struct cube_kind *k,
+                                cJSON **obj, const cJSON *old,
+                                const struct cube_actor *who, struct cube_op_error *e)
 {
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(*obj, "spec");
     if (cJSON_IsObject(spec) && cube_schema_apply_defaults(k->spec_schema, spec) < 0) {
@@ -293,7 +296,7 @@ static int default_and_validate(const struct cube_kind *k, cJSON **obj,
             return -1;
         }
     }
-    return 0;
+    return k->core && k->core->check ? k->core->check(ctx, who, *obj, old, e) : 0;
 }
 
 /* Sets the fields the server owns on a new object. */
@@ -337,7 +340,7 @@ int cube_obj_create(struct cube_ctx *ctx, const struct cube_kind *k,
         return -1;
     }
     stamp_new(obj, k, project, who);
-    if (default_and_validate(k, &obj, NULL, e) < 0 ||
+    if (default_and_validate(ctx, k, &obj, NULL, who, e) < 0 ||
         cube_obj_commit(ctx, k, project, obj, 1, 0, "create", who, e) < 0) {
         cJSON_Delete(obj);
         return -1;
@@ -434,7 +437,7 @@ static int replace_once(struct cube_ctx *ctx, const struct cube_kind *k,
     }
     set_string(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "name", name);
     keep_server_fields(obj, cur, project);
-    if (default_and_validate(k, &obj, cur, e) < 0) {
+    if (default_and_validate(ctx, k, &obj, cur, who, e) < 0) {
         cJSON_Delete(obj);
         return -1;
     }

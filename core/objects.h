@@ -23,11 +23,16 @@ struct cube_op_error {
     char field[256];
 };
 
-/* Who acts, for audit and metadata.owner: "admin", "anonymous",
- * "plugin:<name>", later a user name. */
+/* Who acts, for audit and metadata.owner: a user name, "anonymous",
+ * "plugin:<name>" or "system:<part>"; admin when a platform administrator
+ * (plugins and the system count as trusted, see cube_actor_trusted). */
 struct cube_actor {
     const char *user;
+    int admin;
 };
+
+/* 1 when the actor is an administrator, a plugin or the core itself. */
+int cube_actor_trusted(const struct cube_actor *who);
 
 /* Each returns 0 and (where there is one) a new tree in *out, or -1 with e
  * filled. project is NULL for cluster kinds. Trees passed in are borrowed. */

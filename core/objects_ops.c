@@ -175,7 +175,7 @@ static void cascade_run(void *a, void *b)
     (void)b;
     struct cascade *c = a;
     struct owned_list l = {0};
-    struct cube_actor who = {"system:garbage-collector"};
+    struct cube_actor who = {"system:garbage-collector", 1};
     if (cube_store_list_owned(c->ctx->store, c->owner_uid, collect_owned, &l) != CUBE_OK)
         cube_log(CUBE_LOG_WARN, "gc", "cannot list objects owned by %s", c->owner_uid);
     for (size_t i = 0; i < l.n; i++) {
@@ -255,6 +255,8 @@ int cube_obj_remove(struct cube_ctx *ctx, const struct cube_kind *k,
                  k->kind, project, doc ? doc : "{}",
                  cJSON_GetObjectItemCaseSensitive(meta, "labels"));
     cube_objcache_drop(ctx->cache, k->kind, project ? project : "", name);
+    if (rc == CUBE_OK && k->core && k->core->after)
+        k->core->after(ctx, name, NULL, 0);
     pthread_mutex_unlock(stripe);
     free(doc);
     if (rc != CUBE_OK) {

@@ -132,3 +132,9 @@ int cube_obj_record_event(struct cube_ctx *ctx, const struct cube_kind *k,
                  k->plural, name, rc);
     return rc;
 }
+
+int cube_actor_trusted(const struct cube_actor *who)
+{
+    return who->admin || strncmp(who->user, "plugin:", 7) == 0 ||
+           strncmp(who->user, "system:", 7) == 0;
+}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "ctx.h"
 #include "cube_build.h"
 #include "http_req.h"
@@ -137,7 +138,8 @@ static void path_params(struct doc *d, cJSON *op, const char *path)
 
 struct op_spec {
     const char *method, *path, *summary, *description, *tag;
-    int admin;
+    const char *perm;          /* x-cube-permission: a CUBE_PERM_* or "self" */
+    const char *project_param; /* x-cube-project-param, or NULL */
 };
 
 /* Adds an operation (no responses but "default" yet); NULL when the path
@@ -172,8 +174,13 @@ static cJSON *op_add(struct doc *d, const struct op_spec *s)
     cJSON_AddStringToObject(op, "operationId", id);
     path_params(d, op, path);
     cJSON *sec = cJSON_AddArrayToObject(op, "security");
-    if (s->admin)
+    if (strcmp(s->perm, CUBE_PERM_PUBLIC) != 0) {
         append(d, sec, cJSON_Parse("{\"bearer\":[]}"));
+        append(d, sec, cJSON_Parse("{\"session\":[]}"));
+    }
+    cJSON_AddStringToObject(op, "x-cube-permission", s->perm);
+    if (s->project_param)
+        cJSON_AddStringToObject(op, "x-cube-project-param", s->project_param);
     cJSON_AddObjectToObject(op, "responses");
     return op;
 }
@@ -276,7 +283,9 @@ static void fixed_route(struct doc *d, const struct cube_route_entry *e)
     bool core = p == &d->ctx->core;
     const char *tag = core ? "core" : p->name;
     tag_add(d, tag, core ? "The core's own endpoints" : p->desc.description);
-    const struct op_spec s = {e->method, e->path, e->summary, NULL, tag, e->admin};
+    const struct op_spec s = {e->method, e->path, e->summary, NULL, tag,
+                              cube_perm_name(e->perm),
+                              cube_perm_needs_project(e->perm) ? "project" : NULL};
     cJSON *op = op_add(d, &s);
     bool known = false;
     for (size_t i = 0; op && core && i < sizeof FIXED / sizeof FIXED[0]; i++) {
@@ -358,6 +367,20 @@ static const struct generic *generic_of(const char *method, const char *suffix)
     return NULL;
 }
 
+/* The resource verb a generic route serves (see cube_auth_resource_rule). */
+static const char *verb_of(const struct cube_route_entry *e, const struct cube_action *a)
+{
+    const char *suffix = strstr(e->path, "{plural}") + strlen("{plural}");
+    if (a || strcmp(suffix, "/{name}/events") == 0)
+        return "get";
+    if (strcmp(suffix, "/{name}/status") == 0)
+        return "status";
+    if (!*suffix)
+        return strcmp(e->method, "GET") == 0 ? "list" : "create";
+    return strcmp(e->method, "GET") == 0 ? "get"
+           : strcmp(e->method, "DELETE") == 0 ? "delete" : "update";
+}
+
 /* One concrete operation: `path` with {action} replaced when a is given. */
 static void kind_op(struct doc *d, const struct cube_route_entry *e, const char *path,
                     size_t ki, const struct cube_action *a, const struct generic *g)
@@ -372,8 +395,13 @@ static void kind_op(struct doc *d, const struct cube_route_entry *e, const char 
         snprintf(concrete, sizeof concrete, "%s", path);
     snprintf(summary, sizeof summary, "%s (%s)", a && *a->summary ? a->summary
              : e->summary ? e->summary : e->path, k->kind);
+    struct cube_res_rule r = cube_auth_resource_rule(d->ctx, k, verb_of(e, a));
+    if (a) /* as run_action checks it */
+        r = (struct cube_res_rule){k->scope == CUBE_SCOPE_CLUSTER &&
+                                   cube_perm_needs_project(a->perm) ? CUBE_P_ADMIN : a->perm,
+                                   k->scope == CUBE_SCOPE_PROJECT ? "project" : NULL, 0};
     const struct op_spec s = {e->method, concrete, summary, k->description, k->plural,
-                              a ? a->admin : e->admin};
+                              cube_auth_rule_name(&r), r.project_param};
     cJSON *op = op_add(d, &s);
     if (op)
         generic_fill(d, op, g, &d->names[ki]);
@@ -461,7 +489,11 @@ static cJSON *head(void)
              "endpoints and the plugins' routes.\",\"license\":{\"name\":\"Apache-2.0\"}},"
              "\"servers\":[{\"url\":\"/\"}],\"tags\":[],\"paths\":{},\"components\":{"
              "\"securitySchemes\":{\"bearer\":{\"type\":\"http\",\"scheme\":\"bearer\","
-             "\"description\":\"The admin token\"}},\"schemas\":{}}}", CUBE_VERSION);
+             "\"description\":\"An API token (POST /api/v1/auth/tokens)\"},"
+             "\"session\":{\"type\":\"apiKey\",\"in\":\"cookie\",\"name\":"
+             "\"cube_session\",\"description\":\"The session cookie of POST "
+             "/api/v1/auth/login; unsafe methods also need X-CSRF-Token\"}},"
+             "\"schemas\":{}}}", CUBE_VERSION);
     return cJSON_Parse(text);
 }
 

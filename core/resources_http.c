@@ -2,12 +2,14 @@
  *   /api/v1/projects/{project}/{plural}[/{name}[/status|/events|/{action}]]
  *   /api/v1/{plural}[/{name}[/status|/events|/{action}]]   (cluster kinds)
  * plus GET /api/v1/kinds and the project and cluster event lists.
- * Reads are public and writes need admin until user auth arrives. */
+ * Every handler checks the kind's rule for its verb (auth_resource.c)
+ * before it touches an object. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "ctx.h"
 #include "cube_build.h"
 #include "http_req.h"
@@ -22,8 +24,10 @@
 #include "store.h"
 #include "watch.h"
 
-/* The kind named by {plural}, if it has the scope the URL implies. */
-static const struct cube_kind *kind_of(cube_req *req, const char **project)
+/* The kind named by {plural}, if it has the scope the URL implies and the
+ * caller may do `verb` with it; otherwise answers and returns NULL. */
+static const struct cube_kind *kind_of(cube_req *req, const char **project,
+                                       const char *verb)
 {
     struct cube_ctx *ctx = req->ctx;
     *project = cube_route_match_param(&req->match, "project");
@@ -38,6 +42,8 @@ static const struct cube_kind *kind_of(cube_req *req, const char **project)
         cube_http_answer_error_field(req, 400, "BadRequest", why, "project");
         return NULL;
     }
+    if (!cube_auth_resource(req, k, *project, verb, cube_route_match_param(&req->match, "name")))
+        return NULL;
     return k;
 }
 
@@ -102,8 +108,7 @@ static cJSON *parse_body(cube_req *req)
 
 static struct cube_actor actor_of(cube_req *req)
 {
-    /* Until users exist, a write passed the admin check. */
-    return (struct cube_actor){req->route && req->route->admin ? "admin" : "anonymous"};
+    return cube_auth_actor(req);
 }
 
 static int parse_int_query(cube_req *req, const char *name, long long max,
@@ -139,11 +144,23 @@ static int watch(cube_req *req, const struct cube_kind *k, const char *project,
     return cube_hub_respond(req->ctx->hub, req, k->kind, project, sel, rv);
 }
 
+/* Drops the items of a User or Project list the caller may not see. */
+static void filter_items(cube_req *req, const struct cube_kind *k, cJSON *items)
+{
+    for (int i = cJSON_GetArraySize(items) - 1; i >= 0; i--) {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(items, i), "metadata"),
+            "name"));
+        if (!name || !cube_auth_list_filter(req, k, name))
+            cJSON_DeleteItemFromArray(items, i);
+    }
+}
+
 static int list_objects(void *state, cube_req *req)
 {
     (void)state;
     const char *project;
-    const struct cube_kind *k = kind_of(req, &project);
+    const struct cube_kind *k = kind_of(req, &project, "list");
     char err[256];
     long long limit;
     if (!k || parse_int_query(req, "limit", 100000, &limit) < 0)
@@ -153,21 +170,31 @@ static int list_objects(void *state, cube_req *req)
     if (!sel)
         return cube_http_answer_error_field(req, 400, "BadRequest", err, "labelSelector");
     const char *w = cube_req_query(req, "watch");
-    if (w && (strcmp(w, "1") == 0 || strcmp(w, "true") == 0))
-        return watch(req, k, project, sel);
+    int filtered = k->core && !cube_auth_who(req)->admin;
+    if (w && (strcmp(w, "1") == 0 || strcmp(w, "true") == 0)) {
+        if (!filtered)
+            return watch(req, k, project, sel);
+        cube_selector_free(sel);
+        return cube_http_answer_error(req, 403, "Forbidden",
+                                      "watching this kind needs a platform administrator");
+    }
     cJSON *out;
     struct cube_op_error e;
     int rc = cube_obj_list(req->ctx, k, project, sel, (size_t)limit,
                            cube_req_query(req, "continue"), &out, &e);
     cube_selector_free(sel);
-    return rc < 0 ? answer_op_error(req, &e) : answer_tree(req, 200, out);
+    if (rc < 0)
+        return answer_op_error(req, &e);
+    if (filtered)
+        filter_items(req, k, cJSON_GetObjectItemCaseSensitive(out, "items"));
+    return answer_tree(req, 200, out);
 }
 
 static int create_object(void *state, cube_req *req)
 {
     (void)state;
     const char *project;
-    const struct cube_kind *k = kind_of(req, &project);
+    const struct cube_kind *k = kind_of(req, &project, "create");
     cJSON *body = k ? parse_body(req) : NULL, *out;
     if (!body)
         return CUBE_OK;
@@ -188,7 +215,7 @@ static int get_object(void *state, cube_req *req)
 {
     (void)state;
     const char *project;
-    const struct cube_kind *k = kind_of(req, &project);
+    const struct cube_kind *k = kind_of(req, &project, "get");
     if (!k)
         return CUBE_OK;
     char *text;
@@ -206,7 +233,7 @@ static int get_object(void *state, cube_req *req)
 static int write_object(cube_req *req, int which)
 {
     const char *project;
-    const struct cube_kind *k = kind_of(req, &project);
+    const struct cube_kind *k = kind_of(req, &project, which == 2 ? "status" : "update");
     cJSON *body = k ? parse_body(req) : NULL, *out = NULL;
     if (!body)
         return CUBE_OK;
@@ -241,7 +268,7 @@ static int delete_object(void *state, cube_req *req)
 {
     (void)state;
     const char *project;
-    const struct cube_kind *k = kind_of(req, &project);
+    const struct cube_kind *k = kind_of(req, &project, "delete");
     if (!k)
         return CUBE_OK;
     const char *name = cube_route_match_param(&req->match, "name");
@@ -307,7 +334,7 @@ static int object_events(void *state, cube_req *req)
 {
     (void)state;
     const char *project;
-    const struct cube_kind *k = kind_of(req, &project);
+    const struct cube_kind *k = kind_of(req, &project, "get");
     return k ? list_events(req, k, project, cube_route_match_param(&req->match, "name"))
              : CUBE_OK;
 }
@@ -356,30 +383,46 @@ static int object_logs(cube_req *req, const struct cube_kind *k, const char *pro
     return CUBE_OK;
 }
 
-/* POST/GET .../{name}/{action}: the object must exist; then the action's
- * own permission and handler. */
+/* Checks an action's own permission: on project kinds the caller must be
+ * a member first (404 otherwise), and project:operate admits the dev who
+ * owns the object; on cluster kinds project permissions mean admin. */
+static int action_allowed(cube_req *req, const struct cube_kind *k, const char *project,
+                          const struct cube_action *a, const cJSON *obj)
+{
+    if (k->scope == CUBE_SCOPE_CLUSTER)
+        return cube_auth_check(req, cube_perm_needs_project(a->perm) ? CUBE_P_ADMIN
+                                                                    : a->perm, NULL);
+    const char *owner = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "owner"));
+    return cube_auth_check_owner(req, a->perm, project, owner);
+}
+
+/* POST/GET .../{name}/{action}: membership, the object must exist; then
+ * the action's own permission and handler. */
 static int run_action(void *state, cube_req *req)
 {
     (void)state;
     const char *project;
-    const struct cube_kind *k = kind_of(req, &project);
+    const char *action = cube_route_match_param(&req->match, "action");
+    int view = strcmp(action, "logs") == 0 && strcmp(req->method, "POST") != 0;
+    const struct cube_kind *k = kind_of(req, &project, view ? "get" : "list");
     if (!k)
         return CUBE_OK;
-    const char *action = cube_route_match_param(&req->match, "action");
     const struct cube_action *a = cube_kinds_action(&req->ctx->kinds, k->kind, req->method,
                                                     action);
-    if (!a && strcmp(action, "logs") == 0 && strcmp(req->method, "POST") != 0)
+    if (!a && view)
         return object_logs(req, k, project);
     if (!a)
         return cube_http_answer_error(req, 404, "NotFound", "no such action for this kind");
-    if (a->admin && !cube_http_is_admin(req))
-        return CUBE_OK; /* answered 401/403 */
     cJSON *obj;
     struct cube_op_error e;
     if (cube_obj_get(req->ctx, k, project, cube_route_match_param(&req->match, "name"),
                      &obj, &e) < 0)
         return answer_op_error(req, &e);
+    int allowed = action_allowed(req, k, project, a, obj);
     cJSON_Delete(obj);
+    if (!allowed)
+        return CUBE_OK; /* answered 401/403 */
     int rc = a->handler(a->plugin ? a->plugin->state : req->ctx, req);
     if (!req->answered) {
         const char *code;
@@ -407,14 +450,16 @@ static int get_version(void *state, cube_req *req)
 
 int cube_resources_routes_register(struct cube_ctx *ctx)
 {
+    /* Decided per kind and verb by the handlers (cube_auth_resource). */
+    static const char PERM_RES[] = "resource";
 #define R(m, p, perm, h, s) {sizeof(struct cube_route_desc), m, p, perm, h, s}
     static const char *const prefixes[] = {"/api/v1/projects/{project}/{plural}",
                                            "/api/v1/{plural}"};
     const struct cube_route_desc fixed[] = {
         R("GET", "/api/v1/kinds", CUBE_PERM_PUBLIC, get_kinds, "Registered kinds"),
         R("GET", "/api/v1/version", CUBE_PERM_PUBLIC, get_version, "Server version"),
-        R("GET", "/api/v1/events", CUBE_PERM_PUBLIC, cluster_events, "Cluster events"),
-        R("GET", "/api/v1/projects/{project}/events", CUBE_PERM_PUBLIC, project_events,
+        R("GET", "/api/v1/events", CUBE_PERM_ADMIN, cluster_events, "Cluster events"),
+        R("GET", "/api/v1/projects/{project}/events", CUBE_PERM_PROJECT_VIEW, project_events,
           "A project's events"),
     };
     char err[256], path[160];
@@ -423,16 +468,16 @@ int cube_resources_routes_register(struct cube_ctx *ctx)
             goto fail;
     for (size_t p = 0; p < 2; p++) {
         const struct { const char *m, *suffix, *perm; cube_route_fn h; const char *s; } per[] = {
-            {"GET", "", CUBE_PERM_PUBLIC, list_objects, "List or watch objects"},
-            {"POST", "", CUBE_PERM_ADMIN, create_object, "Create an object"},
-            {"GET", "/{name}", CUBE_PERM_PUBLIC, get_object, "Read an object"},
-            {"PUT", "/{name}", CUBE_PERM_ADMIN, put_object, "Replace an object"},
-            {"PATCH", "/{name}", CUBE_PERM_ADMIN, patch_object, "Merge-patch an object"},
-            {"DELETE", "/{name}", CUBE_PERM_ADMIN, delete_object, "Delete an object"},
-            {"PUT", "/{name}/status", CUBE_PERM_ADMIN, put_status, "Replace the status"},
-            {"GET", "/{name}/events", CUBE_PERM_PUBLIC, object_events, "An object's events"},
-            {"POST", "/{name}/{action}", CUBE_PERM_PUBLIC, run_action, "Run an action"},
-            {"GET", "/{name}/{action}", CUBE_PERM_PUBLIC, run_action, "Read a view"},
+            {"GET", "", PERM_RES, list_objects, "List or watch objects"},
+            {"POST", "", PERM_RES, create_object, "Create an object"},
+            {"GET", "/{name}", PERM_RES, get_object, "Read an object"},
+            {"PUT", "/{name}", PERM_RES, put_object, "Replace an object"},
+            {"PATCH", "/{name}", PERM_RES, patch_object, "Merge-patch an object"},
+            {"DELETE", "/{name}", PERM_RES, delete_object, "Delete an object"},
+            {"PUT", "/{name}/status", PERM_RES, put_status, "Replace the status"},
+            {"GET", "/{name}/events", PERM_RES, object_events, "An object's events"},
+            {"POST", "/{name}/{action}", PERM_RES, run_action, "Run an action"},
+            {"GET", "/{name}/{action}", PERM_RES, run_action, "Read a view"},
         };
         for (size_t i = 0; i < sizeof per / sizeof per[0]; i++) {
             snprintf(path, sizeof path, "%s%s", prefixes[p], per[i].suffix);

@@ -106,4 +106,53 @@ int cube_store_event_list(struct cube_store *s, const char *project,
                           int64_t before_id, size_t limit,
                           cube_store_event_fn fn, void *cls);
 
+/* -- secrets: small records the auth layer keeps (store_kv.c) --------
+ *
+ * A namespaced key-value table for credentials and sessions, outside the
+ * object table so that no API lists them: (ns, key) -> doc (JSON text), an
+ * owner (the user it belongs to, for "every session of bob") and an expiry
+ * (Unix seconds; 0: never). Callers store only hashes of secrets here.
+ *
+ * ns, key and owner are 1 to 256 bytes, doc at most 64 KiB, expires >= 0;
+ * anything else is CUBE_EINVAL. A record whose expiry has passed (expires
+ * != 0 && expires <= time(NULL)) counts as absent for get, list, add and
+ * delete until cube_store_kv_purge removes it. */
+
+/* One record; strings valid only during the callback. */
+struct cube_kv {
+    const char *ns, *key, *owner, *doc;
+    int64_t expires;
+};
+/* Called once per record by cube_store_kv_list; nonzero stops early. It
+ * may call the store again. */
+typedef int (*cube_kv_fn)(void *cls, const struct cube_kv *kv);
+
+/* Inserts or replaces (ns, key). */
+int cube_store_kv_put(struct cube_store *s, const char *ns, const char *key,
+                      const char *owner, const char *doc, int64_t expires);
+/* Inserts (ns, key) only when absent (or expired, which it replaces):
+ * CUBE_EEXIST otherwise. */
+int cube_store_kv_add(struct cube_store *s, const char *ns, const char *key,
+                      const char *owner, const char *doc, int64_t expires);
+/* Reads (ns, key): *doc and *owner get malloc'd copies (NULL on failure),
+ * *expires its expiry; any of the three may be NULL when not wanted.
+ * Records whose expiry has passed (expires != 0 && expires <= now) read
+ * as CUBE_ENOTFOUND. */
+int cube_store_kv_get(struct cube_store *s, const char *ns, const char *key,
+                      char **doc, char **owner, int64_t *expires);
+/* Deletes (ns, key): CUBE_OK or CUBE_ENOTFOUND (also when it was expired;
+ * it is deleted all the same). */
+int cube_store_kv_delete(struct cube_store *s, const char *ns, const char *key);
+/* Lists the unexpired records of ns owned by owner (NULL: every owner),
+ * ordered by key. */
+int cube_store_kv_list(struct cube_store *s, const char *ns, const char *owner,
+                       cube_kv_fn fn, void *cls);
+/* Deletes every record of ns owned by owner; *n (may be NULL) gets how
+ * many (expired ones included). */
+int cube_store_kv_delete_owner(struct cube_store *s, const char *ns,
+                               const char *owner, int64_t *n);
+/* Deletes every record of any namespace whose expiry has passed at `now`
+ * (Unix seconds: 0 < expires <= now); *n (may be NULL) gets how many. */
+int cube_store_kv_purge(struct cube_store *s, int64_t now, int64_t *n);
+
 #endif

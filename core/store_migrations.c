@@ -62,8 +62,29 @@ static const char PG_V1[] =
     "CREATE TABLE cube_meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL);"
     "INSERT INTO cube_meta (key, value) VALUES ('max_rv', 0);";
 
+/* 2: the secrets table (store_kv.c). The owner index serves listing and
+ * deleting "every record of ns owned by X", the expires index the purge. */
+static const char SQLITE_V2[] =
+    "CREATE TABLE secrets ("
+    " ns TEXT NOT NULL, key TEXT NOT NULL, owner TEXT NOT NULL,"
+    " doc TEXT NOT NULL, expires BIGINT NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (ns, key));"
+    "CREATE INDEX secrets_owner ON secrets (ns, owner, key);"
+    "CREATE INDEX secrets_expires ON secrets (expires);";
+
+static const char PG_V2[] =
+    "CREATE TABLE secrets ("
+    " ns TEXT COLLATE \"C\" NOT NULL, key TEXT COLLATE \"C\" NOT NULL,"
+    " owner TEXT COLLATE \"C\" NOT NULL, doc TEXT NOT NULL,"
+    " expires BIGINT NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (ns, key));"
+    "CREATE INDEX secrets_owner ON secrets (ns, owner, key);"
+    "CREATE INDEX secrets_expires ON secrets (expires);";
+
+/* In version order; the last one's is cube_store_schema_version(). */
 static const struct migration migrations[] = {
     {1, {SQLITE_V1, PG_V1}},
+    {2, {SQLITE_V2, PG_V2}},
 };
 
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])

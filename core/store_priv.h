@@ -33,6 +33,9 @@ enum store_stmt {
      * statement (one round trip); see store_write.c. */
     ST_PG_CREATE_AUDIT, ST_PG_CREATE_PLAIN, ST_PG_UPDATE_AUDIT, ST_PG_UPDATE_PLAIN,
     ST_PG_DELETE_AUDIT,
+    /* The secrets table (store_kv.c). */
+    ST_KV_PUT, ST_KV_ADD, ST_KV_GET, ST_KV_DELETE, ST_KV_LIST, ST_KV_LIST_OWNER,
+    ST_KV_DELETE_OWNER, ST_KV_PURGE,
     ST_LIST,                    /* + 4 variants */
     ST_EVENT_LIST = ST_LIST + 4, /* + 16 variants */
     ST_N = ST_EVENT_LIST + 16

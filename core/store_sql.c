@@ -1,8 +1,8 @@
 /* store_sql.c — the store's statements: their SQL text (one text for both
- * drivers except where store_mig_sql says otherwise; placeholders ?N, which
- * the PostgreSQL driver rewrites as $N) and the helpers that run one, or a
- * write transaction. Only constant SQL fragments are ever joined: values
- * are always bound. */
+ * drivers except where pg_sql or store_mig_sql says otherwise; placeholders
+ * ?N, which the PostgreSQL driver rewrites as $N) and the helpers that run
+ * one, or a write transaction. Only constant SQL fragments are ever
+ * joined: values are always bound. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,14 @@
 
 #define OBJ_COLS "SELECT kind, project, name, uid, rv, doc FROM objects"
 #define KEY_WHERE " WHERE kind = ?1 AND project = ?2 AND name = ?3"
+#define KV_INSERT "INSERT INTO secrets (ns, key, owner, doc, expires)" \
+                  " VALUES (?1, ?2, ?3, ?4, ?5)"
+#define KV_SET " owner = excluded.owner, doc = excluded.doc," \
+               " expires = excluded.expires"
+#define KV_SELECT "SELECT ns, key, owner, doc, expires FROM secrets WHERE ns = ?1"
+#define KV_BY_OWNER " FROM secrets WHERE ns = ?1 AND owner = ?2"
+/* expires > 0 rather than <> 0: a range the expires index can serve. */
+#define KV_EXPIRED " FROM secrets WHERE expires > 0 AND expires <= ?1"
 
 static const char *const fixed_sql[ST_LIST] = {
     [ST_COMMIT] = "COMMIT",
@@ -70,6 +78,32 @@ static const char *const fixed_sql[ST_LIST] = {
         " AND EXISTS (SELECT 1 FROM o))"
         " INSERT INTO events (project, kind, name, doc)"
         " SELECT ?2, ?1, ?3, ?6 FROM o RETURNING id",
+    [ST_KV_PUT] = KV_INSERT " ON CONFLICT (ns, key) DO UPDATE SET" KV_SET,
+    /* Replaces only an expired record (one that reads as absent): a row
+     * when it applied, none when a live record is in the way. */
+    [ST_KV_ADD] = KV_INSERT " ON CONFLICT (ns, key) DO UPDATE SET" KV_SET
+                  " WHERE secrets.expires > 0 AND secrets.expires <= ?6"
+                  " RETURNING 1",
+    [ST_KV_GET] = KV_SELECT " AND key = ?2 AND (expires = 0 OR expires > ?3)",
+    /* Returns 1 when the record deleted was live, 0 when expired. */
+    [ST_KV_DELETE] = "DELETE FROM secrets WHERE ns = ?1 AND key = ?2"
+                     " RETURNING CASE WHEN expires = 0 OR expires > ?3"
+                     " THEN 1 ELSE 0 END",
+    [ST_KV_LIST] = KV_SELECT " AND (expires = 0 OR expires > ?2) ORDER BY key",
+    [ST_KV_LIST_OWNER] = KV_SELECT " AND owner = ?2"
+                         " AND (expires = 0 OR expires > ?3) ORDER BY key",
+    /* Counting deletes (store_kv.c sums column 0 over the rows): SQLite
+     * returns a 1 per row deleted, PostgreSQL the count (pg_sql). */
+    [ST_KV_DELETE_OWNER] = "DELETE" KV_BY_OWNER " RETURNING 1",
+    [ST_KV_PURGE] = "DELETE" KV_EXPIRED " RETURNING 1",
+};
+
+/* PostgreSQL's own text where it differs (NULL: fixed_sql's). */
+static const char *const pg_sql[ST_LIST] = {
+    [ST_KV_DELETE_OWNER] = "WITH d AS (DELETE" KV_BY_OWNER " RETURNING 1)"
+                           " SELECT COUNT(*) FROM d",
+    [ST_KV_PURGE] = "WITH d AS (DELETE" KV_EXPIRED " RETURNING 1)"
+                    " SELECT COUNT(*) FROM d",
 };
 
 /* List variant `bits` (1: project filter, 2: keyset cursor). Parameters:
@@ -119,6 +153,8 @@ int store_sql_build(struct cube_store *s)
             text = d == STORE_SQLITE ? "BEGIN IMMEDIATE" : "BEGIN";
         else if (i >= ST_MIG_LOCK && i <= ST_SCHEMA_RECORD)
             text = store_mig_sql(d, i);
+        else if (d == STORE_PG && pg_sql[i])
+            text = pg_sql[i];
         if (!(s->sql[i] = strdup(text)))
             return -1;
     }

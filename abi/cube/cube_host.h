@@ -22,6 +22,7 @@
 
 #include <stdarg.h>
 
+#include "cube_auth.h"
 #include "cube_http.h"
 #include "cube_kind.h"
 #include "cube_metrics.h"
@@ -269,6 +270,41 @@ struct cube_host {
     /** Lists a directory as JSON [{"name","size","dir"}] (free), or NULL. */
     char *(*file_list)(cube_plugin *self, const char *project, const char *dir,
                        int *rc);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.2: users, login methods and job credentials                */
+    /* ---------------------------------------------------------------- */
+
+    /** Registers a login method (init only). Returns CUBE_OK, CUBE_EINVAL
+     *  (a bad field: the log names it), CUBE_EEXIST (name taken) or
+     *  CUBE_ESTATE (after init). */
+    int (*register_auth_provider)(cube_plugin *self,
+                                  const struct cube_auth_desc *desc);
+    /** For CUBE_AUTH_REDIRECT providers, from their callback route once the
+     *  identity is verified: creates or updates the user from
+     *  identity_json (see cube_auth.h), starts a session and answers the
+     *  request with 303 See Other to `next` (a path on this server starting
+     *  with a single "/"; anything else, or NULL, means "/") carrying the
+     *  session cookie. `provider` is the registered name. When the identity
+     *  is refused (malformed, disabled user) it answers 401 or 403 itself.
+     *  Returns CUBE_OK when it answered, CUBE_EINVAL otherwise. */
+    int (*auth_complete)(cube_req *req, const char *provider,
+                         const char *identity_json, const char *next);
+    /** The signed-in user making the request, or NULL when anonymous.
+     *  Borrowed; valid during the handler. */
+    const char *(*req_user)(cube_req *req);
+    /** The caller's role in `project`: "admin" (a platform administrator),
+     *  "creator", "ops", "dev", "viewer", or NULL when not a member.
+     *  Static string. */
+    const char *(*req_project_role)(cube_req *req, const char *project);
+    /** Issues an API token acting as `user`, valid for ttl_seconds (1 ..
+     *  604800), for work Cube starts on the user's behalf (a job's
+     *  CUBE_TOKEN). `purpose` is recorded as the token's name. Returns the
+     *  token (release with free; show it only to that work) or NULL with
+     *  *rc: CUBE_ENOTFOUND (no such user), CUBE_EPERM (user disabled),
+     *  CUBE_EINVAL, CUBE_EUNAVAIL. */
+    char *(*token_issue)(cube_plugin *self, const char *user,
+                         unsigned ttl_seconds, const char *purpose, int *rc);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

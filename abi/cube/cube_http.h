@@ -15,13 +15,34 @@
 extern "C" {
 #endif
 
-/** Permission a route needs. The host checks it before the handler runs. */
+/*
+ * Permission a route needs. The host checks it before the handler runs:
+ * an anonymous caller gets 401, a signed-in one without the right 403, and
+ * someone who is not a member of the route's {project} 404 (so project
+ * names do not leak). Platform administrators pass every check.
+ *
+ * The project permissions need a `{project}` segment in the route's path
+ * and follow Cube's project roles, highest first: creator (members and
+ * settings), ops (operates every object), dev (creates objects and manages
+ * their own), viewer (reads).
+ */
 /** Anyone, authenticated or not. */
 #define CUBE_PERM_PUBLIC "public"
-/** Platform administrators only. Until authentication lands, an admin is a
- *  caller presenting `Authorization: Bearer <admin token>` as configured in
- *  cube.yaml (`admin_token`); other callers get 401/403. */
+/** Platform administrators only (since 1.0; until 1.2 the configured admin
+ *  bearer token, which still counts as an administrator). */
 #define CUBE_PERM_ADMIN "admin"
+/** Any signed-in user (since 1.2). */
+#define CUBE_PERM_USER "user"
+/** Any member of {project}: viewer or above (since 1.2). */
+#define CUBE_PERM_PROJECT_VIEW "project:view"
+/** Creating things in {project}: dev or above (since 1.2). */
+#define CUBE_PERM_PROJECT_EDIT "project:edit"
+/** Operating an object of {project} (stop, restart, delete): ops or above,
+ *  or a dev who owns the object (metadata.owner) on routes that name one
+ *  (kind actions); ops or above elsewhere (since 1.2). */
+#define CUBE_PERM_PROJECT_OPERATE "project:operate"
+/** Managing {project} itself (members, settings): creator (since 1.2). */
+#define CUBE_PERM_PROJECT_MANAGE "project:manage"
 
 /**
  * A route handler. Runs on a host HTTP thread; several may run at once, so
@@ -47,7 +68,7 @@ struct cube_route_desc {
      * parameters when both match. Borrowed for the call; the host copies.
      */
     const char *path;
-    /** Required permission: CUBE_PERM_PUBLIC or CUBE_PERM_ADMIN. */
+    /** Required permission: one of the CUBE_PERM_* strings above. */
     const char *permission;
     /** Required. Called with the plugin's state. */
     cube_route_fn handler;

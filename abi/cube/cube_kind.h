@@ -10,6 +10,12 @@
  * label selectors and paging, watch streams, audit events, the OpenAPI
  * document, console pages and cubectl support.
  *
+ * Permissions of the generic API (since 1.2): for project kinds reading
+ * needs project:view, creating project:edit, and replacing, patching or
+ * deleting an object project:operate (ops and above, or the dev who owns
+ * it); for cluster kinds reading needs a signed-in user and writing a
+ * platform administrator. See CUBE_PERM_* in cube_http.h.
+ *
  * Objects cross the ABI as JSON text of this shape:
  *   {"kind": "Widget",
  *    "metadata": {"name", "project", "uid", "labels", "annotations", "owner",
@@ -91,6 +97,8 @@ struct cube_kind_desc {
  * A sub-resource of a kind: `POST .../{name}/{action}` (run, stop ...) or
  * `GET .../{name}/{view}` (logs ...); passed to cube_host.register_action
  * (since 1.1). The host checks the permission and that the object exists
+ * (since 1.2, on project kinds the caller must also be a member of the
+ * project, and project:operate admits a dev only for objects they own)
  * before calling the handler; the handler reads req_param(req, "project")
  * (absent for cluster kinds) and req_param(req, "name").
  */

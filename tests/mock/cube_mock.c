@@ -1,7 +1,8 @@
 /* cube_mock.c — see cube_mock.h. Test-only code: global state is fine here,
  * a test process hosts one plugin at a time. The 1.1 slots live in
  * cube_mock_kinds.c (kinds, actions), cube_mock_objects.c (objects, events,
- * controllers) and cube_mock_files.c (log streams, project files). */
+ * controllers) and cube_mock_files.c (log streams, project files); the 1.2
+ * slots in cube_mock_auth.c. */
 #include "cube_mock.h"
 #include "cube_mock_priv.h"
 
@@ -191,10 +192,23 @@ static const char *req_body(cube_req *r, size_t *len)
     return b;
 }
 
+/* Headers are kept as "Name: value\n" lines in the response. */
 static int resp_header(cube_req *r, const char *n, const char *v)
-{ (void)r; return (!n || !v || strpbrk(n, "\r\n") || strpbrk(v, "\r\n")) ? CUBE_EINVAL : CUBE_OK; }
+{
+    if (!n || !v || strpbrk(n, "\r\n") || strpbrk(v, "\r\n"))
+        return CUBE_EINVAL;
+    struct cube_mock_response *o = r->out;
+    size_t have = o->headers ? strlen(o->headers) : 0;
+    size_t add = strlen(n) + strlen(v) + 3;
+    char *grown = realloc(o->headers, have + add + 1);
+    if (!grown)
+        return CUBE_ENOMEM;
+    snprintf(grown + have, add + 1, "%s: %s\n", n, v);
+    o->headers = grown;
+    return CUBE_OK;
+}
 
-static int answer(cube_req *r, int status, const char *ctype, const void *data, size_t len)
+int mock_answer(cube_req *r, int status, const char *ctype, const void *data, size_t len)
 {
     if (r->out->status)
         return CUBE_ESTATE;
@@ -207,23 +221,23 @@ static int answer(cube_req *r, int status, const char *ctype, const void *data, 
     return CUBE_OK;
 }
 
-static int resp_json(cube_req *r, int s, const char *j) { return answer(r, s, "application/json", j, strlen(j)); }
+static int resp_json(cube_req *r, int s, const char *j) { return mock_answer(r, s, "application/json", j, strlen(j)); }
 static int resp_text(cube_req *r, int s, const char *c, const char *t)
-{ return answer(r, s, c ? c : "text/plain; charset=utf-8", t, strlen(t)); }
+{ return mock_answer(r, s, c ? c : "text/plain; charset=utf-8", t, strlen(t)); }
 static int resp_bytes(cube_req *r, int s, const char *c, const void *d, size_t l)
-{ return answer(r, s, c ? c : "application/octet-stream", d, l); }
+{ return mock_answer(r, s, c ? c : "application/octet-stream", d, l); }
 
 static int resp_error(cube_req *r, int s, const char *code, const char *msg)
 {
     char body[1024];
     snprintf(body, sizeof body, "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}", code, msg);
-    return answer(r, s, "application/json", body, strlen(body));
+    return mock_answer(r, s, "application/json", body, strlen(body));
 }
 
 static int resp_stream(cube_req *r, int s, const char *c, const struct cube_stream_desc *d,
                        cube_stream **out)
 {
-    if (!d || !d->read || answer(r, s, c ? c : "application/octet-stream", "", 0) != CUBE_OK)
+    if (!d || !d->read || mock_answer(r, s, c ? c : "application/octet-stream", "", 0) != CUBE_OK)
         return CUBE_EINVAL;
     memset(&r->stream, 0, sizeof r->stream);
     memcpy(&r->stream, d, d->size < sizeof r->stream ? d->size : sizeof r->stream);
@@ -313,6 +327,7 @@ static void host_init(void)
     mock_kinds_install(h);
     mock_objects_install(h);
     mock_files_install(h);
+    mock_auth_install(h);
 }
 
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)
@@ -455,6 +470,7 @@ void cube_mock_response_free(struct cube_mock_response *r)
 {
     free(r->body);
     free(r->content_type);
+    free(r->headers);
     memset(r, 0, sizeof *r);
 }
 
@@ -465,6 +481,7 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
     mock_objects_reset();
     mock_kinds_reset();
     mock_files_reset();
+    mock_auth_reset();
     cJSON_Delete(M.config);
     memset(&M, 0, sizeof M);
 }

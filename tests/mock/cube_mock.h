@@ -41,7 +41,18 @@
  *   limit; resp_log answers with what the stream holds (follow is ignored).
  * - Project files live per project (no size limit); paths must be relative,
  *   "/"-separated, without empty segments or segments starting with '.'.
- *   Directories exist while they hold files. */
+ *   Directories exist while they hold files.
+ *
+ * The ABI 1.2 slots:
+ * - register_auth_provider copies the descriptor (size-checked; name a DNS
+ *   label, kind PASSWORD with password_login or REDIRECT with login_path);
+ *   duplicates give CUBE_EEXIST, calls after init CUBE_ESTATE.
+ * - auth_complete checks the identity is a JSON object with a string
+ *   "username", records it (cube_mock_last_identity), and answers 303 with
+ *   Location `next` (or "/") and Set-Cookie "cube_session=mock"; a bad
+ *   identity answers 401.
+ * - req_user and req_project_role answer what cube_mock_set_user set.
+ * - token_issue returns "mock-token:<user>:<ttl>" for any user name. */
 #ifndef CUBE_MOCK_H
 #define CUBE_MOCK_H
 
@@ -56,6 +67,7 @@ struct cube_mock_response {
     size_t body_len;
     int handler_rc;
     int streamed;
+    char *headers;       /* resp_header calls, "Name: value\n" each; or NULL */
 };
 
 /* Creates the fake host and plugin handle. config_json may be NULL ("{}");
@@ -107,6 +119,16 @@ const char *cube_mock_object(const char *kind, const char *project, const char *
 /* 1 when the log stream is closed, 0 when open, -1 when it does not exist. */
 int cube_mock_log_closed(const char *kind, const char *project, const char *name,
                          const char *stream);
+/* The registered login method's stored descriptor, or NULL. */
+const struct cube_auth_desc *cube_mock_auth_provider(const char *name);
+/* Number of login methods registered. */
+int cube_mock_auth_count(void);
+/* The identity JSON and `next` of the last successful auth_complete, or "". */
+const char *cube_mock_last_identity(void);
+const char *cube_mock_last_next(void);
+/* Who req_user answers (NULL: anonymous) and the role req_project_role
+ * answers for every project (NULL: not a member). */
+void cube_mock_set_user(const char *user, const char *project_role);
 /* Calls fini (if any) with state and forgets (frees) everything, 1.1 state included. */
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state);
 

@@ -15,6 +15,9 @@ void *mock_state(void);
 const char *mock_actor(void);
 /* Nonzero once cube_mock_init's call of init has returned. */
 int mock_after_init(void);
+/* Answers r once (later answers give CUBE_ESTATE). */
+int mock_answer(cube_req *r, int status, const char *ctype, const void *data,
+                size_t len);
 /* Writes a log line as the host would (cube_mock_last_log shows it). */
 void mock_logf(const char *fmt, ...) CUBE_PRINTF(1, 2);
 
@@ -57,5 +60,12 @@ void mock_files_install(struct cube_host *h);
 void mock_files_reset(void);
 /* Drops the log streams of a deleted object (project "" or NULL: none). */
 void mock_files_forget_object(const char *kind, const char *project, const char *name);
+
+/* -- cube_mock_auth.c: the 1.2 slots (login methods, users, tokens) -- */
+
+/* Fills the 1.2 slots of h. */
+void mock_auth_install(struct cube_host *h);
+/* Forgets providers, the identity and the signed-in user. */
+void mock_auth_reset(void);
 
 #endif

@@ -259,7 +259,7 @@ static void test_open_reopen(void **state)
 {
     struct fx *f = fx(state);
     assert_string_equal(cube_store_driver(f->s), f->pg ? "postgres" : "sqlite");
-    assert_int_equal(cube_store_schema_version(), 1);
+    assert_int_equal(cube_store_schema_version(), 2);
     assert_int_equal(cube_store_ping(f->s), CUBE_OK);
     assert_int_equal(put(f->s, "widget", "p", "a", 1), CUBE_OK);
     for (int i = 0; i < 2; i++) {
@@ -270,8 +270,8 @@ static void test_open_reopen(void **state)
         assert_int_equal(o.rv, 1);
         cube_store_obj_clear(&o);
     }
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 1);
-    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 1);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 2);
+    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 2);
 }
 
 static void test_newer_schema_refused(void **state)
@@ -286,9 +286,9 @@ static void test_newer_schema_refused(void **state)
     assert_int_equal(rc, CUBE_EVERSION);
     assert_null(s);
     assert_non_null(strstr(err, "database schema version 7 is newer than this"
-                                " cubed (knows 1): upgrade cubed"));
+                                " cubed (knows 2): upgrade cubed"));
     /* The refusal changed nothing. */
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 2);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 3);
 }
 
 static void test_crud(void **state)
@@ -878,7 +878,7 @@ static void test_concurrent_migrations(void **state)
     f->s = NULL;
     if (f->pg) {
         raw_exec(f, f->url, "DROP TABLE objects, object_owners, events, cube_meta,"
-                            " cube_schema");
+                            " secrets, cube_schema");
     } else {
         char path[128];
         static const char *const suffix[] = {"", "-wal", "-shm"};
@@ -901,7 +901,7 @@ static void test_concurrent_migrations(void **state)
             print_error("opener %d: %d %s\n", i, o[i].rc, o[i].err);
         assert_int_equal(o[i].rc, CUBE_OK);
     }
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 1);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 2);
     assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM objects"), 4);
     assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_meta"), 1);
     f->s = open_store(f, 1);

@@ -1,0 +1,256 @@
+/* auth_index.c — the in-memory index of users and project memberships that
+ * every permission check reads (no database round trip per request). It
+ * mirrors the User and Project objects: loaded at start, then updated by
+ * the kinds' after-write hook in the same critical section as the write. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auth_priv.h"
+#include "ctx.h"
+#include "log.h"
+#include "store.h"
+#include "strmap.h"
+
+static void user_free(void *p)
+{
+    struct auth_user *u = p;
+    if (!u)
+        return;
+    free(u->display_name);
+    free(u->email);
+    free(u);
+}
+
+static void project_free(void *p)
+{
+    struct auth_project *pr = p;
+    if (pr)
+        free(pr->m);
+    free(pr);
+}
+
+int auth_index_init(struct cube_auth *a)
+{
+    pthread_rwlock_init(&a->mu, NULL);
+    a->users = cube_strmap_new();
+    a->projects = cube_strmap_new();
+    return a->users && a->projects ? 0 : -1;
+}
+
+void auth_index_free(struct cube_auth *a)
+{
+    cube_strmap_free(a->users, user_free);
+    cube_strmap_free(a->projects, project_free);
+    a->users = a->projects = NULL;
+    pthread_rwlock_destroy(&a->mu);
+}
+
+static const char *spec_string(const cJSON *spec, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spec, key));
+    return s ? s : "";
+}
+
+/* A new index entry for a User object (NULL when out of memory). */
+static struct auth_user *user_from(const cJSON *obj)
+{
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
+    struct auth_user *u = calloc(1, sizeof *u);
+    if (!u)
+        return NULL;
+    u->admin = strcmp(spec_string(spec, "role"), "admin") == 0;
+    u->disabled = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "disabled"));
+    snprintf(u->provider, sizeof u->provider, "%s", spec_string(spec, "provider"));
+    u->display_name = strdup(spec_string(spec, "displayName"));
+    u->email = strdup(spec_string(spec, "email"));
+    if (!u->display_name || !u->email) {
+        user_free(u);
+        return NULL;
+    }
+    return u;
+}
+
+int auth_index_user(struct cube_auth *a, const char *name, const cJSON *obj)
+{
+    struct auth_user *u = obj ? user_from(obj) : NULL;
+    void *old = NULL;
+    pthread_rwlock_wrlock(&a->mu);
+    if (!obj)
+        old = cube_strmap_del(a->users, name);
+    else if (!u || cube_strmap_put(a->users, name, u, &old) < 0)
+        cube_log(CUBE_LOG_ERROR, "auth", "user %s: out of memory", name);
+    pthread_rwlock_unlock(&a->mu);
+    user_free(old);
+    return obj && u && !old;
+}
+
+/* The members of a Project object as a new entry (NULL when out of memory). */
+static struct auth_project *project_from(const cJSON *obj)
+{
+    const cJSON *members = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "spec"), "members"), *m;
+    struct auth_project *p = calloc(1, sizeof *p);
+    size_t n = (size_t)cJSON_GetArraySize(members);
+    if (!p || (n && !(p->m = calloc(n, sizeof *p->m)))) {
+        project_free(p);
+        return NULL;
+    }
+    cJSON_ArrayForEach(m, members) {
+        const char *user = spec_string(m, "user");
+        int role = cube_role_parse(spec_string(m, "role"));
+        if (!*user || !role || strlen(user) >= CUBE_USER_MAX)
+            continue;
+        snprintf(p->m[p->n].user, CUBE_USER_MAX, "%s", user);
+        p->m[p->n++].role = role;
+    }
+    return p;
+}
+
+void auth_index_project(struct cube_auth *a, const char *name, const cJSON *obj)
+{
+    struct auth_project *p = obj ? project_from(obj) : NULL;
+    void *old = NULL;
+    pthread_rwlock_wrlock(&a->mu);
+    if (!obj)
+        old = cube_strmap_del(a->projects, name);
+    else if (!p || cube_strmap_put(a->projects, name, p, &old) < 0)
+        cube_log(CUBE_LOG_ERROR, "auth", "project %s: out of memory", name);
+    pthread_rwlock_unlock(&a->mu);
+    project_free(old);
+}
+
+int auth_index_get_user(struct cube_auth *a, const char *name, int *admin, int *disabled)
+{
+    pthread_rwlock_rdlock(&a->mu);
+    const struct auth_user *u = cube_strmap_get(a->users, name);
+    if (u) {
+        *admin = u->admin;
+        *disabled = u->disabled;
+    }
+    pthread_rwlock_unlock(&a->mu);
+    return u ? 0 : -1;
+}
+
+static int role_locked(struct cube_auth *a, const char *project, const char *user)
+{
+    const struct auth_project *p = cube_strmap_get(a->projects, project);
+    for (size_t i = 0; p && i < p->n; i++)
+        if (strcmp(p->m[i].user, user) == 0)
+            return p->m[i].role;
+    return CUBE_ROLE_NONE;
+}
+
+int auth_index_role(struct cube_auth *a, const char *project, const char *user)
+{
+    pthread_rwlock_rdlock(&a->mu);
+    int role = role_locked(a, project, user);
+    pthread_rwlock_unlock(&a->mu);
+    return role;
+}
+
+int auth_index_has_project(struct cube_auth *a, const char *project)
+{
+    pthread_rwlock_rdlock(&a->mu);
+    int has = cube_strmap_get(a->projects, project) != NULL;
+    pthread_rwlock_unlock(&a->mu);
+    return has;
+}
+
+struct memberships {
+    const char *user;
+    cJSON *list;
+};
+
+static int add_membership(void *cls, const char *project, void *value)
+{
+    struct memberships *ms = cls;
+    const struct auth_project *p = value;
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->m[i].user, ms->user) == 0) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", project);
+            cJSON_AddStringToObject(o, "role", cube_role_name(p->m[i].role));
+            cJSON_AddItemToArray(ms->list, o);
+        }
+    return 0;
+}
+
+/* Orders memberships by project name (the map has no order). */
+static int by_name(const void *x, const void *y)
+{
+    const cJSON *const *a = x, *const *b = y;
+    return strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(*a, "name")),
+                  cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(*b, "name")));
+}
+
+static void sort_array(cJSON *arr)
+{
+    int n = cJSON_GetArraySize(arr);
+    if (n < 2)
+        return;
+    cJSON **items = malloc((size_t)n * sizeof *items);
+    if (!items)
+        return;
+    for (int i = n - 1; i >= 0; i--)
+        items[i] = cJSON_DetachItemFromArray(arr, i);
+    qsort(items, (size_t)n, sizeof *items, by_name);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, items[i]);
+    free(items);
+}
+
+int auth_index_describe(struct cube_auth *a, const char *user, cJSON *o, int with_projects)
+{
+    pthread_rwlock_rdlock(&a->mu);
+    const struct auth_user *u = cube_strmap_get(a->users, user);
+    if (u) {
+        cJSON_AddStringToObject(o, "name", user);
+        cJSON_AddStringToObject(o, "displayName", u->display_name);
+        cJSON_AddStringToObject(o, "email", u->email);
+        cJSON_AddStringToObject(o, "role", u->admin ? "admin" : "user");
+        cJSON_AddStringToObject(o, "provider", u->provider);
+        cJSON_AddBoolToObject(o, "disabled", u->disabled);
+    }
+    if (u && with_projects) {
+        struct memberships ms = {user, cJSON_AddArrayToObject(o, "projects")};
+        cube_strmap_each(a->projects, add_membership, &ms);
+        sort_array(ms.list);
+    }
+    pthread_rwlock_unlock(&a->mu);
+    return u ? 0 : -1;
+}
+
+size_t auth_index_users(struct cube_auth *a)
+{
+    pthread_rwlock_rdlock(&a->mu);
+    size_t n = cube_strmap_size(a->users);
+    pthread_rwlock_unlock(&a->mu);
+    return n;
+}
+
+/* Loads one stored object into the index. */
+static int load_row(void *cls, const struct cube_store_obj *o)
+{
+    struct cube_auth *a = cls;
+    cJSON *obj = cJSON_Parse(o->doc);
+    if (!obj)
+        return 0;
+    if (strcmp(o->kind, "User") == 0)
+        auth_index_user(a, o->name, obj);
+    else
+        auth_index_project(a, o->name, obj);
+    cJSON_Delete(obj);
+    return 0;
+}
+
+int auth_index_load(struct cube_auth *a)
+{
+    struct cube_store *s = a->ctx->store;
+    if (cube_store_list(s, "User", "", NULL, NULL, 0, load_row, a) != CUBE_OK ||
+        cube_store_list(s, "Project", "", NULL, NULL, 0, load_row, a) != CUBE_OK) {
+        cube_log(CUBE_LOG_ERROR, "auth", "cannot load users and projects from the store");
+        return -1;
+    }
+    return 0;
+}

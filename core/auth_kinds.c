@@ -1,0 +1,232 @@
+/* auth_kinds.c — the core's User and Project kinds (cluster scope): their
+ * schemas, the checks only the core can make (who may change quotas, the
+ * creator of a project), the index updates after every write, the first
+ * start's admin and default project, and adding members. Credentials are
+ * never part of these objects (see auth_cred.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "auth_password.h"
+#include "auth_priv.h"
+#include "ctx.h"
+#include "kinds.h"
+#include "log.h"
+#include "objects.h"
+#include "tasks.h"
+#include "util.h"
+
+#define DNS_LABEL "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+#define QUANTITY "{\"anyOf\":[{\"type\":\"number\",\"minimum\":0}," \
+    "{\"type\":\"string\",\"pattern\":\"^[0-9]+(\\\\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$\"}]}"
+#define RESOURCES "{\"type\":\"object\",\"additionalProperties\":" QUANTITY "}"
+
+static const char USER_SCHEMA[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"displayName\":{\"type\":\"string\",\"maxLength\":256,\"title\":\"Display name\"},"
+    "\"email\":{\"type\":\"string\",\"maxLength\":256},"
+    "\"role\":{\"enum\":[\"admin\",\"user\"],\"default\":\"user\","
+    "\"description\":\"Platform role\"},"
+    "\"disabled\":{\"type\":\"boolean\",\"default\":false,"
+    "\"description\":\"A disabled user's sessions and tokens stop working\"},"
+    "\"provider\":{\"type\":\"string\",\"maxLength\":32,\"default\":\"local\","
+    "\"description\":\"Login method that created the user\"}}}";
+
+static const char PROJECT_SCHEMA[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"description\":{\"type\":\"string\",\"maxLength\":1024},"
+    "\"members\":{\"type\":\"array\",\"maxItems\":10000,\"default\":[],\"items\":{"
+    "\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"user\",\"role\"],"
+    "\"properties\":{\"user\":{\"type\":\"string\",\"pattern\":\"" DNS_LABEL "\"},"
+    "\"role\":{\"enum\":[\"creator\",\"ops\",\"dev\",\"viewer\"]}}}},"
+    "\"quotas\":{\"type\":\"object\",\"description\":\"Per pool: guaranteed and max\","
+    "\"additionalProperties\":{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"properties\":{\"guaranteed\":" RESOURCES ",\"max\":" RESOURCES "}}},"
+    "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
+    "\"mounts\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"additionalProperties\":false,\"required\":[\"name\",\"path\"],\"properties\":{"
+    "\"name\":{\"type\":\"string\",\"pattern\":\"" DNS_LABEL "\"},"
+    "\"path\":{\"type\":\"string\",\"pattern\":\"^/\"},\"source\":{\"type\":\"string\"},"
+    "\"readOnly\":{\"type\":\"boolean\"}}}},"
+    "\"pools\":{\"type\":\"array\",\"uniqueItems\":true,"
+    "\"items\":{\"type\":\"string\",\"pattern\":\"" DNS_LABEL "\"}}}}";
+
+/* -- checks ------------------------------------------------------------- */
+
+static int user_check(struct cube_ctx *ctx, const struct cube_actor *who, cJSON *obj,
+                      const cJSON *old, struct cube_op_error *e)
+{
+    (void)ctx; (void)who; (void)old;
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "name"));
+    if (name && (strcmp(name, "anonymous") == 0 || strcmp(name, "system") == 0)) {
+        cube_op_fail(e, 422, "Invalid", "metadata.name", "metadata.name: \"%s\" is reserved",
+                     name);
+        return -1;
+    }
+    return 0;
+}
+
+/* 422 when a user is listed twice among the members. */
+static int members_unique(const cJSON *members, struct cube_op_error *e)
+{
+    int n = cJSON_GetArraySize(members);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetArrayItem(members, i), "user"));
+            const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetArrayItem(members, j), "user"));
+            if (a && b && strcmp(a, b) == 0) {
+                char field[64];
+                snprintf(field, sizeof field, "spec.members[%d].user", i);
+                cube_op_fail(e, 422, "Invalid", field, "%s: \"%s\" is listed twice", field, a);
+                return -1;
+            }
+        }
+    return 0;
+}
+
+/* 1 when spec.<key> differs between the two objects (absent == absent). */
+static int spec_changed(const cJSON *obj, const cJSON *old, const char *key)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "spec"), key);
+    const cJSON *b = old ? cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(old, "spec"), key) : NULL;
+    return a || b ? !a || !b || !cJSON_Compare(a, b, 1) : 0;
+}
+
+/* A project a user creates lists them as its creator. */
+static void add_creator(cJSON *members, const char *user)
+{
+    cJSON *m;
+    cJSON_ArrayForEach(m, members) {
+        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "user")) ?: "",
+                   user) == 0) {
+            cJSON_ReplaceItemInObjectCaseSensitive(m, "role", cJSON_CreateString("creator"));
+            return;
+        }
+    }
+    m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "user", user);
+    cJSON_AddStringToObject(m, "role", "creator");
+    cJSON_AddItemToArray(members, m);
+}
+
+static int project_check(struct cube_ctx *ctx, const struct cube_actor *who, cJSON *obj,
+                         const cJSON *old, struct cube_op_error *e)
+{
+    (void)ctx;
+    cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
+    cJSON *members = cJSON_GetObjectItemCaseSensitive(spec, "members");
+    if (members_unique(members, e) < 0)
+        return -1;
+    if (cube_actor_trusted(who))
+        return 0;
+    static const char *const ADMIN_ONLY[] = {"quotas", "pools"};
+    for (size_t i = 0; i < 2; i++)
+        if (spec_changed(obj, old, ADMIN_ONLY[i])) {
+            cube_op_fail(e, 403, "Forbidden", ADMIN_ONLY[i][0] == 'q' ? "spec.quotas"
+                         : "spec.pools", "spec.%s: only a platform administrator may "
+                         "change them", ADMIN_ONLY[i]);
+            return -1;
+        }
+    if (!old && cJSON_IsArray(members))
+        add_creator(members, who->user);
+    return 0;
+}
+
+/* -- after writes --------------------------------------------------------- */
+
+static void join_default(void *state, void *arg)
+{
+    struct cube_auth *a = state;
+    char *user = arg;
+    if (a->default_project[0])
+        auth_project_add_member(a, a->default_project, user, a->default_role, 0);
+    free(user);
+}
+
+static void forget_user(void *state, void *arg)
+{
+    char *user = arg;
+    int deleted = user[0] == '-';
+    auth_cred_forget_user(state, user + 1, deleted);
+    free(user);
+}
+
+/* Runs fn(a, copy of prefix+user) on a worker; best effort. */
+static void later(struct cube_auth *a, cube_tasks_fn fn, const char *prefix, const char *user)
+{
+    size_t n = strlen(prefix) + strlen(user) + 1;
+    char *arg = malloc(n);
+    if (!arg)
+        return;
+    snprintf(arg, n, "%s%s", prefix, user);
+    if (cube_tasks_submit(a->ctx->tasks, fn, a, arg) < 0)
+        free(arg);
+}
+
+static void user_after(struct cube_ctx *ctx, const char *name, const cJSON *obj, int created)
+{
+    struct cube_auth *a = ctx->auth;
+    (void)created;
+    int added = auth_index_user(a, name, obj);
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
+    if (!obj)
+        later(a, forget_user, "-", name);
+    else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "disabled")))
+        later(a, forget_user, "+", name);
+    if (added && a->default_project[0])
+        later(a, join_default, "", name);
+}
+
+static void project_after(struct cube_ctx *ctx, const char *name, const cJSON *obj,
+                          int created)
+{
+    (void)created;
+    auth_index_project(ctx->auth, name, obj);
+}
+
+static const struct cube_kind_core USER_CORE = {user_check, user_after};
+static const struct cube_kind_core PROJECT_CORE = {project_check, project_after};
+
+static struct cube_kind *add_kind(struct cube_auth *a, const struct cube_kind_desc *d,
+                                  const struct cube_kind_core *core)
+{
+    char err[256];
+    struct cube_ctx *ctx = a->ctx;
+    if (cube_kinds_add(&ctx->kinds, &ctx->core, d, err, sizeof err) != CUBE_OK) {
+        cube_log(CUBE_LOG_ERROR, "auth", "kind %s: %s", d->kind, err);
+        return NULL;
+    }
+    struct cube_kind *k = cube_kinds_by_kind(&ctx->kinds, d->kind);
+    k->core = core;
+    return k;
+}
+
+int auth_kinds_register(struct cube_auth *a)
+{
+    const struct cube_kind_desc user = {
+        .size = sizeof user, .kind = "User", .plural = "users", .scope = CUBE_SCOPE_CLUSTER,
+        .group = "Platform", .description = "A person who signs in to Cube",
+        .spec_schema = USER_SCHEMA,
+        .printer_columns = "[{\"name\":\"Role\",\"jsonPath\":\".spec.role\",\"type\":\"string\"},"
+                           "{\"name\":\"Provider\",\"jsonPath\":\".spec.provider\","
+                           "\"type\":\"string\"},{\"name\":\"Disabled\","
+                           "\"jsonPath\":\".spec.disabled\",\"type\":\"boolean\"}]"};
+    const struct cube_kind_desc project = {
+        .size = sizeof project, .kind = "Project", .plural = "projects",
+        .scope = CUBE_SCOPE_CLUSTER, .group = "Platform",
+        .description = "A project group: members, roles, quotas and defaults",
+        .spec_schema = PROJECT_SCHEMA,
+        .printer_columns = "[{\"name\":\"Description\",\"jsonPath\":\".spec.description\","
+                           "\"type\":\"string\"}]"};
+    a->user_kind = add_kind(a, &user, &USER_CORE);
+    a->project_kind = add_kind(a, &project, &PROJECT_CORE);
+    return a->user_kind && a->project_kind ? 0 : -1;
+}
