@@ -102,6 +102,14 @@ int cube_auth_resource(cube_req *req, const struct cube_kind *k, const char *pro
     }
     if (!cube_auth_check_owner(req, r.perm, proj, owner[0] ? owner : NULL))
         return 0;
+    /* Project objects need their project, administrators' included. */
+    if (k->scope == CUBE_SCOPE_PROJECT && strcmp(verb, "create") == 0 &&
+        !auth_index_has_project(req->ctx->auth, project)) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "project \"%s\" not found", project);
+        cube_http_answer_error(req, 404, "NotFound", msg);
+        return 0;
+    }
     if (r.self && name && !req->who.admin && strcmp(name, req->who.user) != 0) {
         cube_http_answer_error(req, 404, "NotFound", "no such user");
         return 0;
