@@ -59,6 +59,26 @@ class Response:
         return self.headers.get(name.lower())
 
 
+# Tests sign in as admin with this password (CUBE_ADMIN_PASSWORD at first start).
+ADMIN_PASSWORD = "admin-password-for-tests"
+
+
+class Client:
+    """Requests to a Cubed as one caller: headers added to every request."""
+
+    def __init__(self, cubed, headers):
+        self.cubed = cubed
+        self.headers = headers
+
+    def request(self, method, path, body=None, headers=None, timeout=10):
+        h = dict(self.headers)
+        h.update(headers or {})
+        return self.cubed.request(method, path, body, h, timeout)
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+
 class Cubed:
     """A running cubed. `plugins` maps name -> config dict (or None)."""
 
@@ -79,7 +99,10 @@ class Cubed:
             self.write_confd(f"{10 + i}-{name}.yaml", name, conf)
         # CUBE_* variables of the caller's shell would override the config.
         base = {k: v for k, v in os.environ.items() if not k.startswith("CUBE_")}
+        base["CUBE_ADMIN_PASSWORD"] = ADMIN_PASSWORD
         self.env = dict(base, **(env or {}))
+        self.admin_password = self.env.get("CUBE_ADMIN_PASSWORD")
+        self._admin = None
         self.args = list(args)
         self.proc = None
         self.log_path = os.path.join(self.dir, "cubed.log")
@@ -167,6 +190,50 @@ class Cubed:
                 raise AssertionError(f"cubed exited {rc}:\n" + out[-4000:])
         finally:
             self.tmp.cleanup()
+
+    # -- callers ---------------------------------------------------------
+
+    def login(self, username, password, expect=200):
+        """Signs in with a password; returns a Client carrying the session
+        cookie and the CSRF token (None when the status is not 200)."""
+        r = self.request("POST", "/api/v1/auth/login",
+                         {"username": username, "password": password})
+        if r.status != expect:
+            raise AssertionError(f"login {username}: {r.status} {r.body}")
+        if r.status != 200:
+            return None
+        cookie = r.header("set-cookie").split(";")[0]
+        return Client(self, {"Cookie": cookie, "X-CSRF-Token": r.json()["csrf"]})
+
+    def admin(self):
+        """A Client signed in as the first admin (cached)."""
+        if not self._admin:
+            self._admin = self.login("admin", self.admin_password)
+        return self._admin
+
+    def bearer(self, token):
+        return Client(self, {"Authorization": "Bearer " + token})
+
+    def make_user(self, name, password="password-" + "x" * 8, role="user"):
+        """Creates a user with a password (as admin); returns a token Client."""
+        a = self.admin()
+        r = a.request("POST", "/api/v1/users",
+                      {"metadata": {"name": name}, "spec": {"role": role}})
+        assert r.status == 201, r.body
+        r = a.request("POST", f"/api/v1/users/{name}/password", {"password": password})
+        assert r.status == 200, r.body
+        u = self.login(name, password)
+        r = u.request("POST", "/api/v1/auth/tokens", {"name": "test"})
+        assert r.status == 201, r.body
+        return self.bearer(r.json()["token"])
+
+    def make_project(self, name, members=()):
+        """Creates a project (as admin) with [(user, role), ...] members."""
+        r = self.admin().request("POST", "/api/v1/projects", {
+            "metadata": {"name": name},
+            "spec": {"members": [{"user": u, "role": ro} for u, ro in members]}})
+        assert r.status == 201, r.body
+        return r.json()
 
     def __enter__(self):
         return self
