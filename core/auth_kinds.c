@@ -142,15 +142,6 @@ static int project_check(struct cube_ctx *ctx, const struct cube_actor *who, cJS
 
 /* -- after writes --------------------------------------------------------- */
 
-static void join_default(void *state, void *arg)
-{
-    struct cube_auth *a = state;
-    char *user = arg;
-    if (a->default_project[0])
-        auth_project_add_member(a, a->default_project, user, a->default_role, 0);
-    free(user);
-}
-
 static void forget_user(void *state, void *arg)
 {
     char *user = arg;
@@ -175,14 +166,20 @@ static void user_after(struct cube_ctx *ctx, const char *name, const cJSON *obj,
 {
     struct cube_auth *a = ctx->auth;
     (void)created;
-    int added = auth_index_user(a, name, obj);
+    auth_index_user(a, name, obj);
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
     if (!obj)
         later(a, forget_user, "-", name);
     else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "disabled")))
         later(a, forget_user, "+", name);
-    if (added && a->default_project[0])
-        later(a, join_default, "", name);
+}
+
+/* A new user joins the default project before their creation returns. */
+static void user_created(struct cube_ctx *ctx, const char *name)
+{
+    struct cube_auth *a = ctx->auth;
+    if (a->default_project[0] && auth_index_has_project(a, a->default_project))
+        auth_project_add_member(a, a->default_project, name, a->default_role, 0);
 }
 
 static void project_after(struct cube_ctx *ctx, const char *name, const cJSON *obj,
@@ -192,8 +189,8 @@ static void project_after(struct cube_ctx *ctx, const char *name, const cJSON *o
     auth_index_project(ctx->auth, name, obj);
 }
 
-static const struct cube_kind_core USER_CORE = {user_check, user_after};
-static const struct cube_kind_core PROJECT_CORE = {project_check, project_after};
+static const struct cube_kind_core USER_CORE = {user_check, user_after, user_created};
+static const struct cube_kind_core PROJECT_CORE = {project_check, project_after, NULL};
 
 static struct cube_kind *add_kind(struct cube_auth *a, const struct cube_kind_desc *d,
                                   const struct cube_kind_core *core)

@@ -52,8 +52,6 @@ static int create_user(struct cube_auth *a, const char *provider, const char *us
         snprintf(msg, msglen, "cannot create user %s: %s", user, e.message);
         return e.status == 503 ? CUBE_EUNAVAIL : CUBE_EINVAL;
     }
-    if (a->default_project[0])
-        auth_project_add_member(a, a->default_project, user, a->default_role, 0);
     return CUBE_OK;
 }
 

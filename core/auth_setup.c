@@ -124,6 +124,8 @@ static int bootstrap_admin(struct cube_auth *a)
 {
     char generated[33], msg[64];
     const char *pw = getenv("CUBE_ADMIN_PASSWORD");
+    if (pw && !*pw)
+        pw = NULL;
     if (create_as_system(a, a->user_kind, "{\"metadata\":{\"name\":\"admin\"},\"spec\":{"
                          "\"displayName\":\"Administrator\",\"role\":\"admin\"}}") < 0)
         return -1;

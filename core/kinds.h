@@ -25,6 +25,8 @@ struct cube_kind_core {
      * (so in commit order); must not write objects itself. */
     void (*after)(struct cube_ctx *ctx, const char *name, const cJSON *obj,
                   int created);
+    /* After a create committed, with no lock held: may write objects. */
+    void (*created)(struct cube_ctx *ctx, const char *name);
 };
 
 struct cube_kind {
