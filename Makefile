@@ -37,6 +37,7 @@ fuzz:
 bench:
 	@scripts/install-deps.sh all
 	bash tests/bench/http.sh
+	bash tests/bench/auth.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -42,8 +42,7 @@ static void secret_hash(const char *secret, char hex[65])
 {
     uint8_t d[32];
     cube_sha256(secret, strlen(secret), d);
-    for (int i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    cube_hex(d, 32, hex);
 }
 
 /* -- passwords ---------------------------------------------------------- */
@@ -200,8 +199,7 @@ int auth_session_find(struct cube_auth *a, const char *cookie, struct cube_princ
 void auth_session_end(struct cube_auth *a, const struct cube_principal *p)
 {
     char hex[65], key[72];
-    for (int i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", p->session[i]);
+    cube_hex(p->session, 32, hex);
     snprintf(key, sizeof key, "s%s", hex);
     cache_drop(a, key);
     cube_store_kv_delete(a->ctx->store, "session", hex);
