@@ -129,6 +129,32 @@ static int authenticate(struct cube_auth *a, const char *provider, const char *n
     return rc;
 }
 
+/* A login that asks for {"token":{"name","expires_in"}} (command-line
+ * clients) gets an API token instead of a session. */
+static int answer_token_login(cube_req *req, struct cube_auth *a, const char *user,
+                              const cJSON *want)
+{
+    const char *name = field(want, "name");
+    const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(want, "expires_in");
+    double secs = ttl ? (cJSON_IsNumber(ttl) ? ttl->valuedouble : -1) : 30 * 86400;
+    char secret[80];
+    cJSON *tok = NULL;
+    if (!name || !*name || strlen(name) > 128 || secs < 60 || secs > (double)a->max_token_s ||
+        secs != (double)(int64_t)secs)
+        return cube_http_answer_error_field(req, 422, "Invalid", "token: {name: 1 to 128 "
+                                            "characters, expires_in: seconds from 60 up to "
+                                            "auth.max_token_days}", "token");
+    int rc = auth_token_new(a, user, name, (int64_t)secs, &tok, secret, sizeof secret);
+    if (rc != CUBE_OK)
+        return cube_http_answer_error(req, 503, "Unavailable", "cannot store the token");
+    cJSON_AddStringToObject(tok, "token", secret);
+    cJSON *doc = cJSON_CreateObject();
+    auth_index_describe(a, user, cJSON_AddObjectToObject(doc, "user"), 0);
+    cJSON_AddItemToObject(doc, "token", tok);
+    cube_http_add_header(req, "Cache-Control", "no-store");
+    return answer_json(req, 200, doc);
+}
+
 static int login(void *state, cube_req *req)
 {
     struct cube_auth *a = AUTH_OF(state);
@@ -155,7 +181,8 @@ static int login(void *state, cube_req *req)
     int admin, disabled = 0;
     if (got == CUBE_OK && auth_index_get_user(a, user, &admin, &disabled) == 0 && !disabled) {
         cube_throttle_clear(a->throttle, ukey);
-        rc = auth_answer_login(req, user, NULL);
+        const cJSON *want = cJSON_GetObjectItemCaseSensitive(b, "token");
+        rc = want ? answer_token_login(req, a, user, want) : auth_answer_login(req, user, NULL);
         goto done;
     }
     cube_throttle_fail(a->throttle, ukey, now_ms());
@@ -229,7 +256,8 @@ int auth_routes_register(struct cube_auth *a)
 {
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "POST", "/api/v1/auth/login", CUBE_PERM_PUBLIC, login,
-         "Sign in {username, password[, provider]}: session cookie and CSRF token"},
+         "Sign in {username, password[, provider][, token:{name, expires_in}]}: a session "
+         "cookie and CSRF token, or (with token) an API token"},
         {sizeof routes[0], "POST", "/api/v1/auth/logout", CUBE_PERM_USER, logout,
          "End the session"},
         {sizeof routes[0], "GET", "/api/v1/auth/me", CUBE_PERM_USER, me,

@@ -83,6 +83,21 @@ class Sessions(unittest.TestCase):
         self.assertEqual(len(body["csrf"]), 64)
         self.assertNotIn("password", r.body)
 
+    def test_login_for_a_token(self):
+        r = self.c.request("POST", "/api/v1/auth/login",
+                           {"username": "bob", "password": "bob-password-1",
+                            "token": {"name": "cubectl", "expires_in": 3600}})
+        self.assertEqual(r.status, 200, r.body)
+        self.assertIsNone(r.header("set-cookie"), "a token login starts no session")
+        t = r.json()["token"]
+        self.assertEqual(t["name"], "cubectl")
+        me = self.c.bearer(t["token"]).get("/api/v1/auth/me").json()
+        self.assertEqual(me["user"]["name"], "bob")
+        r = self.c.request("POST", "/api/v1/auth/login",
+                           {"username": "bob", "password": "bob-password-1",
+                            "token": {"name": "", "expires_in": 1}})
+        self.assertEqual(r.status, 422)
+
     def test_failures_are_generic(self):
         wrong = self.c.request("POST", "/api/v1/auth/login",
                                {"username": "bob", "password": "nope-nope-nope"})
