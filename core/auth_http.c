@@ -223,6 +223,10 @@ static int me(void *state, cube_req *req)
     cJSON_AddStringToObject(doc, "role", p->admin ? "admin" : "user");
     cJSON_AddItemToObject(doc, "projects", cJSON_DetachItemFromObjectCaseSensitive(u, "projects"));
     cJSON_AddStringToObject(doc, "via", VIA[p->via]);
+    /* A console signed in by a redirect (SSO) learns its CSRF token here;
+     * other origins cannot read this answer. */
+    if (p->via == CUBE_VIA_SESSION)
+        cJSON_AddStringToObject(doc, "csrf", req->csrf);
     return answer_json(req, 200, doc);
 }
 

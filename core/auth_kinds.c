@@ -142,11 +142,14 @@ static int project_check(struct cube_ctx *ctx, const struct cube_actor *who, cJS
 
 /* -- after writes --------------------------------------------------------- */
 
+/* arg: '-' + name of a deleted user, '+' + name of a disabled one. */
 static void forget_user(void *state, void *arg)
 {
     char *user = arg;
     int deleted = user[0] == '-';
     auth_cred_forget_user(state, user + 1, deleted);
+    if (deleted)
+        auth_project_purge_user(state, user + 1);
     free(user);
 }
 

@@ -13,6 +13,7 @@
 #include "kinds.h"
 #include "log.h"
 #include "objects.h"
+#include "strmap.h"
 
 #define RETRIES 5
 
@@ -126,6 +127,42 @@ static int edit_remove(cJSON *members, const char *user, int role, struct cube_o
     cJSON_DetachItemViaPointer(members, m);
     cJSON_Delete(m);
     return 0;
+}
+
+/* Removes a deleted user, whatever their role. */
+static int edit_purge(cJSON *members, const char *user, int role, struct cube_op_error *e)
+{
+    (void)role;
+    (void)e;
+    cJSON *m = find_member(members, user);
+    if (!m)
+        return 1;
+    cJSON_DetachItemViaPointer(members, m);
+    cJSON_Delete(m);
+    return 0;
+}
+
+static int collect_project(void *cls, const char *name, void *value)
+{
+    (void)value;
+    cJSON_AddItemToArray(cls, cJSON_CreateString(name));
+    return 0;
+}
+
+void auth_project_purge_user(struct cube_auth *a, const char *user)
+{
+    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1};
+    struct cube_op_error e;
+    cJSON *names = cJSON_CreateArray(), *n;
+    pthread_rwlock_rdlock(&a->mu);
+    cube_strmap_each(a->projects, collect_project, names);
+    pthread_rwlock_unlock(&a->mu);
+    cJSON_ArrayForEach(n, names)
+        if (auth_index_role(a, n->valuestring, user) != CUBE_ROLE_NONE &&
+            edit_project(a, n->valuestring, user, 0, edit_purge, &sys, &e) < 0)
+            cube_log(CUBE_LOG_WARN, "auth", "cannot remove deleted user %s from project %s: "
+                     "%s", user, n->valuestring, e.message);
+    cJSON_Delete(names);
 }
 
 int auth_project_add_member(struct cube_auth *a, const char *project, const char *user,

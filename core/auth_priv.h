@@ -139,6 +139,10 @@ int auth_bootstrap(struct cube_auth *a);
 int auth_project_add_member(struct cube_auth *a, const char *project,
                             const char *user, int role, int raise);
 
+/* Removes a deleted user from every project's members (so that a new user
+ * of the same name inherits nothing). */
+void auth_project_purge_user(struct cube_auth *a, const char *user);
+
 /* -- auth_provision.c ------------------------------------------------- */
 /* Creates or updates the user an identity (JSON from a login method)
  * names; user gets the normalised name. Returns CUBE_OK, CUBE_EINVAL

@@ -338,6 +338,7 @@ class Providers(unittest.TestCase):
     def test_password_provider_provisions_and_maps(self):
         s = self.c.login("Probe-Alice", "probe-pass")
         me = s.get("/api/v1/auth/me").json()
+        self.assertEqual(me["csrf"], s.headers["X-CSRF-Token"], "/me tells a session its token")
         self.assertEqual(me["user"]["name"], "probe-alice")
         self.assertEqual(me["user"]["provider"], "probe")
         self.assertEqual(me["user"]["email"], "Probe-Alice@probe.test")
@@ -428,6 +429,22 @@ class Members(unittest.TestCase):
                                    {"spec": {"quotas": {"default": {"max": {"cpu": 64,
                                                                            "memory": "256Gi"}}}}})
         self.assertEqual(r.status, 200, r.body)
+
+    def test_deleted_user_leaves_every_project(self):
+        c = self.c
+        c.make_user("gone", password="gone-password-1")
+        base = "/api/v1/projects/vision/members"
+        self.assertEqual(self.cr.request("POST", base, {"user": "gone", "role": "ops"}).status, 201)
+        self.assertEqual(c.admin().request("DELETE", "/api/v1/users/gone").status, 200)
+        for _ in range(100):
+            users = [m["user"] for m in self.cr.get(base).json()["items"]]
+            if "gone" not in users:
+                break
+            time.sleep(0.05)
+        self.assertNotIn("gone", users)
+        again = c.make_user("gone", password="gone-password-2")
+        self.assertEqual(again.get("/api/v1/projects/vision").status, 404,
+                         "a new user of the same name inherits nothing")
 
     def test_project_lists_are_filtered(self):
         names = [p["metadata"]["name"] for p in self.out.get("/api/v1/projects").json()["items"]]
