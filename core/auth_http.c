@@ -269,11 +269,7 @@ int auth_routes_register(struct cube_auth *a)
         {sizeof routes[0], "GET", "/api/v1/auth/providers", CUBE_PERM_PUBLIC, providers,
          "Login methods for the console's sign-in page"},
     };
-    char err[256];
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-        if (cube_ctx_add_route(a->ctx, &a->ctx->core, &routes[i], err, sizeof err) != CUBE_OK) {
-            cube_log(CUBE_LOG_ERROR, "auth", "routes: %s", err);
-            return -1;
-        }
+    if (cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "auth") < 0)
+        return -1;
     return auth_token_routes_register(a);
 }

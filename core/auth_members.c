@@ -281,11 +281,5 @@ int auth_members_routes_register(struct cube_auth *a)
         {sizeof routes[0], "DELETE", "/api/v1/projects/{project}/members/{user}",
          CUBE_PERM_PROJECT_MANAGE, remove_member, "Remove a member"},
     };
-    char err[256];
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-        if (cube_ctx_add_route(a->ctx, &a->ctx->core, &routes[i], err, sizeof err) != CUBE_OK) {
-            cube_log(CUBE_LOG_ERROR, "auth", "members routes: %s", err);
-            return -1;
-        }
-    return 0;
+    return cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "members");
 }

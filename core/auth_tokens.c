@@ -158,11 +158,5 @@ int auth_token_routes_register(struct cube_auth *a)
         {sizeof routes[0], "POST", "/api/v1/users/{name}/password", CUBE_PERM_ADMIN,
          admin_reset, "Set a user's password {password} and end their sessions"},
     };
-    char err[256];
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-        if (cube_ctx_add_route(a->ctx, &a->ctx->core, &routes[i], err, sizeof err) != CUBE_OK) {
-            cube_log(CUBE_LOG_ERROR, "auth", "token routes: %s", err);
-            return -1;
-        }
-    return 0;
+    return cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "token");
 }

@@ -63,11 +63,5 @@ int cube_core_routes_register(struct cube_ctx *ctx)
         {sizeof routes[0], "GET", "/metrics", CUBE_PERM_PUBLIC, metrics,
          "Prometheus metrics"},
     };
-    char err[256];
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-        if (cube_ctx_add_route(ctx, &ctx->core, &routes[i], err, sizeof err) != CUBE_OK) {
-            cube_log(CUBE_LOG_ERROR, "core", "route: %s", err);
-            return -1;
-        }
-    return 0;
+    return cube_ctx_add_core_routes(ctx, routes, sizeof routes / sizeof routes[0], "core");
 }

@@ -179,6 +179,18 @@ int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
     return CUBE_OK;
 }
 
+int cube_ctx_add_core_routes(struct cube_ctx *ctx, const struct cube_route_desc *routes,
+                             size_t n, const char *what)
+{
+    char err[256];
+    for (size_t i = 0; i < n; i++)
+        if (cube_ctx_add_route(ctx, &ctx->core, &routes[i], err, sizeof err) != CUBE_OK) {
+            cube_log(CUBE_LOG_ERROR, "core", "%s routes: %s", what, err);
+            return -1;
+        }
+    return 0;
+}
+
 int cube_ctx_commit_routes(struct cube_ctx *ctx, struct cube_plugin *plugin,
                            char *err, size_t errlen)
 {

@@ -97,6 +97,10 @@ void cube_host_table_init(struct cube_host *host);
 int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
                        const struct cube_route_desc *desc, char *err,
                        size_t errlen);
+/* Registers n of the core's own routes; logs and returns -1 on the first
+ * refusal (what names the group in the message). */
+int cube_ctx_add_core_routes(struct cube_ctx *ctx, const struct cube_route_desc *routes,
+                             size_t n, const char *what);
 /* Moves a plugin's staged routes into the live router, all or none (a
  * conflict with another plugin's route fails with err). */
 int cube_ctx_commit_routes(struct cube_ctx *ctx, struct cube_plugin *plugin,
