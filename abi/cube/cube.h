@@ -12,6 +12,7 @@
 #include "cube_metrics.h"
 #include "cube_kind.h"
 #include "cube_auth.h"
+#include "cube_sched.h"
 #include "cube_host.h"
 
 #endif /* CUBE_H */

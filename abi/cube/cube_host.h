@@ -27,6 +27,7 @@
 #include "cube_kind.h"
 #include "cube_metrics.h"
 #include "cube_plugin.h"
+#include "cube_sched.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -305,6 +306,36 @@ struct cube_host {
      *  CUBE_EINVAL, CUBE_EUNAVAIL. */
     char *(*token_issue)(cube_plugin *self, const char *user,
                          unsigned ttl_seconds, const char *purpose, int *rc);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.3: executors, nodes and accelerators                       */
+    /* ---------------------------------------------------------------- */
+
+    /** Registers an executor (init only). A plugin registers at most one.
+     *  CUBE_OK, CUBE_EINVAL (bad field, logged), CUBE_EEXIST, CUBE_ESTATE. */
+    int (*register_executor)(cube_plugin *self,
+                             const struct cube_executor_desc *desc);
+    /** Registers an accelerator vendor (init only). Same codes; a
+     *  resource has one vendor. */
+    int (*register_accel)(cube_plugin *self, const struct cube_accel_desc *desc);
+    /** Adds or replaces a node of the caller's executor (see cube_sched.h);
+     *  call it again whenever capacity, labels or device health change.
+     *  CUBE_EINVAL (bad document, logged), CUBE_ESTATE (no executor). */
+    int (*node_set)(cube_plugin *self, const char *node_json);
+    /** Removes one of the caller's nodes; the replicas placed on it are
+     *  recorded as Lost. CUBE_ENOTFOUND when it has no such node. */
+    int (*node_remove)(cube_plugin *self, const char *name);
+    /** Reports that a replica the caller started has ended: its exit code
+     *  (-1 when killed by a signal or unknown) and why (CUBE_EXIT_*),
+     *  with a message for the Job's status. Any thread. CUBE_ENOTFOUND for
+     *  an unknown engine id. */
+    int (*replica_exited)(cube_plugin *self, const char *engine_id,
+                          int exit_code, const char *reason,
+                          const char *message);
+    /** The devices of this machine, from every accelerator plugin: a JSON
+     *  array of device documents with "resource" filled in (release with
+     *  free), or NULL with *rc. */
+    char *(*local_devices)(cube_plugin *self, int *rc);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

@@ -52,7 +52,16 @@
  *   Location `next` (or "/") and Set-Cookie "cube_session=mock"; a bad
  *   identity answers 401.
  * - req_user and req_project_role answer what cube_mock_set_user set.
- * - token_issue returns "mock-token:<user>:<ttl>" for any user name. */
+ * - token_issue returns "mock-token:<user>:<ttl>" for any user name.
+ *
+ * The ABI 1.3 slots:
+ * - register_executor (one per plugin) and register_accel copy their
+ *   descriptors (size-checked, names DNS labels, required callbacks).
+ * - node_set keeps the last document per node name (it must parse, with a
+ *   name and a capacity object); node_remove forgets it.
+ * - replica_exited records each call (cube_mock_exits) and does nothing else.
+ * - local_devices calls every registered accelerator's discover and joins
+ *   the arrays, filling in "resource". */
 #ifndef CUBE_MOCK_H
 #define CUBE_MOCK_H
 
@@ -129,6 +138,19 @@ const char *cube_mock_last_next(void);
 /* Who req_user answers (NULL: anonymous) and the role req_project_role
  * answers for every project (NULL: not a member). */
 void cube_mock_set_user(const char *user, const char *project_role);
+/* A replica end the plugin reported. */
+struct cube_mock_exit {
+    char *engine_id, *reason, *message;
+    int exit_code;
+};
+/* The registered executor / accelerator, or NULL. */
+const struct cube_executor_desc *cube_mock_executor(void);
+const struct cube_accel_desc *cube_mock_accel(const char *name);
+/* The last node_set document of a node (valid until the next call), or NULL. */
+const char *cube_mock_node(const char *name);
+int cube_mock_node_count(void);
+/* replica_exited calls so far, oldest first. */
+const struct cube_mock_exit *cube_mock_exits(int *count);
 /* Calls fini (if any) with state and forgets (frees) everything, 1.1 state included. */
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state);
 

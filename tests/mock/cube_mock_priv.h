@@ -68,4 +68,9 @@ void mock_auth_install(struct cube_host *h);
 /* Forgets providers, the identity and the signed-in user. */
 void mock_auth_reset(void);
 
+/* -- cube_mock_sched.c: the 1.3 slots (executors, nodes, accelerators) -- */
+
+void mock_sched_install(struct cube_host *h);
+void mock_sched_reset(void);
+
 #endif

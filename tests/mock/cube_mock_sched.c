@@ -1,0 +1,181 @@
+/* cube_mock_sched.c — the fake host's ABI 1.3 slots: executors, nodes,
+ * replica ends and accelerators (see cube_mock.h). Test-only state. */
+#include "cube_mock.h"
+#include "cube_mock_priv.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#define MAX_EXITS 256
+
+static struct {
+    struct cube_executor_desc executor;
+    int has_executor;
+    struct cube_accel_desc accels[4];
+    int n_accels;
+    cJSON *nodes;                 /* name -> node document */
+    struct cube_mock_exit exits[MAX_EXITS];
+    int n_exits;
+} S;
+
+static int register_executor(cube_plugin *self, const struct cube_executor_desc *d)
+{
+    (void)self;
+    if (mock_after_init())
+        return CUBE_ESTATE;
+    if (!d || d->size < offsetof(struct cube_executor_desc, adopt) || !mock_dns_label(d->name) ||
+        !d->start || !d->stop)
+        return CUBE_EINVAL;
+    if (S.has_executor)
+        return CUBE_EEXIST;
+    memset(&S.executor, 0, sizeof S.executor);
+    memcpy(&S.executor, d, d->size < sizeof S.executor ? d->size : sizeof S.executor);
+    S.executor.name = mock_strdup(d->name);
+    S.has_executor = 1;
+    return CUBE_OK;
+}
+
+static int register_accel(cube_plugin *self, const struct cube_accel_desc *d)
+{
+    (void)self;
+    if (mock_after_init())
+        return CUBE_ESTATE;
+    if (!d || d->size < offsetof(struct cube_accel_desc, usage) || !mock_dns_label(d->name) ||
+        !d->resource || !strchr(d->resource, '/') || !d->discover || !d->pin_env)
+        return CUBE_EINVAL;
+    if (S.n_accels == 4)
+        return CUBE_ENOMEM;
+    struct cube_accel_desc *a = &S.accels[S.n_accels++];
+    memset(a, 0, sizeof *a);
+    memcpy(a, d, d->size < sizeof *a ? d->size : sizeof *a);
+    a->name = mock_strdup(d->name);
+    a->resource = mock_strdup(d->resource);
+    return CUBE_OK;
+}
+
+static int node_set(cube_plugin *self, const char *json)
+{
+    (void)self;
+    if (!S.has_executor)
+        return CUBE_ESTATE;
+    cJSON *n = json ? cJSON_Parse(json) : NULL;
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, "name"));
+    if (!cJSON_IsObject(n) || !name ||
+        !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(n, "capacity"))) {
+        cJSON_Delete(n);
+        return CUBE_EINVAL;
+    }
+    if (!S.nodes)
+        S.nodes = cJSON_CreateObject();
+    cJSON_DeleteItemFromObjectCaseSensitive(S.nodes, name);
+    cJSON_AddItemToObject(S.nodes, name, n);
+    return CUBE_OK;
+}
+
+static int node_remove(cube_plugin *self, const char *name)
+{
+    (void)self;
+    if (!name || !cJSON_GetObjectItemCaseSensitive(S.nodes, name))
+        return CUBE_ENOTFOUND;
+    cJSON_DeleteItemFromObjectCaseSensitive(S.nodes, name);
+    return CUBE_OK;
+}
+
+static int replica_exited(cube_plugin *self, const char *engine_id, int code,
+                          const char *reason, const char *message)
+{
+    (void)self;
+    if (!engine_id || !reason || S.n_exits == MAX_EXITS)
+        return CUBE_EINVAL;
+    struct cube_mock_exit *e = &S.exits[S.n_exits++];
+    e->engine_id = mock_strdup(engine_id);
+    e->exit_code = code;
+    e->reason = mock_strdup(reason);
+    e->message = mock_strdup(message ? message : "");
+    return CUBE_OK;
+}
+
+/* Asks every registered accelerator, as the host does. */
+static char *local_devices(cube_plugin *self, int *rc)
+{
+    (void)self;
+    cJSON *all = cJSON_CreateArray(), *d;
+    for (int i = 0; i < S.n_accels; i++) {
+        char *text = NULL;
+        if (S.accels[i].discover(mock_state(), &text) != CUBE_OK)
+            continue;
+        cJSON *list = cJSON_Parse(text ? text : "[]");
+        free(text);
+        cJSON_ArrayForEach(d, list)
+            if (!cJSON_HasObjectItem(d, "resource"))
+                cJSON_AddStringToObject(d, "resource", S.accels[i].resource);
+        while (cJSON_GetArraySize(list))
+            cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(list, 0));
+        cJSON_Delete(list);
+    }
+    char *out = cJSON_PrintUnformatted(all);
+    cJSON_Delete(all);
+    *rc = out ? CUBE_OK : CUBE_ENOMEM;
+    return out;
+}
+
+void mock_sched_install(struct cube_host *h)
+{
+    h->register_executor = register_executor;
+    h->register_accel = register_accel;
+    h->node_set = node_set;
+    h->node_remove = node_remove;
+    h->replica_exited = replica_exited;
+    h->local_devices = local_devices;
+}
+
+void mock_sched_reset(void)
+{
+    free((char *)S.executor.name);
+    for (int i = 0; i < S.n_accels; i++) {
+        free((char *)S.accels[i].name);
+        free((char *)S.accels[i].resource);
+    }
+    for (int i = 0; i < S.n_exits; i++) {
+        free(S.exits[i].engine_id);
+        free(S.exits[i].reason);
+        free(S.exits[i].message);
+    }
+    cJSON_Delete(S.nodes);
+    memset(&S, 0, sizeof S);
+}
+
+const struct cube_executor_desc *cube_mock_executor(void)
+{
+    return S.has_executor ? &S.executor : NULL;
+}
+
+const struct cube_accel_desc *cube_mock_accel(const char *name)
+{
+    for (int i = 0; name && i < S.n_accels; i++)
+        if (strcmp(S.accels[i].name, name) == 0)
+            return &S.accels[i];
+    return NULL;
+}
+
+const char *cube_mock_node(const char *name)
+{
+    static char *text;
+    free(text);
+    text = NULL;
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(S.nodes, name);
+    return n ? (text = cJSON_PrintUnformatted(n)) : NULL;
+}
+
+int cube_mock_node_count(void) { return cJSON_GetArraySize(S.nodes); }
+
+const struct cube_mock_exit *cube_mock_exits(int *count)
+{
+    if (count)
+        *count = S.n_exits;
+    return S.exits;
+}
