@@ -16,7 +16,6 @@
 #include "kinds.h"
 #include "log.h"
 #include "objects.h"
-#include "tasks.h"
 #include "util.h"
 
 #define DNS_LABEL "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
@@ -142,46 +141,28 @@ static int project_check(struct cube_ctx *ctx, const struct cube_actor *who, cJS
 
 /* -- after writes --------------------------------------------------------- */
 
-/* arg: '-' + name of a deleted user, '+' + name of a disabled one. */
-static void forget_user(void *state, void *arg)
-{
-    char *user = arg;
-    int deleted = user[0] == '-';
-    auth_cred_forget_user(state, user + 1, deleted);
-    if (deleted)
-        auth_project_purge_user(state, user + 1);
-    free(user);
-}
-
-/* Runs fn(a, copy of prefix+user) on a worker; best effort. */
-static void later(struct cube_auth *a, cube_tasks_fn fn, const char *prefix, const char *user)
-{
-    size_t n = strlen(prefix) + strlen(user) + 1;
-    char *arg = malloc(n);
-    if (!arg)
-        return;
-    snprintf(arg, n, "%s%s", prefix, user);
-    if (cube_tasks_submit(a->ctx->tasks, fn, a, arg) < 0)
-        free(arg);
-}
-
 static void user_after(struct cube_ctx *ctx, const char *name, const cJSON *obj, int created)
 {
-    struct cube_auth *a = ctx->auth;
     (void)created;
-    auth_index_user(a, name, obj);
-    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
-    if (!obj)
-        later(a, forget_user, "-", name);
-    else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "disabled")))
-        later(a, forget_user, "+", name);
+    auth_index_user(ctx->auth, name, obj);
 }
 
-/* A new user joins the default project before their creation returns. */
-static void user_created(struct cube_ctx *ctx, const char *name)
+/* Before the write that removed, disabled or created a user answers: their
+ * sessions end (and, removed or new, any tokens and password under the
+ * name), so no credential outlives the change; a new user joins the
+ * default project. */
+static void user_committed(struct cube_ctx *ctx, const char *name, const cJSON *obj,
+                           int created)
 {
     struct cube_auth *a = ctx->auth;
-    if (a->default_project[0] && auth_index_has_project(a, a->default_project))
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
+    if (!obj || created)
+        auth_cred_forget_user(a, name, 1);
+    else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "disabled")))
+        auth_cred_forget_user(a, name, 0);
+    if (!obj)
+        auth_project_purge_user(a, name);
+    if (created && a->default_project[0] && auth_index_has_project(a, a->default_project))
         auth_project_add_member(a, a->default_project, name, a->default_role, 0);
 }
 
@@ -192,7 +173,7 @@ static void project_after(struct cube_ctx *ctx, const char *name, const cJSON *o
     auth_index_project(ctx->auth, name, obj);
 }
 
-static const struct cube_kind_core USER_CORE = {user_check, user_after, user_created};
+static const struct cube_kind_core USER_CORE = {user_check, user_after, user_committed};
 static const struct cube_kind_core PROJECT_CORE = {project_check, project_after, NULL};
 
 static struct cube_kind *add_kind(struct cube_auth *a, const struct cube_kind_desc *d,

@@ -25,8 +25,11 @@ struct cube_kind_core {
      * (so in commit order); must not write objects itself. */
     void (*after)(struct cube_ctx *ctx, const char *name, const cJSON *obj,
                   int created);
-    /* After a create committed, with no lock held: may write objects. */
-    void (*created)(struct cube_ctx *ctx, const char *name);
+    /* After any write committed (obj NULL: removed; created set on
+     * create), with no lock held and before the write's caller gets its
+     * answer: may do I/O and write other objects. */
+    void (*committed)(struct cube_ctx *ctx, const char *name, const cJSON *obj,
+                      int created);
 };
 
 struct cube_kind {

@@ -194,8 +194,8 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
     }
     cube_ctrl_enqueue(ctx, k, project, name);
     cube_ctrl_enqueue_owners(ctx, project, obj);
-    if (create && k->core && k->core->created)
-        k->core->created(ctx, name);
+    if (k->core && k->core->committed)
+        k->core->committed(ctx, name, obj, create);
     return 0;
 }
 

@@ -265,6 +265,8 @@ int cube_obj_remove(struct cube_ctx *ctx, const struct cube_kind *k,
         return -1;
     }
     const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "uid"));
+    if (k->core && k->core->committed)
+        k->core->committed(ctx, name, NULL, 0);
     if (ctx->logs)
         cube_logstore_remove_object(ctx->logs, k->kind, project, name);
     cube_ctrl_enqueue(ctx, k, project, name);

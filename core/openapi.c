@@ -30,6 +30,7 @@ struct doc {
     const struct cube_ctx *ctx;
     cJSON *root, *paths, *schemas, *tags;
     cJSON *op_ids;               /* operationIds taken (not in the output) */
+    cJSON *shapes;               /* "METHOD path-with-{}" taken (not in the output) */
     struct kind_names *names;    /* per ctx->kinds.items[i] */
     bool oom;
 };
@@ -95,6 +96,27 @@ static bool api_path(const char *tmpl, char *out, size_t n)
     return true;
 }
 
+/* Records the path's shape (parameters as "{}"): two paths that differ
+ * only in parameter names are one route to a server (the first one
+ * registered wins: the literal route over a kind's) and may not both be in
+ * an OpenAPI document. Returns true when the shape was already taken. */
+static bool shape_taken(struct doc *d, const char *method, const char *path)
+{
+    char shape[1100];
+    size_t o = (size_t)snprintf(shape, sizeof shape, "%s ", method);
+    for (const char *p = path; *p && o + 3 < sizeof shape; p++) {
+        shape[o++] = *p;
+        if (*p == '{')
+            while (p[1] && p[1] != '}')
+                p++;
+    }
+    shape[o] = '\0';
+    if (cJSON_HasObjectItem(d->shapes, shape))
+        return true;
+    put(d, d->shapes, shape, cJSON_CreateTrue());
+    return false;
+}
+
 /* "get_api_v1_projects_project_widgets", made unique with _2, _3 ... */
 static void op_id(struct doc *d, const char *method, const char *path,
                   char *out, size_t n)
@@ -157,6 +179,8 @@ static cJSON *op_add(struct doc *d, const struct op_spec *s)
     for (i = 0; s->method[i] && i + 1 < sizeof method; i++)
         method[i] = (char)tolower((unsigned char)s->method[i]);
     method[i] = '\0';
+    if (shape_taken(d, s->method, path))
+        return NULL;
     cJSON *item = cJSON_GetObjectItemCaseSensitive(d->paths, path);
     if (!item && !(item = put(d, d->paths, path, cJSON_CreateObject())))
         return NULL;
@@ -542,19 +566,21 @@ static void add_paths(struct doc *d)
 
 cJSON *cube_openapi_build(struct cube_ctx *ctx)
 {
-    struct doc d = {.ctx = ctx, .root = head(), .op_ids = cJSON_CreateObject()};
+    struct doc d = {.ctx = ctx, .root = head(), .op_ids = cJSON_CreateObject(),
+                    .shapes = cJSON_CreateObject()};
     if (d.root) {
         d.paths = cJSON_GetObjectItem(d.root, "paths");
         d.tags = cJSON_GetObjectItem(d.root, "tags");
         d.schemas = cJSON_GetObjectItem(cJSON_GetObjectItem(d.root, "components"),
                                         "schemas");
     }
-    if (!d.root || !d.op_ids || add_schemas(&d) < 0)
+    if (!d.root || !d.op_ids || !d.shapes || add_schemas(&d) < 0)
         d.oom = true;
     else
         add_paths(&d);
     free(d.names);
     cJSON_Delete(d.op_ids);
+    cJSON_Delete(d.shapes);
     if (d.oom) {
         cJSON_Delete(d.root);
         return NULL;

@@ -1,7 +1,7 @@
 /*
  * cube.h — the one header a Cube plugin includes.
  *
- * The Cube plugin ABI, version 1.2. See cube_plugin.h for the descriptor
+ * The Cube plugin ABI, version 1.3. See cube_plugin.h for the descriptor
  * and the compatibility rules, cube_host.h for the host function table.
  */
 #ifndef CUBE_H

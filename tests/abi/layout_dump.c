@@ -196,6 +196,79 @@ static void dump_host_1_1_storage(void)
           char *(*)(cube_plugin *, const char *, const char *, int *));
 }
 
+#if CUBE_ABI_MINOR >= 2
+static void dump_host_1_2_auth(void)
+{
+    FIELD(cube_host, register_auth_provider,
+          int (*)(cube_plugin *, const struct cube_auth_desc *));
+    FIELD(cube_host, auth_complete,
+          int (*)(cube_req *, const char *, const char *, const char *));
+    FIELD(cube_host, req_user, const char *(*)(cube_req *));
+    FIELD(cube_host, req_project_role, const char *(*)(cube_req *, const char *));
+    FIELD(cube_host, token_issue,
+          char *(*)(cube_plugin *, const char *, unsigned, const char *, int *));
+}
+
+static void dump_auth_descriptors(void)
+{
+    BEGIN(cube_auth_desc);
+    FIELD(cube_auth_desc, size, size_t);
+    FIELD(cube_auth_desc, name, const char *);
+    FIELD(cube_auth_desc, display_name, const char *);
+    FIELD(cube_auth_desc, kind, int);
+    FIELD(cube_auth_desc, password_login,
+          int (*)(void *, const char *, const char *, char **, char *, size_t));
+    FIELD(cube_auth_desc, login_path, const char *);
+    END(cube_auth_desc);
+
+    printf("cube_auth_kind enum_size %zu\n", sizeof(enum cube_auth_kind));
+    CONST(cube_auth_kind, CUBE_AUTH_PASSWORD);
+    CONST(cube_auth_kind, CUBE_AUTH_REDIRECT);
+}
+#endif
+
+#if CUBE_ABI_MINOR >= 3
+static void dump_host_1_3_sched(void)
+{
+    FIELD(cube_host, register_executor,
+          int (*)(cube_plugin *, const struct cube_executor_desc *));
+    FIELD(cube_host, register_accel, int (*)(cube_plugin *, const struct cube_accel_desc *));
+    FIELD(cube_host, node_set, int (*)(cube_plugin *, const char *));
+    FIELD(cube_host, node_remove, int (*)(cube_plugin *, const char *));
+    FIELD(cube_host, replica_exited,
+          int (*)(cube_plugin *, const char *, int, const char *, const char *));
+    FIELD(cube_host, local_devices, char *(*)(cube_plugin *, int *));
+}
+
+static void dump_sched_descriptors(void)
+{
+    BEGIN(cube_executor_desc);
+    FIELD(cube_executor_desc, size, size_t);
+    FIELD(cube_executor_desc, name, const char *);
+    FIELD(cube_executor_desc, start,
+          int (*)(void *, const char *, char *, size_t, char *, size_t));
+    FIELD(cube_executor_desc, stop, int (*)(void *, const char *, unsigned));
+    FIELD(cube_executor_desc, adopt, int (*)(void *, const char *, const char *));
+    END(cube_executor_desc);
+
+    BEGIN(cube_accel_desc);
+    FIELD(cube_accel_desc, size, size_t);
+    FIELD(cube_accel_desc, name, const char *);
+    FIELD(cube_accel_desc, resource, const char *);
+    FIELD(cube_accel_desc, discover, int (*)(void *, char **));
+    FIELD(cube_accel_desc, pin_env, int (*)(void *, const char *, double, char **));
+    FIELD(cube_accel_desc, usage, int (*)(void *, char **));
+    END(cube_accel_desc);
+
+    MACRO_STR(CUBE_EXIT_COMPLETED);
+    MACRO_STR(CUBE_EXIT_OOM);
+    MACRO_STR(CUBE_EXIT_TIMEOUT);
+    MACRO_STR(CUBE_EXIT_STOPPED);
+    MACRO_STR(CUBE_EXIT_LOST);
+    MACRO_STR(CUBE_EXIT_FAILED);
+}
+#endif
+
 static void dump_kind_descriptors(void)
 {
     BEGIN(cube_kind_desc);
@@ -301,6 +374,13 @@ static void dump_macros_and_typedefs(void)
     MACRO_INT(CUBE_METRIC_MAX_LABELS);
     MACRO_STR(CUBE_PERM_PUBLIC);
     MACRO_STR(CUBE_PERM_ADMIN);
+#if CUBE_ABI_MINOR >= 2
+    MACRO_STR(CUBE_PERM_USER);
+    MACRO_STR(CUBE_PERM_PROJECT_VIEW);
+    MACRO_STR(CUBE_PERM_PROJECT_EDIT);
+    MACRO_STR(CUBE_PERM_PROJECT_OPERATE);
+    MACRO_STR(CUBE_PERM_PROJECT_MANAGE);
+#endif
     MACRO_STR(CUBE_PLUGIN_ENTRY_GENERIC);
     TYPEDEF(cube_plugin_entry_fn, const struct cube_plugin_desc *(*)(void));
     TYPEDEF(cube_route_fn, int (*)(void *, cube_req *));
@@ -321,10 +401,22 @@ int main(void)
     dump_host_1_1_objects();
     dump_host_1_1_storage();
 #endif
+#if CUBE_ABI_MINOR >= 2
+    dump_host_1_2_auth();
+#endif
+#if CUBE_ABI_MINOR >= 3
+    dump_host_1_3_sched();
+#endif
     END(cube_host);
     dump_descriptors();
 #if CUBE_ABI_MINOR >= 1
     dump_kind_descriptors();
+#endif
+#if CUBE_ABI_MINOR >= 2
+    dump_auth_descriptors();
+#endif
+#if CUBE_ABI_MINOR >= 3
+    dump_sched_descriptors();
 #endif
     dump_enums();
     dump_macros_and_typedefs();

@@ -432,7 +432,7 @@ class Members(unittest.TestCase):
 
     def test_deleted_user_leaves_every_project(self):
         c = self.c
-        c.make_user("gone", password="gone-password-1")
+        old = c.make_user("gone", password="gone-password-1")
         base = "/api/v1/projects/vision/members"
         self.assertEqual(self.cr.request("POST", base, {"user": "gone", "role": "ops"}).status, 201)
         self.assertEqual(c.admin().request("DELETE", "/api/v1/users/gone").status, 200)
@@ -442,9 +442,18 @@ class Members(unittest.TestCase):
                 break
             time.sleep(0.05)
         self.assertNotIn("gone", users)
-        again = c.make_user("gone", password="gone-password-2")
-        self.assertEqual(again.get("/api/v1/projects/vision").status, 404,
-                         "a new user of the same name inherits nothing")
+        self.assertEqual(old.get("/api/v1/auth/me").status, 401)
+        r = c.admin().request("POST", "/api/v1/users", {"metadata": {"name": "gone"}})
+        self.assertEqual(r.status, 201)
+        self.assertEqual(old.get("/api/v1/auth/me").status, 401,
+                         "the old token does not open the new account")
+        c.login("gone", "gone-password-1", expect=401)
+        again = c.make_user("gone2", password="gone-password-2")
+        self.assertEqual(c.admin().request("POST", "/api/v1/users/gone/password",
+                                           {"password": "gone-password-3"}).status, 200)
+        self.assertEqual(c.login("gone", "gone-password-3").get(
+            "/api/v1/projects/vision").status, 404, "a new user of the same name inherits nothing")
+        self.assertEqual(again.get("/api/v1/auth/me").status, 200)
 
     def test_project_lists_are_filtered(self):
         names = [p["metadata"]["name"] for p in self.out.get("/api/v1/projects").json()["items"]]

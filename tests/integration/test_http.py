@@ -76,15 +76,26 @@ class CoreRoutes(unittest.TestCase):
         r = self.c.get("/healthz", headers={"X-Big": "z" * 4000})
         self.assertIn(r.status, (413, 431))
 
-    def test_admin_route_needs_token(self):
+    def test_admin_route_needs_an_administrator(self):
+        # anonymous, or a credential that is not one: 401
         r = self.c.request("PUT", "/api/v1/hello/greeting", body="Hey")
         self.assertEqual(r.status, 401)
         r = self.c.request("PUT", "/api/v1/hello/greeting", body="Hey",
                            headers={"Authorization": "Bearer wrong"})
-        self.assertEqual(r.status, 403)
-        r = self.c.request("PUT", "/api/v1/hello/greeting", body="Bonjour",
+        self.assertEqual(r.status, 401)
+        # a signed-in user who is not an administrator: 403
+        user = self.c.make_user("not-admin")
+        r = user.request("PUT", "/api/v1/hello/greeting", body="Hey")
+        self.assertEqual(r.status, 403, r.body)
+        self.assertEqual(self.c.get("/api/v1/hello/x").json()["message"], "Bonjour, x!")
+        # the configured admin token, and the first admin's session
+        r = self.c.request("PUT", "/api/v1/hello/greeting", body="Salut",
                            headers={"Authorization": "Bearer " + ADMIN_TOKEN})
         self.assertEqual(r.status, 200, r.body)
+        self.assertEqual(self.c.get("/api/v1/hello/x").json()["message"], "Salut, x!")
+        r = self.c.admin().request("PUT", "/api/v1/hello/greeting", body="Bonjour")
+        self.assertEqual(r.status, 200, r.body)
+        self.assertEqual(self.c.get("/api/v1/hello/x").json()["message"], "Bonjour, x!")
 
     def test_request_id_is_echoed_or_generated(self):
         r = self.c.get("/healthz", headers={"X-Request-Id": "abc-123"})

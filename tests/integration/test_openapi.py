@@ -21,6 +21,12 @@ VALIDATOR_VERSION = "10.1.1"
 NODE_DIR = os.environ.get("CUBE_TEST_NODE_DIR") or os.path.join(
     os.environ.get("CUBE_TEST_PLUGIN_DIR", "build"), "node-openapi")
 PW = "/api/v1/projects/{project}/widgets"
+# security of an operation that needs a caller: an API token or a session.
+SIGNED_IN = [{"bearer": []}, {"session": []}]
+# x-cube-permission values: the CUBE_PERM_* strings, and "self" (a user's
+# own User object).
+PERMISSIONS = {"public", "user", "admin", "project:view", "project:edit",
+               "project:operate", "project:manage", "self"}
 
 VALIDATE_JS = r"""
 const [dir, file] = process.argv.slice(1);
@@ -97,8 +103,14 @@ class OpenApi(unittest.TestCase):
         self.assertEqual(d["info"]["title"], "Cube API")
         self.assertEqual(d["info"]["version"], self.version)
         self.assertEqual(d["servers"], [{"url": "/"}])
-        self.assertEqual(d["components"]["securitySchemes"]["bearer"],
-                         {"type": "http", "scheme": "bearer", "description": "The admin token"})
+        schemes = d["components"]["securitySchemes"]
+        self.assertEqual(set(schemes), {"bearer", "session"})
+        self.assertEqual(schemes["bearer"],
+                         {"type": "http", "scheme": "bearer",
+                          "description": "An API token (POST /api/v1/auth/tokens)"})
+        session = dict(schemes["session"])
+        self.assertIn("X-CSRF-Token", session.pop("description"))
+        self.assertEqual(session, {"type": "apiKey", "in": "cookie", "name": "cube_session"})
 
     def test_core_and_plugin_routes(self):
         for path in ("/healthz", "/readyz", "/metrics", "/api/v1/kinds", "/api/v1/version",
@@ -109,6 +121,7 @@ class OpenApi(unittest.TestCase):
         self.assertEqual(op["tags"], ["testkinds"])
         self.assertEqual(op["summary"], "Reconcile calls")
         self.assertEqual(op["security"], [])
+        self.assertEqual(op["x-cube-permission"], "public")
         kinds = self.op("/api/v1/kinds", "get")["responses"]["200"]
         self.assertEqual(kinds["content"]["application/json"]["schema"],
                          {"$ref": "#/components/schemas/KindList"})
@@ -135,7 +148,8 @@ class OpenApi(unittest.TestCase):
     def test_action_paths(self):
         op = self.op(PW + "/{name}/poke", "post")
         self.assertEqual(op["summary"], "Poke it (Widget)")
-        self.assertEqual(op["security"], [{"bearer": []}])
+        self.assertEqual(op["security"], SIGNED_IN)
+        self.assertEqual(op["x-cube-permission"], "admin")
         names = [p["name"] for p in op["parameters"]]
         self.assertEqual(names, ["project", "name"])
         self.assertNotIn("get", self.paths[PW + "/{name}/poke"])  # only POST registered
@@ -150,12 +164,12 @@ class OpenApi(unittest.TestCase):
         path = [p for p in lst["parameters"] if p["in"] == "path"]
         self.assertEqual(path, [{"name": "project", "in": "path", "required": True,
                                  "schema": {"type": "string"}}])
-        self.assertEqual(lst["security"], [])
+        self.assertEqual(lst["security"], SIGNED_IN)  # reads need a caller too
         ev = self.op(PW + "/{name}/events", "get")
         self.assertEqual({p["name"] for p in ev["parameters"] if p["in"] == "query"},
                          {"limit", "before"})
         create = self.op(PW, "post")
-        self.assertEqual(create["security"], [{"bearer": []}])
+        self.assertEqual(create["security"], SIGNED_IN)
         self.assertEqual(create["requestBody"]["content"]["application/json"]["schema"],
                          {"$ref": "#/components/schemas/Widget"})
         ok = create["responses"]["201"]["content"]["application/json"]["schema"]
@@ -179,11 +193,66 @@ class OpenApi(unittest.TestCase):
                 self.assertEqual(params, declared, f"{method} {path}")
                 self.assertIn("default", op["responses"])
                 self.assertTrue(any(c.startswith("2") for c in op["responses"]), path)
-                self.assertIn(op["security"], ([], [{"bearer": []}]))
+                perm = op.get("x-cube-permission")
+                self.assertIn(perm, PERMISSIONS, f"{method} {path}")
+                # public operations need no credentials, all others one
+                self.assertEqual(op["security"], [] if perm == "public" else SIGNED_IN,
+                                 f"{method} {path}")
+                # the project a project permission applies to is a path parameter
+                pp = op.get("x-cube-project-param")
+                if perm.startswith("project:"):
+                    self.assertIsNotNone(pp, f"{method} {path}")
+                if pp is not None:
+                    self.assertIn(pp, declared, f"{method} {path}")
+                if perm == "self":
+                    self.assertIn("name", declared, f"{method} {path}")
         self.assertEqual(len(ids), len(set(ids)))
+        # paths that differ only in parameter names are one route: listed once
+        shapes = [(m, re.sub(r"\{[^}]+\}", "{}", p)) for p, item in self.paths.items()
+                  for m in item]
+        self.assertEqual(len(shapes), len(set(shapes)),
+                         [x for x in shapes if shapes.count(x) > 1])
         for r in refs(self.doc):
             self.assertTrue(r.startswith("#/components/schemas/"), r)
             self.assertIn(r.split("/")[-1], self.schemas)
+
+    def perm(self, path, method):
+        op = self.op(path, method)
+        return op["x-cube-permission"], op.get("x-cube-project-param")
+
+    def test_permissions(self):
+        view, edit = ("project:view", "project"), ("project:edit", "project")
+        operate = ("project:operate", "project")
+        # project kinds: members read, devs create, ops (or the owner) change
+        self.assertEqual(self.perm(PW, "get"), view)
+        self.assertEqual(self.perm(PW, "post"), edit)
+        self.assertEqual(self.perm(PW + "/{name}", "get"), view)
+        for method in ("put", "patch", "delete"):
+            self.assertEqual(self.perm(PW + "/{name}", method), operate, method)
+        self.assertEqual(self.perm(PW + "/{name}/status", "put"), operate)
+        self.assertEqual(self.perm(PW + "/{name}/events", "get"), view)
+        # cluster kinds: signed-in users read, administrators write
+        self.assertEqual(self.perm("/api/v1/gadgets", "get"), ("user", None))
+        self.assertEqual(self.perm("/api/v1/gadgets", "post"), ("admin", None))
+        self.assertEqual(self.perm("/api/v1/gadgets/{name}", "get"), ("user", None))
+        for method in ("put", "patch", "delete"):
+            self.assertEqual(self.perm("/api/v1/gadgets/{name}", method), ("admin", None))
+        # the core's User and Project kinds
+        self.assertEqual(self.perm("/api/v1/users", "post"), ("admin", None))
+        self.assertEqual(self.perm("/api/v1/users/{name}", "get"), ("self", None))
+        self.assertEqual(self.perm("/api/v1/projects", "get"), ("user", None))
+        self.assertEqual(self.perm("/api/v1/projects/{name}", "get"),
+                         ("project:view", "name"))
+        self.assertEqual(self.perm("/api/v1/projects/{name}", "patch"),
+                         ("project:manage", "name"))
+        # core routes
+        for path in ("/healthz", "/readyz", "/metrics", "/api/v1/kinds", "/api/v1/version",
+                     "/api/v1/openapi.json"):
+            self.assertEqual(self.perm(path, "get"), ("public", None), path)
+        self.assertEqual(self.perm("/api/v1/events", "get"), ("admin", None))
+        self.assertEqual(self.perm("/api/v1/projects/{project}/events", "get"), view)
+        self.assertEqual(self.perm("/api/v1/auth/login", "post"), ("public", None))
+        self.assertEqual(self.perm("/api/v1/auth/me", "get"), ("user", None))
 
     def test_schemas(self):
         for name in ("Widget", "WidgetList", "Gadget", "GadgetList", "Lock", "LockList",

@@ -19,6 +19,17 @@ ADMIN = {"Authorization": "Bearer " + TOKEN}
 PG_URL = os.environ.get("CUBE_TEST_PG_URL")
 DRIVER = os.environ.get("CUBE_TEST_DRIVER", "sqlite")
 P = "/api/v1/projects/demo/widgets"
+# Every project the tests write into: objects need an existing project.
+PROJECTS = ("demo", "paging", "watchp", "resume", "lw")
+
+
+def make_projects(c, *names):
+    """Creates projects with the admin token (project kinds need them). On
+    PostgreSQL the database outlives each cubed: a project may be there."""
+    for name in names:
+        r = c.request("POST", "/api/v1/projects", headers=ADMIN,
+                      body={"metadata": {"name": name}, "spec": {}})
+        assert r.status == 201 or (r.status == 409 and DRIVER == "postgres"), r.body
 
 
 def start(**kw):
@@ -48,6 +59,11 @@ class Api(unittest.TestCase):
         if DRIVER == "postgres" and not PG_URL:
             raise unittest.SkipTest("no PostgreSQL for this run")
         cls.c = start()
+        try:
+            make_projects(cls.c, *PROJECTS)
+        except BaseException:
+            cls.c.close()  # tearDownClass does not run when setUpClass fails
+            raise
 
     @classmethod
     def tearDownClass(cls):
@@ -56,6 +72,10 @@ class Api(unittest.TestCase):
     def name(self, prefix="w"):
         Api.n += 1
         return f"{prefix}{os.getpid() % 1000}-{Api.n}"
+
+    def get(self, path):
+        """Reads need a signed-in caller: the admin token."""
+        return self.c.get(path, headers=ADMIN)
 
     def post(self, body, path=P):
         return self.c.request("POST", path, body=body, headers=ADMIN)
@@ -69,7 +89,7 @@ class Api(unittest.TestCase):
         return r.json()
 
     def count(self, path=P):
-        return len(self.c.get(path).json()["items"])
+        return len(self.get(path).json()["items"])
 
 class Crud(Api):
     def test_create_get_replace_delete(self):
@@ -85,7 +105,7 @@ class Crud(Api):
         # Wait for the controller's status write, so the PUT below does not
         # race it (a race would rightly be a 409).
         got = wait_for(lambda: (lambda o: o if "status" in o else None)(
-            self.c.get(f"{P}/{n}").json()))
+            self.get(f"{P}/{n}").json()))
         self.assertEqual(got["metadata"]["uid"], md["uid"])
         got["spec"]["size"] = 4
         r = self.c.request("PUT", f"{P}/{n}", body=got, headers=ADMIN)
@@ -95,7 +115,7 @@ class Crud(Api):
                            int(got["metadata"]["resourceVersion"]))
         r = self.c.request("DELETE", f"{P}/{n}", headers=ADMIN)
         self.assertEqual(r.status, 200, r.body)
-        self.assertEqual(self.c.get(f"{P}/{n}").status, 404)
+        self.assertEqual(self.get(f"{P}/{n}").status, 404)
 
     def test_duplicate_name_is_409(self):
         n = self.name()
@@ -116,7 +136,7 @@ class Crud(Api):
         r = self.c.request("PUT", f"{gp}/{n}", body=obj, headers=ADMIN)
         self.assertEqual(r.status, 409)
         self.assertEqual(r.json()["error"]["code"], "Conflict")
-        self.assertEqual(self.c.get(f"{gp}/{n}").json()["spec"]["model"], "b")
+        self.assertEqual(self.get(f"{gp}/{n}").json()["spec"]["model"], "b")
 
     def test_generation_bumps_only_on_spec_change(self):
         n = self.name()
@@ -145,9 +165,9 @@ class Crud(Api):
         r = self.post({"metadata": {"name": n}, "spec": {"model": "x"}}, "/api/v1/gadgets")
         self.assertEqual(r.status, 201, r.body)
         self.assertNotIn("project", r.json()["metadata"])
-        self.assertEqual(self.c.get(f"/api/v1/gadgets/{n}").status, 200)
-        self.assertEqual(self.c.get("/api/v1/projects/demo/gadgets").status, 404)
-        self.assertEqual(self.c.get("/api/v1/widgets").status, 404)
+        self.assertEqual(self.get(f"/api/v1/gadgets/{n}").status, 200)
+        self.assertEqual(self.get("/api/v1/projects/demo/gadgets").status, 404)
+        self.assertEqual(self.get("/api/v1/widgets").status, 404)
 
     def test_kinds_document(self):
         kinds = {k["plural"]: k for k in self.c.get("/api/v1/kinds").json()["items"]}
@@ -157,10 +177,33 @@ class Crud(Api):
         self.assertIn("poke", [a["name"] for a in kinds["widgets"]["actions"]])
         self.assertIn("size", kinds["widgets"]["schema"]["properties"])
 
-    def test_writes_need_admin(self):
+    def test_anonymous_callers_get_401(self):
         r = self.c.request("POST", P, body={"metadata": {"name": "nope"}, "spec": {}})
         self.assertEqual(r.status, 401)
-        self.assertEqual(self.c.get(f"{P}/nope").status, 404)
+        self.assertEqual(self.c.get(P).status, 401)  # reads need a caller too
+        self.assertEqual(self.c.get(f"{P}/nope").status, 401)
+        self.assertEqual(self.c.get("/api/v1/gadgets").status, 401)
+        self.assertEqual(self.get(f"{P}/nope").status, 404)  # nothing was written
+
+    def test_non_members_and_users(self):
+        u = self.c.make_user(self.name("u"))
+        gadget = {"metadata": {"name": self.name("g")}, "spec": {"model": "x"}}
+        # Not a member of the project: 404 both ways (names do not leak).
+        self.assertEqual(u.get(P).status, 404)
+        r = u.request("POST", P, body={"metadata": {"name": "nope"}, "spec": {}})
+        self.assertEqual(r.status, 404)
+        self.assertEqual(self.get(f"{P}/nope").status, 404)
+        # Cluster kinds: any signed-in user reads, only administrators write.
+        self.assertEqual(u.get("/api/v1/gadgets").status, 200)
+        self.assertEqual(u.request("POST", "/api/v1/gadgets", body=gadget).status, 403)
+        self.assertEqual(self.get(f"/api/v1/gadgets/{gadget['metadata']['name']}").status, 404)
+
+    def test_create_in_missing_project_is_404(self):
+        path = "/api/v1/projects/no-such-project/widgets"
+        r = self.post({"metadata": {"name": "x"}, "spec": {}}, path)
+        self.assertEqual(r.status, 404, r.body)
+        self.assertEqual(r.json()["error"]["code"], "NotFound")
+        self.assertEqual(self.get(path + "/x").status, 404)
 
 
 class BadInput(Api):
@@ -214,11 +257,11 @@ class BadInput(Api):
         self.assert_nothing_written(before)
 
     def test_bad_query_parameters(self):
-        self.assertEqual(self.c.get(P + "?limit=abc").status, 400)
-        self.assertEqual(self.c.get(P + "?labelSelector=a%20in%20(").status, 400)
-        self.assertEqual(self.c.get(P + "?continue=zz").status, 400)
-        self.assertEqual(self.c.get("/api/v1/projects/Bad_P/widgets").status, 400)
-        self.assertEqual(self.c.get("/api/v1/projects/demo/nothings").status, 404)
+        self.assertEqual(self.get(P + "?limit=abc").status, 400)
+        self.assertEqual(self.get(P + "?labelSelector=a%20in%20(").status, 400)
+        self.assertEqual(self.get(P + "?continue=zz").status, 400)
+        self.assertEqual(self.get("/api/v1/projects/Bad_P/widgets").status, 400)
+        self.assertEqual(self.get("/api/v1/projects/demo/nothings").status, 404)
 
 
 class Lists(Api):
@@ -229,7 +272,7 @@ class Lists(Api):
         self.create(base + "c", labels={"tier": "web", "env": "dev"})
 
         def names(sel):
-            r = self.c.get(P + "?labelSelector=" + sel.replace(" ", "%20").replace("=", "%3D"))
+            r = self.get(P + "?labelSelector=" + sel.replace(" ", "%20").replace("=", "%3D"))
             self.assertEqual(r.status, 200, r.body)
             return sorted(i["metadata"]["name"] for i in r.json()["items"]
                           if i["metadata"]["name"].startswith(base))
@@ -257,7 +300,7 @@ class Lists(Api):
         try:
             while True:
                 q = "?limit=7" + (f"&continue={cont}" if cont else "")
-                doc = self.c.get(path + q).json()
+                doc = self.get(path + q).json()
                 seen += [i["metadata"]["name"] for i in doc["items"]]
                 pages += 1
                 cont = doc["metadata"].get("continue")
@@ -274,9 +317,9 @@ class Lists(Api):
 class Watcher:
     """Reads Server-Sent Events from a watch URL on a thread."""
 
-    def __init__(self, port, path):
+    def __init__(self, port, path, headers=ADMIN):
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        self.conn.request("GET", path)
+        self.conn.request("GET", path, headers=headers)
         self.resp = self.conn.getresponse()
         self.status = self.resp.status
         self.events, self.lock = [], threading.Lock()
@@ -351,7 +394,7 @@ class Watch(Api):
     def test_list_then_watch_misses_nothing(self):
         path = "/api/v1/projects/lw/widgets"
         self.create("before", path=path)
-        rv = self.c.get(path).json()["metadata"]["resourceVersion"]
+        rv = self.get(path).json()["metadata"]["resourceVersion"]
         w = Watcher(self.c.port, f"{path}?watch=1&resourceVersion={rv}")
         try:
             self.create("after", path=path)
@@ -366,7 +409,7 @@ class StatusEventsActions(Api):
         n = self.name()
         self.create(n, {"size": 3})
         obj = wait_for(lambda: (lambda o: o if o.get("status", {}).get("observedSize") == 3
-                                else None)(self.c.get(f"{P}/{n}").json()))
+                                else None)(self.get(f"{P}/{n}").json()))
         self.assertEqual(obj["status"]["phase"], "Ready")
 
     def test_status_endpoint_validates(self):
@@ -381,7 +424,7 @@ class StatusEventsActions(Api):
         n = self.name()
         self.create(n)
         self.c.request("PATCH", f"{P}/{n}", body={"spec": {"size": 2}}, headers=ADMIN)
-        evs = self.c.get(f"{P}/{n}/events").json()["items"]
+        evs = self.get(f"{P}/{n}/events").json()["items"]
         verbs = [(e.get("verb"), e.get("user")) for e in evs]
         self.assertIn(("create", "admin"), verbs)
         self.assertIn(("update", "admin"), verbs)
@@ -389,11 +432,11 @@ class StatusEventsActions(Api):
         r = self.c.request("PUT", f"{P}/{n}", headers=ADMIN,
                            body={"metadata": {"name": n}, "spec": {"size": "big"}})
         self.assertEqual(r.status, 422)
-        refused = [e for e in self.c.get(f"{P}/{n}/events").json()["items"]
+        refused = [e for e in self.get(f"{P}/{n}/events").json()["items"]
                    if e["reason"] == "Refused"]
         self.assertEqual((refused[0]["verb"], refused[0]["result"], refused[0]["type"]),
                          ("update", 422, "Warning"))
-        proj = self.c.get("/api/v1/projects/demo/events?limit=500").json()["items"]
+        proj = self.get("/api/v1/projects/demo/events?limit=500").json()["items"]
         self.assertTrue(any(e["involvedObject"]["name"] == n for e in proj))
 
     def test_action(self):
@@ -403,7 +446,7 @@ class StatusEventsActions(Api):
         r = self.c.request("POST", f"{P}/{n}/poke", headers=ADMIN)
         self.assertEqual(r.status, 200, r.body)
         self.assertEqual(r.json(), {"poked": True})
-        reasons = [e["reason"] for e in self.c.get(f"{P}/{n}/events").json()["items"]]
+        reasons = [e["reason"] for e in self.get(f"{P}/{n}/events").json()["items"]]
         self.assertIn("Poked", reasons)
         self.assertEqual(self.c.request("POST", f"{P}/{n}/nope", headers=ADMIN).status, 404)
         self.assertEqual(self.c.request("POST", f"{P}/missing/poke", headers=ADMIN).status, 404)
@@ -411,33 +454,33 @@ class StatusEventsActions(Api):
     def test_logs_read_and_follow(self):
         n = self.name()
         self.create(n)
-        self.assertEqual(self.c.get(f"{P}/{n}/logs").status, 404)
+        self.assertEqual(self.get(f"{P}/{n}/logs").status, 404)
         for word in ("one", "two"):
             r = self.c.request("POST", f"{P}/{n}/say?text={word}", headers=ADMIN)
             self.assertEqual(r.status, 200, r.body)
-        r = self.c.get(f"{P}/{n}/logs")
+        r = self.get(f"{P}/{n}/logs")
         self.assertEqual((r.status, r.body), (200, "one\ntwo\n"))
-        self.assertEqual(self.c.get(f"{P}/{n}/logs?offset=4").body, "two\n")
+        self.assertEqual(self.get(f"{P}/{n}/logs?offset=4").body, "two\n")
         conn = http.client.HTTPConnection("127.0.0.1", self.c.port, timeout=10)
-        conn.request("GET", f"{P}/{n}/logs?follow=1")
+        conn.request("GET", f"{P}/{n}/logs?follow=1", headers=ADMIN)
         resp = conn.getresponse()
         self.assertEqual(resp.readline(), b"one\n")
         self.assertEqual(resp.readline(), b"two\n")
         self.c.request("POST", f"{P}/{n}/say?text=three&close=1", headers=ADMIN)
         self.assertEqual(resp.read(), b"three\n")  # then the stream ends
         conn.close()
-        self.assertEqual(self.c.get(f"{P}/missing/logs").status, 404)
+        self.assertEqual(self.get(f"{P}/missing/logs").status, 404)
 
     def test_finalizer_holds_deletion(self):
         lp = "/api/v1/projects/demo/locks"
         self.create("held", {"holdFinalizer": True}, path=lp)
         r = self.c.request("DELETE", f"{lp}/held", headers=ADMIN)
         self.assertEqual(r.status, 202, r.body)
-        obj = self.c.get(f"{lp}/held").json()
+        obj = self.get(f"{lp}/held").json()
         self.assertIn("deletionTimestamp", obj["metadata"])
         self.c.request("PATCH", f"{lp}/held", body={"spec": {"holdFinalizer": False}},
                        headers=ADMIN)
-        self.assertTrue(wait_for(lambda: self.c.get(f"{lp}/held").status == 404, 10))
+        self.assertTrue(wait_for(lambda: self.get(f"{lp}/held").status == 404, 10))
 
     def test_cascading_delete(self):
         owner = self.create(self.name("own"))
@@ -446,7 +489,7 @@ class StatusEventsActions(Api):
         child = self.create(self.name("kid"), ownerReferences=[ref])
         self.c.request("DELETE", f"{P}/{owner['metadata']['name']}", headers=ADMIN)
         self.assertTrue(wait_for(
-            lambda: self.c.get(f"{P}/{child['metadata']['name']}").status == 404))
+            lambda: self.get(f"{P}/{child['metadata']['name']}").status == 404))
 
 
 class Outage(unittest.TestCase):
@@ -458,17 +501,19 @@ class Outage(unittest.TestCase):
         c = start()
         try:
             path = "/api/v1/projects/outage/widgets"
+            make_projects(c, "outage")
             self.assertEqual(c.request("POST", path, headers=ADMIN,
                                        body={"metadata": {"name": "o1"}, "spec": {}}).status, 201)
             subprocess.run([pg, "stop", pg_dir], check=True, capture_output=True)
             try:
-                r = c.get(path)
+                r = c.get(path, headers=ADMIN)
                 self.assertEqual(r.status, 503, r.body)
                 self.assertEqual(r.json()["error"]["code"], "Unavailable")
                 self.assertEqual(c.get("/readyz").status, 503)
             finally:
                 subprocess.run([pg, "start", pg_dir], check=True, capture_output=True)
-            ok = wait_for(lambda: c.get(path).status == 200 or c.get(path).status == 200, 10)
+            ok = wait_for(lambda: c.get(path, headers=ADMIN).status == 200 or
+                          c.get(path, headers=ADMIN).status == 200, 10)
             self.assertTrue(ok)
             self.assertEqual(c.request("POST", path, headers=ADMIN,
                                        body={"metadata": {"name": "o2"}, "spec": {}}).status, 201)
@@ -484,6 +529,7 @@ class Restart(unittest.TestCase):
         c = start()
         try:
             names = [f"keep{i}" for i in range(5)]
+            make_projects(c, "rs")
             for n in names:
                 r = c.request("POST", "/api/v1/projects/rs/widgets", headers=ADMIN,
                               body={"metadata": {"name": n}, "spec": {"size": 2}})
@@ -492,14 +538,15 @@ class Restart(unittest.TestCase):
             # once more), so the restart is the only reason to reconcile.
             self.assertTrue(wait_for(lambda: all(
                 i.get("status", {}).get("phase") == "Ready"
-                for i in c.get("/api/v1/projects/rs/widgets").json()["items"])))
+                for i in c.get("/api/v1/projects/rs/widgets", headers=ADMIN).json()["items"])))
             time.sleep(0.3)
-            old_rv = int(c.get("/api/v1/projects/rs/widgets").json()["metadata"]["resourceVersion"])
+            old_rv = int(c.get("/api/v1/projects/rs/widgets", headers=ADMIN)
+                         .json()["metadata"]["resourceVersion"])
             c.proc.send_signal(signal.SIGKILL)
             c.proc.wait()
             c.log.close()
             c.start()
-            items = c.get("/api/v1/projects/rs/widgets").json()["items"]
+            items = c.get("/api/v1/projects/rs/widgets", headers=ADMIN).json()["items"]
             self.assertEqual(sorted(i["metadata"]["name"] for i in items), names)
             counts = wait_for(lambda: (lambda d: d if all(f"rs/{n}" in d for n in names)
                                        else None)(c.get("/api/v1/testkinds/reconciles").json()))
@@ -507,7 +554,8 @@ class Restart(unittest.TestCase):
             counts = c.get("/api/v1/testkinds/reconciles").json()
             for n in names:
                 self.assertEqual(counts.get(f"rs/{n}"), 1, counts)
-            r = c.get(f"/api/v1/projects/rs/widgets?watch=1&resourceVersion={old_rv - 2}")
+            r = c.get(f"/api/v1/projects/rs/widgets?watch=1&resourceVersion={old_rv - 2}",
+                      headers=ADMIN)
             self.assertEqual(r.status, 410)
             new = c.request("POST", "/api/v1/projects/rs/widgets", headers=ADMIN,
                             body={"metadata": {"name": "after"}, "spec": {}}).json()
