@@ -13,6 +13,7 @@
 #include "auth_password.h"
 #include "auth_priv.h"
 #include "ctx.h"
+#include "jobs.h"
 #include "kinds.h"
 #include "log.h"
 #include "objects.h"
@@ -171,6 +172,7 @@ static void project_after(struct cube_ctx *ctx, const char *name, const cJSON *o
 {
     (void)created;
     auth_index_project(ctx->auth, name, obj);
+    cube_sched_project(ctx, name, obj);
 }
 
 static const struct cube_kind_core USER_CORE = {user_check, user_after, user_committed};

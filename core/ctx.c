@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "jobs.h"
 #include "cube_build.h"
 #include "http_req.h"
 #include "logstore.h"
@@ -78,7 +79,8 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
         return -1;
     }
     if (core_metrics_init(ctx) < 0 || cube_core_routes_register(ctx) < 0 ||
-        cube_resources_routes_register(ctx) < 0 || cube_auth_init(ctx) < 0)
+        cube_resources_routes_register(ctx) < 0 || cube_auth_init(ctx) < 0 ||
+        cube_sched_init(ctx) < 0)
         return -1;
     return 0;
 }
@@ -232,6 +234,7 @@ void cube_ctx_free(struct cube_ctx *ctx)
     if (ctx->tasks)
         cube_tasks_free(ctx->tasks);
     ctx->tasks = NULL;
+    cube_sched_free(ctx);
     cube_hub_free(ctx->hub);
     cube_auth_free(ctx);
     cube_logstore_free(ctx->logs);

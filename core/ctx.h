@@ -23,6 +23,7 @@ struct cube_tasks;
 struct cube_router;
 struct cube_http;
 struct cube_auth;
+struct cube_sched;
 
 /* The host's record of one plugin (the opaque `cube_plugin` of the ABI). */
 struct cube_plugin {
@@ -72,6 +73,7 @@ struct cube_ctx {
     struct cube_logstore *logs;    /* log streams and project files */
     struct cube_objcache *cache;   /* documents by name (objcache.h) */
     struct cube_auth *auth;        /* users, sessions, roles (auth.h) */
+    struct cube_sched *sched;      /* Jobs, executors, nodes (jobs.h) */
     /* Writes to one object hold its stripe from taking a resourceVersion
      * to publishing the event, so per object the rv order is the commit
      * order (objects_util.c). */

@@ -413,3 +413,14 @@ char *cube_files_list(struct cube_logstore *ls, const char *project,
     free(copy);
     return fd < 0 ? NULL : list_fd(fd, rc);
 }
+
+char *cube_files_path(struct cube_logstore *ls, const char *project, const char *path)
+{
+    if (!path_ok(path) || !project || strchr(project, '/') || !*project)
+        return NULL;
+    size_t n = strlen(ls->projects_dir) + strlen(project) + strlen(path) + 3;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s/%s", ls->projects_dir, project, path);
+    return out;
+}

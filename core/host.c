@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "jobs.h"
 #include "host_priv.h"
 #include "cube_build.h"
 #include "http_req.h"
@@ -263,4 +264,5 @@ void cube_host_table_init(struct cube_host *h)
     h->metric_observe = cube_metric_observe;
     cube_host_table_init_1_1(h);
     cube_host_table_init_1_2(h);
+    cube_host_table_init_1_3(h);
 }

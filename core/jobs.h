@@ -1,7 +1,12 @@
 /* jobs.h — Jobs and their scheduling: the executors, accelerators and
  * nodes plugins register (sched_registry.c), the Job kind (job_kind.c),
- * and the loop that feeds the policy engine (sched_policy.h) and carries
- * its decisions out (sched.c). One struct cube_sched per context. */
+ * the controller that starts, watches and finishes Jobs (job_ctrl.c,
+ * job_env.c) and the loop that runs the policy engine (job_loop.c; the
+ * policy itself is sched_policy.h). One struct cube_sched per context.
+ *
+ * Locking: `mu` guards the registry, the engine and the run table; it is
+ * never held while writing objects or calling a plugin (object writes
+ * take an object's stripe and may call back into here: stripe, then mu). */
 #ifndef CUBE_JOBS_H
 #define CUBE_JOBS_H
 
@@ -12,10 +17,15 @@
 #include <cjson/cJSON.h>
 #include <cube/cube.h>
 
+#include "sched_policy.h"
+
 struct cube_ctx;
 struct cube_plugin;
 struct cube_strmap;
 struct cube_kind;
+struct cube_op_error;
+
+#define JOB_MAX_SELECTOR 16
 
 /* A registered executor (strings owned). */
 struct sched_executor {
@@ -31,38 +41,124 @@ struct sched_accel {
 
 /* A node as its executor last described it. */
 struct sched_node {
-    char *name, *pool;
+    char *name, *pool, *address;
     struct sched_executor *executor;
-    cJSON *doc;                       /* owned; devices filled in */
+    int64_t cpu_milli, memory;
 };
 
 struct cube_sched {
     struct cube_ctx *ctx;
-    pthread_mutex_t mu;               /* everything below */
+    pthread_mutex_t mu;               /* see the header comment */
+    pthread_cond_t wake;              /* the loop: something changed */
+    pthread_t loop;
+    int loop_running, stopping, dirty;
     struct sched_executor **executors;
     size_t n_executors;
     struct sched_accel **accels;
     size_t n_accels;
     struct cube_strmap *nodes;        /* name -> struct sched_node */
+    struct cube_strmap *engines;      /* engine id -> struct job_engine */
+    struct cube_strmap *early;        /* engine id -> struct job_exit: ends
+                                         reported before start returned */
+    struct cube_sched_policy *policy;
+    struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
     struct cube_kind *job_kind;
+};
+
+/* A Job's spec as the engine wants it (strings borrowed from the Job). */
+struct job_request {
+    struct cube_sp_job job;
+    struct cube_sp_ext ext[CUBE_SP_MAX_EXT];
+    struct cube_sp_label sel[JOB_MAX_SELECTOR];
 };
 
 /* Sets up the registry and registers the Job kind (before plugins load). */
 int cube_sched_init(struct cube_ctx *ctx);
+/* After plugins started: restores running Jobs and starts the loop. */
+int cube_sched_start(struct cube_ctx *ctx);
+/* Stops the loop (shutdown). */
+void cube_sched_stop(struct cube_ctx *ctx);
 void cube_sched_free(struct cube_ctx *ctx);
+/* A Project changed (obj NULL: deleted): its quotas reach the engine. */
+void cube_sched_project(struct cube_ctx *ctx, const char *name, const cJSON *obj);
 
 /* -- sched_registry.c ------------------------------------------------- */
+/* Fills the ABI 1.3 host slots. */
+void cube_host_table_init_1_3(struct cube_host *h);
 /* The node's executor, or NULL (caller holds mu). */
 struct sched_executor *sched_executor_of_node(struct cube_sched *s, const char *node);
 /* The accelerator serving resource, or NULL (caller holds mu). */
 struct sched_accel *sched_accel_for(struct cube_sched *s, const char *resource);
-/* 1 when resource is "cpu", "memory" or one a registered accelerator (or
- * a node's device) serves. */
+/* 1 when resource is "cpu", "memory", or served by an accelerator plugin
+ * or a node's devices. */
 int sched_resource_known(struct cube_sched *s, const char *resource);
+/* 1 when some node of pool could hold cpu and memory (or there are no
+ * nodes in it yet). */
+int sched_some_node_fits(struct cube_sched *s, const char *pool, int64_t cpu_milli,
+                         int64_t memory);
 /* Forgets what a plugin registered (its init failed). */
 void sched_drop_plugin(struct cube_sched *s, struct cube_plugin *plugin);
+/* This machine's devices from every accelerator plugin (JSON array text,
+ * release with free), or NULL with *rc. */
+char *cube_sched_local_devices(struct cube_sched *s, int *rc);
+/* Frees the registry (shutdown). */
+void sched_registry_free(struct cube_sched *s);
 
 /* -- job_kind.c ------------------------------------------------------- */
 int job_kind_register(struct cube_sched *s);
+/* The engine's request for a Job (id and project left to the caller).
+ * 0, or -1 with e naming the field. */
+int job_request(struct cube_sched *s, const cJSON *job, struct job_request *r,
+                struct cube_op_error *e);
+
+/* -- job_ctrl.c ------------------------------------------------------- */
+int job_reconcile(void *state, const char *kind, const char *project, const char *name,
+                  const char *object_json);
+int job_finalize(void *state, const char *object_json);
+/* A replica ended (from replica_exited): records it, finishes the Job. */
+int job_replica_exited(struct cube_sched *s, const char *engine_id, int code,
+                       const char *reason, const char *message);
+/* The engine admitted a Job: records where its replicas go (status
+ * Admitted); the controller then starts them. */
+void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a);
+/* The engine wants a running Job stopped for another (grace period). */
+void job_preempt(struct cube_sched *s, const char *victim, const char *for_job);
+/* A running Job lost a node: its replicas there count as Lost. */
+void job_lost(struct cube_sched *s, const char *job_id);
+/* Registers the stop action. */
+int job_actions_register(struct cube_sched *s);
+
+/* Remembers which Job replica an engine id runs (an end reported early is
+ * applied now). */
+void job_engine_track(struct cube_sched *s, const char *engine, const char *project,
+                      const char *name, int replica);
+/* Asks the executors to stop the Job's running replicas (grace seconds;
+ * 0: the default); returns how many are still running. */
+int job_stop_replicas(struct cube_sched *s, const char *project, const char *name,
+                      unsigned grace);
+/* A start failed: the Job fails (or waits for a retry) once its replicas
+ * have ended. */
+void job_fail_start(struct cube_sched *s, const char *project, const char *name);
+/* Asks executors to adopt the Job's running replicas (after a restart). */
+void job_adopt_replicas(struct cube_sched *s, const cJSON *job, const char *project,
+                        const char *name);
+/* The Job is finished or gone: out of the engine and the engine-id map. */
+void job_forget(struct cube_sched *s, const char *id);
+/* The project's quotas reach the engine before its Jobs (pool: the one a
+ * Job asks for; a project without quotas is unlimited there). */
+void sched_project_ensure(struct cube_sched *s, const char *project, const char *pool);
+
+/* -- job_env.c -------------------------------------------------------- */
+/* The replica document for an executor (cube_sched.h), new text. */
+char *job_replica_doc(struct cube_sched *s, const cJSON *job, int replica);
+
+/* Tracks a pending Job for its "why it waits" (caller holds mu); drops it
+ * when admitted or forgotten (untrack). */
+void sched_pending_track(struct cube_sched *s, const char *id);
+void sched_pending_untrack(struct cube_sched *s, const char *id);
+
+/* -- job_loop.c ------------------------------------------------------- */
+/* Asks the loop for a cycle soon. */
+void sched_poke(struct cube_sched *s);
 
 #endif

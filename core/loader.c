@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "jobs.h"
 #include "config.h"
 #include "ctx.h"
 #include "log.h"
@@ -208,6 +209,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_ctx_drop_routes(p);
         cube_kinds_drop_plugin(&ctx->kinds, p);
         cube_auth_drop_plugin(ctx, p);
+        sched_drop_plugin(ctx->sched, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         return -1;
     }
@@ -217,6 +219,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_ctx_drop_routes(p);
         cube_kinds_drop_plugin(&ctx->kinds, p);
         cube_auth_drop_plugin(ctx, p);
+        sched_drop_plugin(ctx->sched, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         if (p->desc.fini)
             p->desc.fini(p->state);

@@ -58,6 +58,9 @@ char *cube_files_read(struct cube_logstore *ls, const char *project,
                       const char *path, size_t *len, int *rc);
 int cube_files_delete(struct cube_logstore *ls, const char *project,
                       const char *path);
+/* The absolute path of a project file (for processes that read it, such as
+ * an MPI hostfile); NULL for a bad path. New string. */
+char *cube_files_path(struct cube_logstore *ls, const char *project, const char *path);
 /* JSON array [{"name","size","dir"}] of a directory ("" or NULL: the
  * project root), sorted by name; NULL + *rc on error. */
 char *cube_files_list(struct cube_logstore *ls, const char *project,

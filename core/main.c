@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "jobs.h"
 #include "controller.h"
 #include "watch.h"
 #include "ctx.h"
@@ -118,7 +119,7 @@ static int serve(struct cube_config *cfg, int safe_mode, uint64_t t0)
     ctx.safe_mode = safe_mode;
     if (cube_loader_load_all(&ctx) < 0 || cube_ctrl_init(&ctx) < 0 ||
         cube_loader_start_all(&ctx) < 0 || cube_http_start(&ctx) < 0 ||
-        cube_ctrl_start(&ctx) < 0)
+        cube_sched_start(&ctx) < 0 || cube_ctrl_start(&ctx) < 0)
         goto out;
     atomic_store(&ctx.ready, 1);
     cube_log(CUBE_LOG_INFO, "core", "cubed %s ready in %.1f ms (%zu plugin(s)%s)",
@@ -132,6 +133,7 @@ out:
     if (ctx.hub)
         cube_hub_shutdown(ctx.hub);
     cube_http_stop(&ctx, SHUTDOWN_GRACE_MS);
+    cube_sched_stop(&ctx);
     cube_ctrl_shutdown(&ctx);
     cube_loader_unload_all(&ctx);
     cube_ctx_free(&ctx);

@@ -1,0 +1,385 @@
+/* job_ctrl.c — the Job controller: a new Job is queued with the policy
+ * engine (Pending), an admitted one gets its replicas started on their
+ * executors (Running), a deleted one is stopped first (finalizer). After a
+ * restart the same reconcile puts every Job back into the engine. Exits,
+ * stops, preemption and lost nodes are in job_exit.c. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctx.h"
+#include "job_status.h"
+#include "jobs.h"
+#include "log.h"
+#include "objects.h"
+#include "strmap.h"
+
+static int is_terminal(const char *phase)
+{
+    return !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed") ||
+           !strcmp(phase, "Cancelled");
+}
+
+/* -- queueing ------------------------------------------------------------- */
+
+struct submit_result {
+    int rc;
+    char message[600];
+    uint64_t seq;
+};
+
+static int mark_queued(void *cls, const cJSON *job, cJSON *status)
+{
+    const struct submit_result *r = cls;
+    (void)job;
+    if (r->rc == CUBE_OK) {
+        job_set_str(status, "phase", "Pending");
+        job_set_str(status, "reason", "Queued");
+        job_set_str(status, "message", "waiting for the scheduler");
+        if (!cJSON_HasObjectItem(status, "queued"))
+            job_set_now(status, "queued");
+        job_set_num(status, "seq", (double)r->seq);
+    } else {
+        job_set_str(status, "phase", "Failed");
+        job_set_str(status, "reason", r->rc == CUBE_ETOOBIG ? "Unschedulable" : "InvalidSpec");
+        job_set_str(status, "message", r->message);
+        job_set_now(status, "finished");
+    }
+    return 0;
+}
+
+/* The FIFO key: the one recorded, else the time now (microseconds). */
+static uint64_t job_seq(const cJSON *job)
+{
+    const cJSON *seq = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "status"), "seq");
+    if (cJSON_IsNumber(seq) && seq->valuedouble > 0)
+        return (uint64_t)seq->valuedouble;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Hands a Job to the engine (pending). Returns CUBE_OK, or an error with
+ * the message in r (a spec the engine refuses). */
+static int engine_submit(struct cube_sched *s, const cJSON *job, const char *project,
+                         const char *id, struct submit_result *r)
+{
+    struct job_request req;
+    struct cube_op_error e;
+    if (job_request(s, job, &req, &e) < 0) {
+        snprintf(r->message, sizeof r->message, "%s", e.message);
+        return r->rc = CUBE_EINVAL;
+    }
+    req.job.id = id;
+    req.job.project = project;
+    req.job.seq = r->seq = job_seq(job);
+    sched_project_ensure(s, project, req.job.pool);
+    pthread_mutex_lock(&s->mu);
+    r->rc = cube_sp_submit(s->policy, &req.job);
+    if (r->rc == CUBE_EEXIST)
+        r->rc = CUBE_OK;   /* already queued (a repeated reconcile) */
+    if (r->rc == CUBE_OK)
+        sched_pending_track(s, id);
+    if (r->rc != CUBE_OK)
+        snprintf(r->message, sizeof r->message, "%s", cube_sp_errmsg(s->policy));
+    pthread_mutex_unlock(&s->mu);
+    return r->rc;
+}
+
+/* A Job without a phase: queue it and say so in its status. */
+static int queue_job(struct cube_sched *s, const cJSON *job, const char *project,
+                     const char *name)
+{
+    char id[140];
+    struct submit_result r = {0};
+    job_id(project, name, id, sizeof id);
+    engine_submit(s, job, project, id, &r);
+    if (job_update_status(s, project, name, mark_queued, &r) < 0)
+        return CUBE_EUNAVAIL;
+    if (r.rc != CUBE_OK)
+        job_event(s, project, name, "Warning", "FailedScheduling", r.message);
+    sched_poke(s);
+    return CUBE_OK;
+}
+
+/* -- admission -------------------------------------------------------------- */
+
+/* status.replicas from the engine's placement. */
+static cJSON *placement_json(const struct cube_sp_admission *a)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (unsigned i = 0; i < a->n_replicas; i++) {
+        const struct cube_sp_replica *r = &a->replicas[i];
+        cJSON *o = cJSON_CreateObject(), *devs = cJSON_CreateArray();
+        cJSON_AddNumberToObject(o, "index", i);
+        cJSON_AddStringToObject(o, "node", r->node);
+        cJSON_AddStringToObject(o, "phase", "Admitted");
+        for (size_t d = 0; d < r->n_devices; d++) {
+            cJSON *dev = cJSON_CreateObject();
+            cJSON_AddStringToObject(dev, "id", r->devices[d].id);
+            cJSON_AddStringToObject(dev, "resource", r->devices[d].resource);
+            cJSON_AddNumberToObject(dev, "share", r->devices[d].share_milli / 1000.0);
+            cJSON_AddItemToArray(devs, dev);
+        }
+        cJSON_AddItemToObject(o, "devices", devs);
+        cJSON_AddItemToArray(list, o);
+    }
+    return list;
+}
+
+static int mark_admitted(void *cls, const cJSON *job, cJSON *status)
+{
+    const struct cube_sp_admission *a = cls;
+    const cJSON *att = cJSON_GetObjectItemCaseSensitive(status, "attempts");
+    if (strcmp(job_status_str(job, "phase"), "Pending") != 0)
+        return 1;   /* stopped or deleted meanwhile: the loop releases it */
+    job_set_str(status, "phase", "Admitted");
+    job_set_str(status, "reason", "Admitted");
+    job_set_str(status, "message", "placed; starting replicas");
+    job_set_num(status, "attempts", (cJSON_IsNumber(att) ? att->valuedouble : 0) + 1);
+    job_set_now(status, "admitted");
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "waiting");
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "queuePosition");
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "preemptedBy");
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "stopRequested");
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "replicas");
+    cJSON_AddItemToObject(status, "replicas", placement_json(a));
+    return 0;
+}
+
+void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a)
+{
+    char project[64], name[64];
+    pthread_mutex_lock(&s->mu);
+    sched_pending_untrack(s, a->job);
+    pthread_mutex_unlock(&s->mu);
+    if (job_id_split(a->job, project, name) < 0 ||
+        job_update_status(s, project, name, mark_admitted, (void *)a) < 0) {
+        pthread_mutex_lock(&s->mu);
+        cube_sp_release(s->policy, a->job);   /* the Job is gone */
+        pthread_mutex_unlock(&s->mu);
+    }
+}
+
+/* -- starting replicas ---------------------------------------------------- */
+
+/* Records engine ids (one per replica, "" when its start failed) and the
+ * outcome: Running, or Failed with the start error. */
+struct start_outcome {
+    cJSON *engines;         /* array of strings */
+    char error[300];        /* "" when every replica started */
+};
+
+static int mark_started(void *cls, const cJSON *job, cJSON *status)
+{
+    const struct start_outcome *o = cls;
+    cJSON *r;
+    int i = 0;
+    (void)job;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(status, "replicas")) {
+        const char *id = cJSON_GetStringValue(cJSON_GetArrayItem(o->engines, i++));
+        if (id && *id) {
+            job_set_str(r, "engineId", id);
+            job_set_str(r, "phase", "Running");
+        } else if (o->error[0]) {
+            job_set_str(r, "phase", "Failed");
+            job_set_str(r, "reason", CUBE_EXIT_FAILED);
+        }
+    }
+    job_set_str(status, "phase", "Running");
+    job_set_str(status, "reason", o->error[0] ? "StartError" : "Running");
+    job_set_str(status, "message", o->error[0] ? o->error : "every replica started");
+    if (!cJSON_HasObjectItem(status, "started"))
+        job_set_now(status, "started");
+    return 0;
+}
+
+/* Starts one replica on its node's executor; the engine id into id. */
+static int start_one(struct cube_sched *s, const cJSON *job, int i, const char *node,
+                     char *id, size_t idlen, char *msg, size_t msglen)
+{
+    pthread_mutex_lock(&s->mu);
+    struct sched_executor *ex = sched_executor_of_node(s, node);
+    struct cube_executor_desc desc = ex ? ex->desc : (struct cube_executor_desc){0};
+    void *state = ex ? ex->plugin->state : NULL;
+    pthread_mutex_unlock(&s->mu);
+    if (!ex) {
+        snprintf(msg, msglen, "node %s has no executor any more", node);
+        return CUBE_ENOTFOUND;
+    }
+    char *doc = job_replica_doc(s, job, i);
+    int rc = doc ? desc.start(state, doc, id, idlen, msg, msglen) : CUBE_ENOMEM;
+    free(doc);
+    if (rc == CUBE_OK && !id[0])
+        rc = CUBE_EINTERNAL, snprintf(msg, msglen, "the executor gave no engine id");
+    return rc;
+}
+
+/* An Admitted Job: start every replica not started yet, then record them. */
+static int start_replicas(struct cube_sched *s, const cJSON *job, const char *project,
+                          const char *name)
+{
+    const cJSON *r, *reps = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas");
+    struct start_outcome o = {cJSON_CreateArray(), ""};
+    int i = 0;
+    cJSON_ArrayForEach(r, reps) {
+        char id[256] = "", msg[256] = "";
+        const char *have = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "engineId"));
+        const char *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
+        if (have && *have)
+            snprintf(id, sizeof id, "%s", have);
+        else if (!o.error[0] && start_one(s, job, i, node ? node : "", id, sizeof id, msg,
+                                          sizeof msg) != CUBE_OK)
+            snprintf(o.error, sizeof o.error, "replica %d on %s: %s", i, node ? node : "?",
+                     msg[0] ? msg : "could not start");
+        cJSON_AddItemToArray(o.engines, cJSON_CreateString(id));
+        if (id[0])
+            job_engine_track(s, id, project, name, i);
+        i++;
+    }
+    int rc = job_update_status(s, project, name, mark_started, &o);
+    if (o.error[0]) {
+        job_event(s, project, name, "Warning", "StartError", o.error);
+        job_stop_replicas(s, project, name, 0);
+        job_fail_start(s, project, name);
+    } else {
+        job_event(s, project, name, "Normal", "Started", "every replica started");
+    }
+    cJSON_Delete(o.engines);
+    return rc < 0 ? CUBE_EUNAVAIL : CUBE_OK;
+}
+
+/* -- after a restart ------------------------------------------------------ */
+
+/* Puts an Admitted/Running Job back into the engine where its status says
+ * it runs, and asks executors to adopt its running replicas. */
+static int restore_job(struct cube_sched *s, const cJSON *job, const char *project,
+                       const char *name, const char *id)
+{
+    const cJSON *r, *reps = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas");
+    struct job_request req;
+    struct cube_op_error e;
+    int n = cJSON_GetArraySize(reps), i = 0, rc;
+    if (job_request(s, job, &req, &e) < 0 || n <= 0)
+        return job_fail_start(s, project, name), CUBE_OK;
+    struct cube_sp_replica *place = calloc((size_t)n, sizeof *place);
+    struct cube_sp_dev_alloc *devs = calloc((size_t)n * CUBE_SP_MAX_DEVICES, sizeof *devs);
+    if (!place || !devs) {
+        free(place);
+        free(devs);
+        return CUBE_ENOMEM;
+    }
+    cJSON_ArrayForEach(r, reps) {
+        const cJSON *d;
+        place[i].node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
+        place[i].devices = &devs[i * CUBE_SP_MAX_DEVICES];
+        cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(r, "devices")) {
+            if (place[i].n_devices == CUBE_SP_MAX_DEVICES)
+                break;
+            struct cube_sp_dev_alloc *a = &devs[i * CUBE_SP_MAX_DEVICES + place[i].n_devices++];
+            const cJSON *share = cJSON_GetObjectItemCaseSensitive(d, "share");
+            a->id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "id"));
+            a->resource = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "resource"));
+            a->share_milli = cJSON_IsNumber(share) ? (int32_t)(share->valuedouble * 1000) : 0;
+        }
+        i++;
+    }
+    req.job.id = id;
+    req.job.project = project;
+    req.job.seq = job_seq(job);
+    req.job.flags |= CUBE_SP_NO_FIT_CHECK;
+    sched_project_ensure(s, project, req.job.pool);
+    pthread_mutex_lock(&s->mu);
+    rc = cube_sp_restore(s->policy, &req.job, place);
+    if (rc != CUBE_OK)
+        cube_log(CUBE_LOG_WARN, "jobs", "%s: cannot restore its placement: %s", id,
+                 cube_sp_errmsg(s->policy));
+    pthread_mutex_unlock(&s->mu);
+    free(place);
+    free(devs);
+    job_adopt_replicas(s, job, project, name);
+    return CUBE_OK;
+}
+
+/* 1 when the engine knows the Job. */
+static int engine_knows(struct cube_sched *s, const char *id)
+{
+    struct cube_sp_job_info info;
+    pthread_mutex_lock(&s->mu);
+    int known = cube_sp_job_info(s->policy, id, &info, NULL, 0) == CUBE_OK;
+    pthread_mutex_unlock(&s->mu);
+    return known;
+}
+
+/* A Pending Job the engine does not know (after a restart, or a retry
+ * whose back-off is over): queue it again. Returns ms to wait, or 0. */
+static int requeue_pending(struct cube_sched *s, const cJSON *job, const char *project,
+                           const char *id)
+{
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "status"), "retryAt");
+    if (cJSON_IsNumber(at) && at->valuedouble > (double)time(NULL))
+        return (int)((at->valuedouble - (double)time(NULL)) * 1000) + 10;
+    struct submit_result r = {0};
+    if (engine_submit(s, job, project, id, &r) != CUBE_OK)
+        cube_log(CUBE_LOG_WARN, "jobs", "%s: cannot queue it again: %s", id, r.message);
+    sched_poke(s);
+    return 0;
+}
+
+/* -- the controller --------------------------------------------------------- */
+
+int job_reconcile(void *state, const char *kind, const char *project, const char *name,
+                  const char *object_json)
+{
+    (void)kind;
+    struct cube_sched *s = ((struct cube_ctx *)state)->sched;
+    char id[140];
+    job_id(project, name, id, sizeof id);
+    if (!object_json)
+        return job_forget(s, id), CUBE_OK;
+    cJSON *job = cJSON_Parse(object_json);
+    if (!job)
+        return CUBE_EINVAL;
+    const char *phase = job_status_str(job, "phase");
+    int rc = CUBE_OK;
+    if (cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(job, "metadata"),
+                            "deletionTimestamp"))
+        rc = CUBE_OK;                               /* the finalizer's */
+    else if (!*phase)
+        rc = queue_job(s, job, project, name);
+    else if (!strcmp(phase, "Pending") && !engine_knows(s, id))
+        rc = requeue_pending(s, job, project, id);
+    else if (!strcmp(phase, "Admitted") || !strcmp(phase, "Running")) {
+        if (!engine_knows(s, id))
+            rc = restore_job(s, job, project, name, id);
+        if (rc == CUBE_OK && !strcmp(phase, "Admitted"))
+            rc = start_replicas(s, job, project, name);
+    } else if (is_terminal(phase))
+        job_forget(s, id);
+    cJSON_Delete(job);
+    return rc;
+}
+
+int job_finalize(void *state, const char *object_json)
+{
+    (void)state;
+    cJSON *job = cJSON_Parse(object_json);
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
+    const char *project = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "project"));
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name"));
+    struct cube_sched *s = ((struct cube_ctx *)state)->sched;
+    int running = project && name ? job_stop_replicas(s, project, name, 0) : 0;
+    if (project && name && !running) {
+        char id[140];
+        job_id(project, name, id, sizeof id);
+        job_forget(s, id);
+    }
+    cJSON_Delete(job);
+    return running ? CUBE_EUNAVAIL : CUBE_OK;
+}
