@@ -27,14 +27,20 @@ static int answer_json(cube_req *req, int status, cJSON *doc)
     return rc;
 }
 
-/* The body as a JSON object, or NULL after answering 400. */
-static cJSON *object_body(cube_req *req, const char *what)
+cJSON *auth_json_body(cube_req *req, const char *what)
 {
+    char msg[160];
+    /* cJSON would end a string at an escaped NUL ("alice\u0000x" reads as
+     * "alice"): refuse any NUL, raw or escaped, rather than act on a name
+     * other than the one sent. */
+    if (strlen(req->body) != req->body_len || strstr(req->body, "\\u0000")) {
+        cube_http_answer_error(req, 400, "BadRequest", "the body contains a NUL character");
+        return NULL;
+    }
     cJSON *b = cJSON_ParseWithLength(req->body, req->body_len);
     if (cJSON_IsObject(b))
         return b;
     cJSON_Delete(b);
-    char msg[160];
     snprintf(msg, sizeof msg, "expected a JSON object %s", what);
     cube_http_answer_error(req, 400, "BadRequest", msg);
     return NULL;
@@ -158,7 +164,7 @@ static int answer_token_login(cube_req *req, struct cube_auth *a, const char *us
 static int login(void *state, cube_req *req)
 {
     struct cube_auth *a = AUTH_OF(state);
-    cJSON *b = object_body(req, "{username, password}");
+    cJSON *b = auth_json_body(req, "{username, password}");
     if (!b)
         return CUBE_OK;
     const char *name = field(b, "username"), *pw = field(b, "password");

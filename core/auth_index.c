@@ -141,6 +141,16 @@ static int role_locked(struct cube_auth *a, const char *project, const char *use
     return CUBE_ROLE_NONE;
 }
 
+int auth_index_provider(struct cube_auth *a, const char *name, char *out, size_t len)
+{
+    pthread_rwlock_rdlock(&a->mu);
+    const struct auth_user *u = cube_strmap_get(a->users, name);
+    if (u)
+        snprintf(out, len, "%s", u->provider);
+    pthread_rwlock_unlock(&a->mu);
+    return u ? 0 : -1;
+}
+
 int auth_index_role(struct cube_auth *a, const char *project, const char *user)
 {
     pthread_rwlock_rdlock(&a->mu);

@@ -210,12 +210,12 @@ static int list_members(void *state, cube_req *req)
 /* Reads {"user"?, "role"} from the body; answers 400/422 on error. */
 static int member_body(cube_req *req, int need_user, char user[CUBE_USER_MAX], int *role)
 {
-    cJSON *b = cJSON_ParseWithLength(req->body, req->body_len);
+    cJSON *b = auth_json_body(req, "{user, role}");
     const char *u = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "user"));
     const char *r = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "role"));
     int ok = 0;
-    if (!cJSON_IsObject(b))
-        cube_http_answer_error(req, 400, "BadRequest", "expected a JSON object {user, role}");
+    if (!b)
+        ;   /* answered */
     else if (need_user && (!u || strlen(u) >= CUBE_USER_MAX))
         cube_http_answer_error_field(req, 422, "Invalid", "user: required, a user name", "user");
     else if (!(*role = cube_role_parse(r)))

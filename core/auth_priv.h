@@ -87,6 +87,8 @@ void auth_index_project(struct cube_auth *a, const char *name, const cJSON *obj)
 /* Copies the user's flags; 0, or -1 when unknown. */
 int auth_index_get_user(struct cube_auth *a, const char *name, int *admin,
                         int *disabled);
+/* The login method a user belongs to (spec.provider); 0, or -1 unknown. */
+int auth_index_provider(struct cube_auth *a, const char *name, char *out, size_t len);
 /* The user's role in project (CUBE_ROLE_NONE when not a member). */
 int auth_index_role(struct cube_auth *a, const char *project, const char *user);
 /* 1 when the project exists. */
@@ -158,6 +160,9 @@ int auth_normalise_user(const char *in, char out[CUBE_USER_MAX]);
 int auth_routes_register(struct cube_auth *a);
 int auth_members_routes_register(struct cube_auth *a);
 int auth_token_routes_register(struct cube_auth *a);
+/* The body as a JSON object; NULL after answering 400 (malformed, not an
+ * object, or holding a NUL). what describes the expected shape. */
+cJSON *auth_json_body(cube_req *req, const char *what);
 /* Starts a session for user and answers with the login body (status 200)
  * or, when next is not NULL, 303 to next. */
 int auth_answer_login(cube_req *req, const char *user, const char *next);

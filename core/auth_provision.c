@@ -96,6 +96,13 @@ static void grant_projects(struct cube_auth *a, const char *user, const cJSON *p
     }
 }
 
+/* 1 when the existing user belongs to provider. */
+static int same_provider(struct cube_auth *a, const char *user, const char *provider)
+{
+    char have[32];
+    return auth_index_provider(a, user, have, sizeof have) == 0 && strcmp(have, provider) == 0;
+}
+
 int auth_provision(struct cube_auth *a, const char *provider, const char *identity,
                    char user[CUBE_USER_MAX], char *msg, size_t msglen)
 {
@@ -119,6 +126,13 @@ int auth_provision(struct cube_auth *a, const char *provider, const char *identi
             goto done;
     } else if (disabled) {
         snprintf(msg, msglen, "user %s is disabled", user);
+        rc = CUBE_EPERM;
+        goto done;
+    } else if (!same_provider(a, user, provider)) {
+        /* A directory's "admin" is not the local admin: an account answers
+         * only to the login method that created it (an administrator may
+         * change spec.provider to link one). */
+        snprintf(msg, msglen, "user %s signs in with another method, not %s", user, provider);
         rc = CUBE_EPERM;
         goto done;
     } else {

@@ -29,12 +29,7 @@ static int answer_doc(cube_req *req, int status, cJSON *doc)
 
 static cJSON *body_object(cube_req *req)
 {
-    cJSON *b = cJSON_ParseWithLength(req->body, req->body_len);
-    if (cJSON_IsObject(b))
-        return b;
-    cJSON_Delete(b);
-    cube_http_answer_error(req, 400, "BadRequest", "expected a JSON object");
-    return NULL;
+    return auth_json_body(req, "");
 }
 
 static int store_error(cube_req *req, int rc)

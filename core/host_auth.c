@@ -102,7 +102,7 @@ static int auth_complete(cube_req *req, const char *provider, const char *identi
         return CUBE_EINVAL;
     int rc = auth_provision(a, provider, identity, user, msg, sizeof msg);
     if (rc == CUBE_EPERM)
-        return cube_http_answer_error(req, 403, "Forbidden", "this user is disabled"), CUBE_OK;
+        return cube_http_answer_error(req, 403, "Forbidden", msg), CUBE_OK;
     if (rc != CUBE_OK) {
         cube_log(CUBE_LOG_WARN, "auth", "login via %s refused: %s", provider, msg);
         cube_http_answer_error(req, rc == CUBE_EUNAVAIL ? 503 : 401,

@@ -352,6 +352,24 @@ class Providers(unittest.TestCase):
                            {"username": "probe-down", "password": "probe-pass"})
         self.assertEqual(r.status, 503)
 
+    def test_a_provider_cannot_take_over_a_local_account(self):
+        self.c.make_user("probe-local", password="local-password-1")
+        r = self.c.request("POST", "/api/v1/auth/login",
+                           {"username": "probe-local", "password": "probe-pass",
+                            "provider": "probe"})
+        self.assertEqual(r.status, 401, "the directory's probe-local is not the local one")
+        r = self.c.get("/api/v1/auth/probe-sso/login?user=probe-local")
+        self.assertEqual(r.status, 403)
+        self.assertIsNone(r.header("set-cookie"))
+        r = self.c.get("/api/v1/auth/probe-sso/login?user=admin")
+        self.assertEqual(r.status, 403, "nor the local admin")
+
+    def test_nul_in_names_is_refused(self):
+        for body in ('{"username":"admin\\u0000x","password":"%s"}' % ADMIN_PASSWORD,
+                     '{"username":"admin","password":"x\\u0000y"}'):
+            r = self.c.request("POST", "/api/v1/auth/login", body)
+            self.assertEqual(r.status, 400, body)
+
     def test_named_provider_only(self):
         r = self.c.request("POST", "/api/v1/auth/login",
                            {"username": "admin", "password": ADMIN_PASSWORD,
