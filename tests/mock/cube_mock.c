@@ -7,6 +7,7 @@
 #include "cube_mock_priv.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,10 +61,15 @@ static struct {
 static const char *version(void) { return "mock"; }
 static void mfree(void *p) { free(p); }
 
+/* The ABI lets any thread log and count: these two are serialised. */
+static pthread_mutex_t mock_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static void logv(cube_plugin *s, int level, const char *fmt, va_list ap)
 {
     (void)s; (void)level;
+    pthread_mutex_lock(&mock_mu);
     vsnprintf(M.last_log, sizeof M.last_log, fmt, ap);
+    pthread_mutex_unlock(&mock_mu);
 }
 
 static void mlog(cube_plugin *s, int level, const char *fmt, ...)
@@ -299,12 +305,18 @@ static double *series(struct cube_metric *m, const char *const *labels)
     return &m->values[m->n++];
 }
 
-static void metric_add(cube_metric *m, const char *const *l, double v)
-{ double *p = m ? series(m, l) : NULL; if (p) *p += v; }
-static void metric_set(cube_metric *m, const char *const *l, double v)
-{ double *p = m ? series(m, l) : NULL; if (p) *p = v; }
+static void metric_update(cube_metric *m, const char *const *l, double v, int how)
+{
+    pthread_mutex_lock(&mock_mu);
+    double *p = m ? series(m, l) : NULL;
+    if (p)
+        *p = how == 0 ? *p + v : how == 1 ? v : *p + 1;   /* observe counts */
+    pthread_mutex_unlock(&mock_mu);
+}
+static void metric_add(cube_metric *m, const char *const *l, double v) { metric_update(m, l, v, 0); }
+static void metric_set(cube_metric *m, const char *const *l, double v) { metric_update(m, l, v, 1); }
 static void metric_observe(cube_metric *m, const char *const *l, double v)
-{ double *p = m ? series(m, l) : NULL; (void)v; if (p) *p += 1; /* counts */ }
+{ metric_update(m, l, v, 2); }
 
 static void host_init(void)
 {
