@@ -1,0 +1,337 @@
+/* accel_sim.c — the accel-sim plugin: an accelerator vendor ("sim") whose
+ * devices are declared in its config, for tests and demos without
+ * hardware. discover lists them, pin_env names them in a configurable
+ * variable (SIM_VISIBLE_DEVICES=0,1) plus a share variable for fractions
+ * (SIM_DEVICE_SHARE=0.25), usage answers the configured utilisation. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <cube/cube.h>
+
+#define MAX_DEVICES 256
+#define ENV_NAME "^[A-Za-z_][A-Za-z0-9_]*$"
+#define QTY_BYTES "^[0-9]+(\\\\.[0-9]+)?([eE][0-9]+|[KMGTPE]i|[kMGTPE])?$"
+
+static const char SCHEMA[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"resource\":{\"type\":\"string\",\"default\":\"sim.cube.dev/gpu\",\"maxLength\":63,"
+    "\"pattern\":\"^[a-z0-9.-]+/[a-z0-9.-]+$\",\"description\":\"The extended resource served\"},"
+    "\"visible_env\":{\"type\":\"string\",\"default\":\"SIM_VISIBLE_DEVICES\",\"maxLength\":64,"
+    "\"pattern\":\"" ENV_NAME "\",\"description\":\"Variable listing a replica's device ids\"},"
+    "\"share_env\":{\"type\":\"string\",\"default\":\"SIM_DEVICE_SHARE\",\"maxLength\":64,"
+    "\"pattern\":\"" ENV_NAME "\",\"description\":\"Variable holding a fractional share\"},"
+    "\"devices\":{\"type\":\"array\",\"default\":[],\"items\":{\"type\":\"object\","
+    "\"additionalProperties\":false,\"required\":[\"id\"],\"properties\":{"
+    "\"id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,"
+    "\"pattern\":\"^[A-Za-z0-9._:-]+$\"},"
+    "\"model\":{\"type\":\"string\",\"default\":\"sim\",\"minLength\":1,\"maxLength\":63},"
+    "\"memory\":{\"type\":\"string\",\"default\":\"16Gi\",\"pattern\":\"" QTY_BYTES "\"},"
+    "\"numa\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1024,\"default\":0},"
+    "\"domain\":{\"type\":\"string\",\"maxLength\":63},"
+    "\"healthy\":{\"type\":\"boolean\",\"default\":true},"
+    "\"utilization\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"default\":0,"
+    "\"description\":\"What usage reports (0..1)\"},"
+    "\"memory_used\":{\"type\":\"string\",\"default\":\"0\",\"pattern\":\"" QTY_BYTES "\"}"
+    "}}}}}";
+
+struct accel_sim {
+    const struct cube_host *host;
+    cube_plugin *self;
+    char resource[64], visible_env[65], share_env[65];
+    cJSON *devices;          /* the checked device documents (read-only) */
+};
+
+/* Writes "<setting>: <reason>" into err; returns CUBE_EINVAL. */
+CUBE_PRINTF(3, 4)
+static int bad(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return CUBE_EINVAL;
+}
+
+/* Nonzero when s is a variable name ([A-Za-z_][A-Za-z0-9_]*). */
+static int env_name_ok(const char *s)
+{
+    if (!*s || isdigit((unsigned char)*s))
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return 0;
+    return 1;
+}
+
+/* Nonzero when s is a device id ([A-Za-z0-9._:-]+; no commas). */
+static int id_ok(const char *s)
+{
+    if (!*s || strlen(s) > 63)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("._:-", *s))
+            return 0;
+    return 1;
+}
+
+/* Nonzero for a byte quantity: digits, an optional fraction, then an
+ * optional exponent or unit (Ki..Ei, k..E). */
+static int bytes_ok(const char *s)
+{
+    static const char *const UNITS[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
+                                        "k", "M", "G", "T", "P", "E", NULL};
+    if (!s || !isdigit((unsigned char)*s))
+        return 0;
+    while (isdigit((unsigned char)*s))
+        s++;
+    if (*s == '.' && isdigit((unsigned char)s[1]))
+        for (s++; isdigit((unsigned char)*s); s++)
+            ;
+    if ((*s == 'e' || *s == 'E') && isdigit((unsigned char)s[1])) {
+        for (s++; isdigit((unsigned char)*s); s++)
+            ;
+        return *s == '\0';
+    }
+    for (int i = 0; UNITS[i]; i++)
+        if (strcmp(s, UNITS[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Copies string member key of o (def when absent) into out. */
+static int get_str(const cJSON *o, const char *key, const char *def, char *out, size_t cap,
+                   char *err, size_t len)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    const char *v = it ? cJSON_GetStringValue(it) : def;
+    if (!v || strlen(v) >= cap)
+        return bad(err, len, "%s: must be a string of at most %zu bytes", key, cap - 1);
+    memcpy(out, v, strlen(v) + 1);
+    return CUBE_OK;
+}
+
+/* Adds member key to d when absent (its default). */
+static void fill(cJSON *d, const char *key, cJSON *def)
+{
+    if (!cJSON_HasObjectItem(d, key))
+        cJSON_AddItemToObject(d, key, def);
+    else
+        cJSON_Delete(def);
+}
+
+/* Checks device i (defaults filled in); ids must be unique. */
+static int check_device(cJSON *d, int i, const cJSON *all, char *err, size_t len)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
+    if (!cJSON_IsObject(d) || !cJSON_IsString(id) || !id_ok(id->valuestring))
+        return bad(err, len, "devices[%d].id: must be letters, digits, '.', '_', ':' or '-'", i);
+    for (int j = 0; j < i; j++)
+        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(all, j), "id")),
+                   id->valuestring) == 0)
+            return bad(err, len, "devices[%d].id: \"%s\" is also devices[%d]'s", i,
+                       id->valuestring, j);
+    fill(d, "model", cJSON_CreateString("sim"));
+    fill(d, "memory", cJSON_CreateString("16Gi"));
+    fill(d, "numa", cJSON_CreateNumber(0));
+    fill(d, "healthy", cJSON_CreateTrue());
+    fill(d, "utilization", cJSON_CreateNumber(0));
+    fill(d, "memory_used", cJSON_CreateString("0"));
+    const cJSON *u = cJSON_GetObjectItem(d, "utilization");
+    const cJSON *numa = cJSON_GetObjectItem(d, "numa");
+    const cJSON *dom = cJSON_GetObjectItem(d, "domain");
+    if (!cJSON_IsString(cJSON_GetObjectItem(d, "model")) ||
+        !cJSON_IsString(cJSON_GetObjectItem(d, "memory")) ||
+        !cJSON_IsString(cJSON_GetObjectItem(d, "memory_used")))
+        return bad(err, len, "devices[%d]: model, memory and memory_used must be strings", i);
+    if (!bytes_ok(cJSON_GetStringValue(cJSON_GetObjectItem(d, "memory"))))
+        return bad(err, len, "devices[%d].memory: must be a byte quantity such as 80Gi", i);
+    if (!bytes_ok(cJSON_GetStringValue(cJSON_GetObjectItem(d, "memory_used"))))
+        return bad(err, len, "devices[%d].memory_used: must be a byte quantity", i);
+    if (!cJSON_IsNumber(numa) || numa->valuedouble < 0 || numa->valuedouble > 1024)
+        return bad(err, len, "devices[%d].numa: must be an integer from 0 to 1024", i);
+    if (!cJSON_IsNumber(u) || u->valuedouble < 0 || u->valuedouble > 1)
+        return bad(err, len, "devices[%d].utilization: must be a number from 0 to 1", i);
+    if (!cJSON_IsBool(cJSON_GetObjectItem(d, "healthy")))
+        return bad(err, len, "devices[%d].healthy: must be true or false", i);
+    if (dom && !cJSON_IsString(dom))
+        return bad(err, len, "devices[%d].domain: must be a string", i);
+    return CUBE_OK;
+}
+
+/* Reads and checks the config into a (defaults applied here too). */
+static int read_config(struct accel_sim *a, const char *json, char *err, size_t len)
+{
+    cJSON *root = cJSON_Parse(json ? json : "{}");
+    int rc = cJSON_IsObject(root) ? CUBE_OK : bad(err, len, "config: must be an object");
+    if (!rc)
+        rc = get_str(root, "resource", "sim.cube.dev/gpu", a->resource, sizeof a->resource,
+                     err, len);
+    if (!rc && (!strchr(a->resource, '/') || a->resource[0] == '/'))
+        rc = bad(err, len, "resource: must look like vendor.com/device");
+    if (!rc)
+        rc = get_str(root, "visible_env", "SIM_VISIBLE_DEVICES", a->visible_env,
+                     sizeof a->visible_env, err, len);
+    if (!rc)
+        rc = get_str(root, "share_env", "SIM_DEVICE_SHARE", a->share_env, sizeof a->share_env,
+                     err, len);
+    if (!rc && !env_name_ok(a->visible_env))
+        rc = bad(err, len, "visible_env: must be a variable name");
+    if (!rc && !env_name_ok(a->share_env))
+        rc = bad(err, len, "share_env: must be a variable name");
+    cJSON *devs = cJSON_DetachItemFromObjectCaseSensitive(root, "devices");
+    if (!rc && devs && (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) > MAX_DEVICES))
+        rc = bad(err, len, "devices: must be an array of at most %d devices", MAX_DEVICES);
+    for (int i = 0; !rc && i < cJSON_GetArraySize(devs); i++)
+        rc = check_device(cJSON_GetArrayItem(devs, i), i, devs, err, len);
+    a->devices = rc ? NULL : devs ? devs : cJSON_CreateArray();
+    if (rc)
+        cJSON_Delete(devs);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* The configured device with this id, or NULL. */
+static const cJSON *find(const struct accel_sim *a, const char *id)
+{
+    const cJSON *d;
+    cJSON_ArrayForEach(d, a->devices)
+        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(d, "id")), id) == 0)
+            return d;
+    return NULL;
+}
+
+/* Answers a malloc()ed copy of text in *out. */
+static int answer(cJSON *doc, char **out)
+{
+    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON_Delete(doc);
+    *out = text ? strdup(text) : NULL;
+    cJSON_free(text);
+    return *out ? CUBE_OK : CUBE_ENOMEM;
+}
+
+static int sim_discover(void *state, char **devices_json)
+{
+    struct accel_sim *a = state;
+    cJSON *list = cJSON_CreateArray();
+    const cJSON *d;
+    static const char *const KEYS[] = {"id", "model", "memory", "numa", "domain", "healthy", NULL};
+    cJSON_ArrayForEach(d, a->devices) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(list, o);
+        for (int k = 0; KEYS[k]; k++)
+            if (cJSON_HasObjectItem(d, KEYS[k]))
+                cJSON_AddItemToObject(o, KEYS[k], cJSON_Duplicate(cJSON_GetObjectItem(d, KEYS[k]), 1));
+        cJSON_AddStringToObject(o, "resource", a->resource);
+    }
+    return answer(list, devices_json);
+}
+
+static int sim_pin_env(void *state, const char *ids_json, double share, char **env_json)
+{
+    struct accel_sim *a = state;
+    cJSON *ids = cJSON_Parse(ids_json ? ids_json : ""), *id;
+    char list[4096] = "";
+    size_t o = 0;
+    int n = cJSON_GetArraySize(ids), rc = cJSON_IsArray(ids) && n > 0 ? CUBE_OK : CUBE_EINVAL;
+    if (rc == CUBE_OK && (!(share > 0 && share <= 1) || (share < 1 && n != 1)))
+        rc = CUBE_EINVAL;  /* a fraction is of exactly one device */
+    cJSON *each = rc ? NULL : ids;
+    cJSON_ArrayForEach(id, each) {
+        const char *s = cJSON_GetStringValue(id);
+        int w = s && find(a, s) ? snprintf(list + o, sizeof list - o, "%s%s", o ? "," : "", s) : -1;
+        if (w < 0 || (size_t)w >= sizeof list - o) {
+            a->host->log(a->self, CUBE_LOG_WARN, "pin_env: unknown device id in %.200s", ids_json);
+            rc = CUBE_EINVAL;
+            break;
+        }
+        o += (size_t)w;
+    }
+    cJSON_Delete(ids);
+    if (rc != CUBE_OK)
+        return rc;
+    cJSON *env = cJSON_CreateObject();
+    cJSON_AddStringToObject(env, a->visible_env, list);
+    if (share < 1) {
+        char frac[32];
+        snprintf(frac, sizeof frac, "%g", share);
+        cJSON_AddStringToObject(env, a->share_env, frac);
+    }
+    return answer(env, env_json);
+}
+
+static int sim_usage(void *state, char **usage_json)
+{
+    struct accel_sim *a = state;
+    cJSON *list = cJSON_CreateArray();
+    const cJSON *d;
+    cJSON_ArrayForEach(d, a->devices) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(list, o);
+        cJSON_AddStringToObject(o, "id", cJSON_GetStringValue(cJSON_GetObjectItem(d, "id")));
+        cJSON_AddNumberToObject(o, "utilization",
+                                cJSON_GetNumberValue(cJSON_GetObjectItem(d, "utilization")));
+        cJSON_AddStringToObject(o, "memoryUsed",
+                                cJSON_GetStringValue(cJSON_GetObjectItem(d, "memory_used")));
+    }
+    return answer(list, usage_json);
+}
+
+static void accel_sim_free(struct accel_sim *a)
+{
+    cJSON_Delete(a->devices);
+    free(a);
+}
+
+static int accel_sim_init(const struct cube_host *host, cube_plugin *self, void **state)
+{
+    struct accel_sim *a = calloc(1, sizeof *a);
+    char err[256], *json = a ? host->config_json(self) : NULL;
+    if (!a || !json) {
+        free(a);
+        host->set_error(self, "out of memory");
+        return CUBE_ENOMEM;
+    }
+    a->host = host;
+    a->self = self;
+    int rc = read_config(a, json, err, sizeof err);
+    host->free(json);
+    if (rc == CUBE_OK && !CUBE_HOST_HAS(host, register_accel)) {
+        snprintf(err, sizeof err, "this host lacks the ABI 1.3 accelerator slots");
+        rc = CUBE_EVERSION;
+    }
+    const struct cube_accel_desc desc = {
+        .size = sizeof desc, .name = "sim", .resource = a->resource,
+        .discover = sim_discover, .pin_env = sim_pin_env, .usage = sim_usage,
+    };
+    if (rc == CUBE_OK && (rc = host->register_accel(self, &desc)) != CUBE_OK)
+        snprintf(err, sizeof err, "register_accel failed (%d): see the log", rc);
+    if (rc != CUBE_OK) {
+        host->set_error(self, "%s", err);
+        accel_sim_free(a);
+        return rc;
+    }
+    *state = a;
+    host->log(self, CUBE_LOG_INFO, "%d simulated %s devices", cJSON_GetArraySize(a->devices),
+              a->resource);
+    return CUBE_OK;
+}
+
+static void accel_sim_fini(void *state)
+{
+    accel_sim_free(state);
+}
+
+CUBE_PLUGIN_DEFINE(accel_sim,
+    .name = "accel-sim",
+    .version = "1.0.0",
+    .vendor = "Cube",
+    .license = "Apache-2.0",
+    .description = "Simulated accelerator devices declared in the config (vendor \"sim\")",
+    .config_schema = SCHEMA,
+    .init = accel_sim_init,
+    .fini = accel_sim_fini)

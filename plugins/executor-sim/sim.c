@@ -1,0 +1,170 @@
+/* sim.c — the executor-sim plugin: its descriptor and config schema, init
+ * (config, executor, routes, the tick timer), start (advertises every node,
+ * timed) and fini. See sim.h for the other files. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim.h"
+
+#define QTY_CPU "^[0-9]+(\\\\.[0-9]+)?m?$"
+#define QTY_BYTES "^[0-9]+(\\\\.[0-9]+)?([eE][0-9]+|[KMGTPE]i|[kMGTPE])?$"
+
+static const char SCHEMA[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"pool\":{\"type\":\"string\",\"default\":\"sim\",\"maxLength\":63,"
+    "\"pattern\":\"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\","
+    "\"description\":\"Pool the simulated nodes belong to\"},"
+    "\"run_seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":31536000,\"default\":60,"
+    "\"description\":\"Simulated run time of a replica (annotation sim.cube.dev/run-seconds "
+    "or env SIM_RUN_SECONDS override it)\"},"
+    "\"time_scale\":{\"type\":\"number\",\"minimum\":0.001,\"maximum\":1000000,\"default\":1,"
+    "\"description\":\"Simulated seconds per real second (1: real time)\"},"
+    "\"tick_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000,\"default\":100,"
+    "\"description\":\"How often ended replicas are reported\"},"
+    "\"admin_routes\":{\"type\":\"boolean\",\"default\":true,"
+    "\"description\":\"Serve GET /api/v1/sim and POST/DELETE /api/v1/sim/nodes (admin)\"},"
+    "\"node_groups\":{\"type\":\"array\",\"description\":\"Groups of identical nodes\","
+    "\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"required\":[\"prefix\",\"count\"],\"properties\":{"
+    "\"prefix\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":58,"
+    "\"pattern\":\"^[a-z0-9][-a-z0-9]*$\",\"description\":\"Node names: <prefix><index>\"},"
+    "\"count\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000},"
+    "\"cpu\":{\"type\":\"string\",\"default\":\"8\",\"pattern\":\"" QTY_CPU "\"},"
+    "\"memory\":{\"type\":\"string\",\"default\":\"32Gi\",\"pattern\":\"" QTY_BYTES "\"},"
+    "\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
+    "\"devices\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"resource\":{\"type\":\"string\",\"default\":\"nvidia.com/gpu\",\"maxLength\":63},"
+    "\"count\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1024,\"default\":0},"
+    "\"model\":{\"type\":\"string\",\"default\":\"sim\",\"minLength\":1,\"maxLength\":63},"
+    "\"memory\":{\"type\":\"string\",\"default\":\"80Gi\",\"pattern\":\"" QTY_BYTES "\"},"
+    "\"domains\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1024,\"default\":1,"
+    "\"description\":\"Interconnect domains the devices are split into evenly\"},"
+    "\"numa\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1024,\"default\":1,"
+    "\"description\":\"NUMA nodes the devices are split into evenly\"}}}}}}}}";
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Checks the host has the ABI 1.3 executor slots. */
+static int host_ok(const struct cube_host *h)
+{
+    return CUBE_HOST_HAS(h, register_executor) && CUBE_HOST_HAS(h, node_set) &&
+           CUBE_HOST_HAS(h, node_remove) && CUBE_HOST_HAS(h, replica_exited);
+}
+
+static void sim_free(struct sim *s)
+{
+    sim_run_free(s);
+    sim_map_free(&s->nodes);
+    sim_conf_free(&s->conf);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+/* Reads the config and registers the executor and routes. */
+static int setup(struct sim *s)
+{
+    const struct cube_host *h = s->host;
+    char err[256], *json = h->config_json(s->self);
+    int rc = sim_conf_parse(&s->conf, json, err, sizeof err);
+    h->free(json);
+    if (rc != CUBE_OK) {
+        h->set_error(s->self, "%s", err);
+        return rc;
+    }
+    const struct cube_executor_desc exec = {
+        .size = sizeof exec, .name = "sim", .start = sim_start, .stop = sim_stop,
+        .adopt = sim_adopt,
+    };
+    if ((rc = h->register_executor(s->self, &exec)) != CUBE_OK) {
+        h->set_error(s->self, "register_executor failed (%d): see the log", rc);
+        return rc;
+    }
+    if (s->conf.admin_routes && (rc = sim_routes_register(s)) != CUBE_OK) {
+        h->set_error(s->self, "cannot register the admin routes (see the log)");
+        return rc;
+    }
+    return CUBE_OK;
+}
+
+static int sim_init(const struct cube_host *host, cube_plugin *self, void **state)
+{
+    if (!host_ok(host)) {
+        host->set_error(self, "this host lacks the ABI 1.3 executor slots");
+        return CUBE_EVERSION;
+    }
+    struct sim *s = calloc(1, sizeof *s);
+    if (!s) {
+        host->set_error(self, "out of memory");
+        return CUBE_ENOMEM;
+    }
+    s->host = host;
+    s->self = self;
+    s->now_ms = sim_wall_ms;
+    snprintf(s->boot, sizeof s->boot, "%" PRIx64, sim_wall_ms());
+    pthread_mutex_init(&s->mu, NULL);
+    int rc = setup(s);
+    if (rc == CUBE_OK) {
+        *state = s;
+        s->tick = host->timer_add(self, (uint64_t)s->conf.tick_ms, (uint64_t)s->conf.tick_ms,
+                                  sim_tick, s);
+        if (!s->tick) {
+            host->set_error(self, "cannot add the tick timer");
+            rc = CUBE_ENOMEM;
+        }
+    }
+    if (rc != CUBE_OK) {
+        *state = NULL;
+        sim_free(s);
+        return rc;
+    }
+    int nodes = 0;
+    for (int i = 0; i < s->conf.n_groups; i++)
+        nodes += s->conf.groups[i].count;
+    host->log(self, CUBE_LOG_INFO, "pool %s: %d nodes in %d groups, run_seconds %g, "
+              "time_scale %g", s->conf.pool, nodes, s->conf.n_groups, s->conf.run_seconds,
+              s->conf.time_scale);
+    return CUBE_OK;
+}
+
+/* Advertises every configured node (once all plugins are initialised). */
+static int sim_start_plugin(void *state)
+{
+    struct sim *s = state;
+    char err[256];
+    double t0 = mono_ms();
+    for (int i = 0; i < s->conf.n_groups; i++) {
+        int rc = sim_nodes_add_group(s, &s->conf.groups[i], err, sizeof err);
+        if (rc != CUBE_OK) {
+            s->host->set_error(s->self, "node_groups[%d]: %s", i, err);
+            return rc;
+        }
+    }
+    s->advertise_ms = mono_ms() - t0;
+    s->host->log(s->self, CUBE_LOG_INFO, "advertised %zu nodes in %.1f ms", s->nodes.n,
+                 s->advertise_ms);
+    return CUBE_OK;
+}
+
+static void sim_fini(void *state)
+{
+    sim_free(state);
+}
+
+CUBE_PLUGIN_DEFINE(executor_sim,
+    .name = "executor-sim",
+    .version = "1.0.0",
+    .vendor = "Cube",
+    .license = "Apache-2.0",
+    .description = "Simulated nodes and replicas for tests and benchmarks (executor \"sim\")",
+    .config_schema = SCHEMA,
+    .init = sim_init,
+    .start = sim_start_plugin,
+    .fini = sim_fini)
