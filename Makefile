@@ -38,6 +38,7 @@ bench:
 	@scripts/install-deps.sh all
 	bash tests/bench/http.sh
 	bash tests/bench/auth.sh
+	bash tests/bench/sched.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -61,7 +61,8 @@ void sp_memo_clear(struct cube_sched_policy *p)
 /* The job of j's shape that found no room this cycle, or NULL. */
 static struct sp_job *memo_get(struct cube_sched_policy *p, const struct sp_job *j)
 {
-    for (size_t i = j->shape & (p->memo_cap - 1); p->memo_cap; i = (i + 1) & (p->memo_cap - 1)) {
+    size_t mask = p->memo_cap - 1;
+    for (size_t i = j->shape & mask; p->memo_cap; i = (i + 1) & mask) {
         struct sp_memo_slot *s = &p->memo[i];
         if (s->gen != p->memo_gen)
             return NULL;
@@ -282,10 +283,7 @@ static int admission_out(struct cube_sched_policy *p, const struct sp_job *j)
 static int admit(struct cube_sched_policy *p, struct sp_job *j)
 {
     struct sp_pool *pool = j->pq->pool;
-    if (j->n_resv) {
-        sp_resv_drop(j);
-        sp_memo_clear(p);
-    }
+    sp_resv_drop(p, j);
     if (pool->head == j) {
         pool->head = NULL;
         pool->head_decided = false;
@@ -303,7 +301,7 @@ static void wait_why(struct sp_job *j, int why)
     j->reason.why = (uint8_t)why;
 }
 
-/* CUBE_OK when j's project has quota for it; else sets the reason. */
+/* 1 when j's project has quota for it; else sets the reason. */
 static bool quota_fits(struct sp_job *j)
 {
     const struct sp_pq *pq = j->pq;
@@ -322,6 +320,25 @@ static bool quota_fits(struct sp_job *j)
     return true;
 }
 
+/* j is over its project's max: it waits for its victims, or may preempt
+ * lower-priority work of its project; it holds no other reservation. */
+static int quota_blocked(struct cube_sched_policy *p, struct sp_job *j)
+{
+    struct sp_pool *pool = j->pq->pool;
+    if (j->n_victims) {
+        wait_why(j, W_PREEMPTING);
+        return 0;
+    }
+    if (j->n_resv && pool->head != j)
+        sp_resv_drop(p, j);
+    if (!pool->preempt_budget || !sp_may_preempt(j, true))
+        return 0;
+    int rc = sp_preempt(p, j, true);
+    if (rc == 1)
+        wait_why(j, W_PREEMPTING);
+    return rc < 0 ? -1 : 0;
+}
+
 /* j found no room: it may become the pool's head and reserve. */
 static int try_head(struct cube_sched_policy *p, struct sp_job *j)
 {
@@ -334,9 +351,8 @@ static int try_head(struct cube_sched_policy *p, struct sp_job *j)
         return 0;
     pool->head_tries++;
     if (pool->head && pool->head != j) {
-        sp_resv_drop(pool->head);
+        sp_resv_drop(p, pool->head);
         pool->head = NULL;
-        sp_memo_clear(p);
     }
     int rc = sp_resv_head(p, j);
     if (rc == 1) {
@@ -356,12 +372,8 @@ static int try_admit(struct cube_sched_policy *p, struct sp_job *j)
         wait_why(j, W_NO_NODES);
         return 0;
     }
-    if (!quota_fits(j)) {
-        if (j->n_victims == 0 && pool->preempt_budget && sp_may_preempt(j, true) &&
-            sp_preempt(p, j, true) == 1)
-            wait_why(j, W_PREEMPTING);
-        return 0;
-    }
+    if (!quota_fits(j))
+        return quota_blocked(p, j);
     bool owner = j->n_resv > 0;
     if (!owner && (rep = memo_get(p, j))) {
         j->reason = rep->reason;
@@ -377,10 +389,8 @@ static int try_admit(struct cube_sched_policy *p, struct sp_job *j)
         wait_why(j, W_PREEMPTING);
         return 0;
     }
-    if (owner && pool->head != j) {         /* victims gone, still no room */
-        sp_resv_drop(j);
-        sp_memo_clear(p);
-    }
+    if (owner && pool->head != j)           /* victims gone, still no room */
+        sp_resv_drop(p, j);
     if (j->reason.why == W_NEVER)
         return 0;
     if (pool->preempt_budget && sp_may_preempt(j, false)) {
@@ -423,7 +433,7 @@ static int cycle_pool(struct cube_sched_policy *p, struct sp_pool *pool)
 {
     int rc = 0;
     pool->preempt_budget = CUBE_SP_PREEMPT_PER_CYCLE;
-    pool->rank = pool->head_tries = 0;
+    pool->rank = pool->drop_rank = pool->head_tries = 0;
     pool->head_decided = false;
     sp_memo_clear(p);
     for (size_t i = 0; i < pool->n_pqs; i++)
@@ -449,7 +459,7 @@ static int cycle_pool(struct cube_sched_policy *p, struct sp_pool *pool)
         }
     }
     if (!pool->head_decided && pool->head) {   /* nobody blocked: no head */
-        sp_resv_drop(pool->head);
+        sp_resv_drop(p, pool->head);
         pool->head = NULL;
     }
     return rc;

@@ -1,15 +1,22 @@
 /* sched_index.c — the node index of the policy engine. Each class keeps
- * its nodes in buckets by free whole devices of its primary resource, and
- * nodes with a partly used device also in buckets by the largest share
- * left on one. A search walks buckets from the tightest fit up, so it
- * bin-packs and looks at few nodes; each bucket keeps upper bounds of its
- * nodes' free cpu and memory to skip it whole. */
+ * its nodes in buckets by free whole devices of its primary resource and,
+ * within those, by the bit length of their free cpu; nodes with a partly
+ * used device are also in buckets by the largest share left on one. A
+ * search walks buckets from the tightest fit up (devices, then cpu), so it
+ * bin-packs and skips nodes that cannot fit; each bucket keeps upper
+ * bounds of its nodes' free cpu and memory to skip it whole. */
 #include "sched_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define SP_TOPO_PATIENCE 64   /* nodes looked at for a better topology */
+
+int sp_cpu_level(int64_t milli)
+{
+    int l = milli > 0 ? 64 - __builtin_clzll((uint64_t)milli) : 0;
+    return l < SP_NLEVEL ? l : SP_NLEVEL - 1;
+}
 
 unsigned sp_node_free_primary(const struct sp_node *n)
 {
@@ -37,8 +44,9 @@ static int frac_key(const struct sp_node *n)
     return best < 0 ? -1 : best * SP_NFRAC / 1000;
 }
 
-static void unlink_b(struct sp_node *n, struct sp_bucket *b)
+static void unlink_b(struct sp_node *n)
 {
+    struct sp_bucket *b = &n->cls->whole[n->bkey][n->ckey];
     if (n->bprev)
         n->bprev->bnext = n->bnext;
     else
@@ -46,6 +54,8 @@ static void unlink_b(struct sp_node *n, struct sp_bucket *b)
     if (n->bnext)
         n->bnext->bprev = n->bprev;
     n->bprev = n->bnext = NULL;
+    if (!b->head)
+        n->cls->levels[n->bkey] &= ~(UINT32_C(1) << n->ckey);
 }
 
 static void unlink_f(struct sp_node *n, struct sp_bucket *b)
@@ -62,10 +72,10 @@ static void unlink_f(struct sp_node *n, struct sp_bucket *b)
 void sp_index_remove(struct sp_node *n)
 {
     if (n->bkey >= 0)
-        unlink_b(n, &n->cls->whole[n->bkey]);
+        unlink_b(n);
     if (n->fkey >= 0)
         unlink_f(n, &n->cls->frac[n->fkey]);
-    n->bkey = n->fkey = -1;
+    n->bkey = n->ckey = n->fkey = -1;
 }
 
 /* Raises a bucket's bounds to cover n. */
@@ -84,17 +94,20 @@ void sp_index_update(struct sp_node *n)
     if (!n->cls)
         return;
     int bk = (int)sp_node_free_primary(n), fk = frac_key(n);
-    if (bk != n->bkey) {
+    int ck = sp_cpu_level(n->cap.v[CUBE_SP_CPU] - n->used.v[CUBE_SP_CPU]);
+    if (bk != n->bkey || ck != n->ckey) {
         if (n->bkey >= 0)
-            unlink_b(n, &n->cls->whole[n->bkey]);
-        struct sp_bucket *b = &n->cls->whole[bk];
+            unlink_b(n);
+        struct sp_bucket *b = &n->cls->whole[bk][ck];
         n->bnext = b->head;
         if (b->head)
             b->head->bprev = n;
         b->head = n;
         n->bkey = bk;
+        n->ckey = ck;
+        n->cls->levels[bk] |= UINT32_C(1) << ck;
     }
-    bound(&n->cls->whole[bk], n);
+    bound(&n->cls->whole[bk][ck], n);
     if (fk != n->fkey) {
         if (n->fkey >= 0)
             unlink_f(n, &n->cls->frac[n->fkey]);
@@ -191,16 +204,21 @@ struct sp_node *sp_find_node(struct cube_sched_policy *p, struct sp_job *j,
                 (n = scan(&s, &p->cls_v[i]->frac[f], false, pick)))
                 return n;
         }
+    int lmin = sp_cpu_level(j->req.v[CUBE_SP_CPU]);   /* fewer bits: too little */
+    uint32_t lmask = ~((UINT32_C(1) << lmin) - 1);
     for (int b = 0; b < SP_NBUCKET; b++)
         for (size_t i = 0; i < nc; i++) {
             int32_t ask = primary_ask(j, p->cls_v[i]);
             int start = ask >= 1000 ? ask / 1000 : ask > 0;
-            if (b >= start && p->cls_v[i]->whole[b].head &&
-                (n = scan(&s, &p->cls_v[i]->whole[b], true, pick)))
-                return n;
+            if (b < start)
+                continue;
+            for (uint32_t m = p->cls_v[i]->levels[b] & lmask; m; m &= m - 1)
+                if ((n = scan(&s, &p->cls_v[i]->whole[b][__builtin_ctz(m)], true, pick)))
+                    return n;
             if (s.fallback && s.after > SP_TOPO_PATIENCE)
-                break;
+                goto done;
         }
+done:
     if (s.fallback)
         *pick = s.fpick;
     return s.fallback;

@@ -202,30 +202,32 @@ static int fit_check(struct cube_sched_policy *p, const struct sp_job *j)
     struct sp_pool *pool = j->pq->pool;
     sp_res most = {{0}};
     bool matched = false;
-    if (!pool->n_nodes)
+    if (!pool->n_nodes || sp_pool_could_hold(j))
         return CUBE_OK;
     int miss = sp_selector_missing(j);
     if (miss >= 0)
         return sp_fail(p, CUBE_ETOOBIG, "job %s: no node of pool %s has label %s=%s",
                        j->id, pool->name, p->str[j->sel[miss].key],
                        p->str[j->sel[miss].value]);
-    for (const struct sp_class *c = pool->classes; c; c = c->next) {
-        if (!c->n_nodes || !sp_class_match(c, j))
-            continue;
-        matched = true;
-        bool all = true;
-        for (int r = 0; r < CUBE_SP_NRES; r++) {
-            int64_t need = j->req.v[r] > 0 && j->req.v[r] < 1000 && r >= 2 ? 1000 : j->req.v[r];
-            all = all && need <= c->max_cap.v[r];
-            if (c->max_cap.v[r] > most.v[r])
-                most.v[r] = c->max_cap.v[r];
+    for (const struct sp_class *c = pool->classes; c; c = c->next)
+        if (c->n_nodes && sp_class_match(c, j)) {
+            matched = true;
+            for (int r = 0; r < CUBE_SP_NRES; r++)
+                most.v[r] = c->max_cap.v[r] > most.v[r] ? c->max_cap.v[r] : most.v[r];
         }
-        if (all)
-            return CUBE_OK;
+    for (unsigned i = 0; !matched && i < j->n_ext; i++) {
+        struct sp_job one = *j;      /* which request no class serves */
+        one.ext[0] = j->ext[i];
+        one.n_ext = 1;
+        bool any = false;
+        for (const struct sp_class *c = pool->classes; c && !any; c = c->next)
+            any = c->n_nodes && sp_class_match(c, &one);
+        if (!any)
+            return sp_fail(p, CUBE_ETOOBIG, "job %s: no node of pool %s has %s%s%s", j->id,
+                           pool->name, p->res_name[j->ext[i].res],
+                           j->ext[i].model ? " of model " : " devices",
+                           j->ext[i].model ? p->str[j->ext[i].model] : "");
     }
-    if (!matched)
-        return sp_fail(p, CUBE_ETOOBIG, "job %s: no node of pool %s has the device "
-                       "models it asks for", j->id, pool->name);
     for (int r = 0; r < p->n_res; r++) {
         char need[32], have[32];
         if (j->req.v[r] <= most.v[r] || (r >= 2 && j->req.v[r] < 1000 && most.v[r] >= 1000))
@@ -286,7 +288,7 @@ int cube_sp_cancel(struct cube_sched_policy *p, const char *id)
         return sp_fail(p, CUBE_ENOTFOUND, "unknown job \"%s\"", id ? id : "");
     if (j->state != SP_PENDING)
         return sp_fail(p, CUBE_ESTATE, "job %s is running: release it", id);
-    sp_resv_drop(j);
+    sp_resv_drop(p, j);
     sp_victims_forget(j);
     if (j->pq->pool->head == j)
         j->pq->pool->head = NULL;

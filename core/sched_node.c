@@ -101,66 +101,7 @@ void sp_job_unapply(struct sp_job *j)
         }
 }
 
-/* -- matching ------------------------------------------------------------- */
-
-bool sp_class_match(const struct sp_class *c, const struct sp_job *j)
-{
-    for (unsigned i = 0; i < j->n_ext; i++) {
-        bool ok = false;
-        for (size_t k = 0; k < c->n_pairs && !ok; k++)
-            ok = c->pairs[2 * k] == j->ext[i].res &&
-                 (!j->ext[i].model || c->pairs[2 * k + 1] == j->ext[i].model);
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
-bool sp_labels_match(const struct sp_node *n, const struct sp_job *j)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < j->n_sel; i++) {
-        while (k < n->n_labels && n->labels[k].key < j->sel[i].key)
-            k++;
-        if (k == n->n_labels || n->labels[k].key != j->sel[i].key ||
-            n->labels[k].value != j->sel[i].value)
-            return false;
-    }
-    return true;
-}
-
-bool sp_node_could_hold(const struct sp_node *n, const struct sp_job *j)
-{
-    if (n->cap.v[CUBE_SP_CPU] < j->req.v[CUBE_SP_CPU] ||
-        n->cap.v[CUBE_SP_MEMORY] < j->req.v[CUBE_SP_MEMORY] || !sp_labels_match(n, j))
-        return false;
-    for (unsigned i = 0; i < j->n_ext; i++) {
-        const struct sp_ereq *e = &j->ext[i];
-        int have = 0, need = e->milli >= 1000 ? e->milli / 1000 : 1;
-        for (unsigned d = 0; d < n->n_dev; d++)
-            have += n->devs[d].healthy && n->devs[d].res == e->res &&
-                    (!e->model || n->devs[d].model == e->model);
-        if (have < need)
-            return false;
-    }
-    return true;
-}
-
-bool sp_pool_could_hold(const struct sp_job *j)
-{
-    if (sp_selector_missing(j) >= 0)
-        return false;
-    for (const struct sp_class *c = j->pq->pool->classes; c; c = c->next) {
-        bool all = c->n_nodes && sp_class_match(c, j);
-        for (int r = 0; r < CUBE_SP_NRES && all; r++) {
-            int64_t need = r >= 2 && j->req.v[r] > 0 && j->req.v[r] < 1000 ? 1000 : j->req.v[r];
-            all = need <= c->max_cap.v[r];
-        }
-        if (all)
-            return true;
-    }
-    return false;
-}
+/* -- labels --------------------------------------------------------------- */
 
 static void label_key(const struct sp_kv *kv, char *buf, size_t len)
 {
@@ -172,7 +113,7 @@ int sp_selector_missing(const struct sp_job *j)
     char key[32];
     for (size_t i = 0; i < j->n_sel; i++) {
         label_key(&j->sel[i], key, sizeof key);
-        if (!cube_strmap_get(j->pq->pool->labels, key))
+        if (!j->pq->pool->labels || !cube_strmap_get(j->pq->pool->labels, key))
             return (int)i;
     }
     return -1;
@@ -253,7 +194,7 @@ static int node_build(struct cube_sched_policy *p, const struct cube_sp_node *s,
         qsort(n->labels, n->n_labels, sizeof *n->labels, cmp_kv);
     n->cap.v[CUBE_SP_CPU] = s->cpu_milli;
     n->cap.v[CUBE_SP_MEMORY] = s->memory;
-    n->bkey = n->fkey = -1;
+    n->bkey = n->ckey = n->fkey = -1;
     n->epoch = 1;
     if ((rc = node_devices(p, s, n)) < 0)
         goto fail;
@@ -275,7 +216,8 @@ static struct sp_class *class_get(struct sp_pool *pool, const struct sp_node *n)
     for (unsigned i = 0; i < n->n_dev; i++) {
         size_t k = 0;
         counts[n->devs[i].res]++;
-        while (k < np && (pairs[2 * k] != n->devs[i].res || pairs[2 * k + 1] != n->devs[i].model))
+        while (k < np &&
+               (pairs[2 * k] != n->devs[i].res || pairs[2 * k + 1] != n->devs[i].model))
             k++;
         if (k == np) {
             pairs[2 * np] = n->devs[i].res;
@@ -307,32 +249,35 @@ static struct sp_class *class_get(struct sp_pool *pool, const struct sp_node *n)
         at = &(*at)->next;   /* device-less classes first, others in order */
     c->next = *at;
     *at = c;
-    for (int b = 0; b < SP_NBUCKET; b++)
-        c->whole[b].bound_cpu = c->whole[b].bound_mem = 0;
     return c;
 }
 
-/* Counts n's labels in its pool (delta +1 or -1). */
-static int labels_count(struct sp_pool *pool, const struct sp_node *n, int delta)
+/* Counts n's first k labels in its pool (delta +1 or -1); returns how
+ * many it counted (fewer when out of memory). */
+static size_t labels_count(struct sp_pool *pool, const struct sp_node *n, int delta,
+                           size_t k)
 {
     char key[32];
-    for (size_t i = 0; i < n->n_labels; i++) {
+    for (size_t i = 0; i < k; i++) {
         label_key(&n->labels[i], key, sizeof key);
         intptr_t c = (intptr_t)cube_strmap_get(pool->labels, key) + delta;
         if (c <= 0)
             cube_strmap_del(pool->labels, key);
         else if (cube_strmap_put(pool->labels, key, (void *)c, NULL) < 0)
-            return -1;
+            return i;
     }
-    return 0;
+    return k;
 }
 
 static int node_attach(struct sp_pool *pool, struct sp_node *n)
 {
     if (!pool->labels && !(pool->labels = cube_strmap_new()))
         return -1;
-    if (!(n->cls = class_get(pool, n)) || labels_count(pool, n, 1) < 0)
+    size_t counted = labels_count(pool, n, 1, n->n_labels);
+    if (counted < n->n_labels || !(n->cls = class_get(pool, n))) {
+        labels_count(pool, n, -1, counted);
         return -1;
+    }
     n->pool = pool;
     n->cls->n_nodes++;
     for (int r = 0; r < CUBE_SP_NRES; r++) {
@@ -348,7 +293,7 @@ static int node_attach(struct sp_pool *pool, struct sp_node *n)
 static void node_detach(struct sp_node *n)
 {
     sp_index_remove(n);
-    labels_count(n->pool, n, -1);
+    labels_count(n->pool, n, -1, n->n_labels);
     n->cls->n_nodes--;
     for (int r = 0; r < CUBE_SP_NRES; r++)
         n->pool->cap.v[r] -= n->cap.v[r];
@@ -362,14 +307,9 @@ struct lost_list {
     size_t n, cap;
 };
 
-/* Takes allocation a off its node for good; remembers its job once. */
-static void lose(struct lost_list *l, struct sp_alloc *a)
+/* Remembers a job that lost work (once). */
+static void lose_note(struct lost_list *l, struct sp_job *j)
 {
-    struct sp_job *j = a->job;
-    sp_alloc_unapply(a);
-    a->node = NULL;
-    for (int r = 0; r < CUBE_SP_NRES; r++)
-        j->pq->used.v[r] -= a->amount.v[r];
     for (size_t i = 0; i < l->n; i++)
         if (l->v[i] == j)
             return;
@@ -382,6 +322,16 @@ static void lose(struct lost_list *l, struct sp_alloc *a)
         l->cap = cap;
     }
     l->v[l->n++] = j;
+}
+
+/* Takes allocation a off its node for good; remembers its job. */
+static void lose(struct lost_list *l, struct sp_alloc *a)
+{
+    sp_alloc_unapply(a);
+    a->node = NULL;
+    for (int r = 0; r < CUBE_SP_NRES; r++)
+        a->job->pq->used.v[r] -= a->amount.v[r];
+    lose_note(l, a->job);
 }
 
 static void report(struct lost_list *l, cube_sp_lost_fn fn, void *cls)
@@ -417,6 +367,49 @@ static bool remap(struct sp_alloc *a, const struct sp_node *from, const struct s
 
 /* -- API ------------------------------------------------------------------ */
 
+/* Takes the work off old (the node n replaces): what n still has the
+ * devices for comes back as a list (linked by nnext) to apply on n; the
+ * rest is lost. */
+static struct sp_alloc *migrate(struct cube_sched_policy *p, struct sp_node *old,
+                                const struct sp_node *n, struct sp_pool *pool,
+                                struct lost_list *l)
+{
+    struct sp_alloc *a, *moved = NULL;
+    if (old->resv_owner)
+        sp_resv_drop(p, old->resv_owner);
+    while ((a = old->allocs)) {
+        sp_alloc_unapply(a);
+        if (old->pool != pool || !remap(a, old, n)) {
+            sp_alloc_apply(a);          /* back, for lose() to take off */
+            lose(l, a);
+            continue;
+        }
+        a->bf_epoch = 0;
+        a->nnext = moved;
+        moved = a;
+    }
+    node_detach(old);
+    return moved;
+}
+
+/* Out of memory while replacing: the node is gone, its work lost. */
+static int node_set_failed(struct cube_sched_policy *p, struct sp_node *n,
+                           struct sp_alloc *moved, struct lost_list *l)
+{
+    if (n->cls)
+        node_detach(n);
+    for (struct sp_alloc *a = moved, *next; a; a = next) {
+        next = a->nnext;
+        for (int r = 0; r < CUBE_SP_NRES; r++)
+            a->job->pq->used.v[r] -= a->amount.v[r];
+        a->node = NULL;
+        lose_note(l, a->job);
+    }
+    cube_strmap_del(p->nodes, n->name);
+    sp_node_free(n);
+    return sp_fail(p, CUBE_ENOMEM, "out of memory");
+}
+
 int cube_sp_node_set(struct cube_sched_policy *p, const struct cube_sp_node *s,
                      cube_sp_lost_fn lost, void *cls)
 {
@@ -435,48 +428,19 @@ int cube_sp_node_set(struct cube_sched_policy *p, const struct cube_sp_node *s,
         return sp_fail(p, CUBE_ENOMEM, "out of memory");
     if ((rc = node_build(p, s, &n)) < 0)
         return rc;
-    if ((old = cube_strmap_get(p->nodes, s->name))) {
-        if (old->resv_owner)
-            sp_resv_drop(old->resv_owner);
-        struct sp_alloc *a;
-        while ((a = old->allocs)) {
-            sp_alloc_unapply(a);
-            if (old->pool != pool || !remap(a, old, n)) {
-                a->node = old;          /* lose() takes it off again */
-                sp_alloc_apply(a);
-                lose(&l, a);
-                continue;
-            }
-            a->bf_epoch = 0;
-            a->nnext = moved;
-            moved = a;
-        }
-        node_detach(old);
-    }
-    if (node_attach(pool, n) < 0 || cube_strmap_put(p->nodes, n->name, n, NULL) < 0) {
-        rc = sp_fail(p, CUBE_ENOMEM, "out of memory");   /* the node is gone */
-        if (n->cls)
-            node_detach(n);
+    if ((old = cube_strmap_get(p->nodes, s->name)))
+        moved = migrate(p, old, n, pool, &l);
+    sp_node_free(old);
+    if (node_attach(pool, n) < 0 || cube_strmap_put(p->nodes, n->name, n, NULL) < 0)
+        rc = node_set_failed(p, n, moved, &l);
+    else
         for (struct sp_alloc *a = moved, *next; a; a = next) {
             next = a->nnext;
-            for (int r = 0; r < CUBE_SP_NRES; r++)
-                a->job->pq->used.v[r] -= a->amount.v[r];
-            a->node = NULL;
+            a->node = n;
+            sp_alloc_apply(a);
         }
-        cube_strmap_del(p->nodes, s->name);
-        sp_node_free(n);
-        sp_node_free(old);
-        report(&l, lost, cls);
-        return rc;
-    }
-    for (struct sp_alloc *a = moved, *next; a; a = next) {
-        next = a->nnext;
-        a->node = n;
-        sp_alloc_apply(a);
-    }
-    sp_node_free(old);
     report(&l, lost, cls);
-    return CUBE_OK;
+    return rc;
 }
 
 int cube_sp_node_remove(struct cube_sched_policy *p, const char *name,
@@ -487,7 +451,7 @@ int cube_sp_node_remove(struct cube_sched_policy *p, const char *name,
     if (!n)
         return sp_fail(p, CUBE_ENOTFOUND, "unknown node \"%s\"", name ? name : "");
     if (n->resv_owner)
-        sp_resv_drop(n->resv_owner);
+        sp_resv_drop(p, n->resv_owner);
     while (n->allocs)
         lose(&l, n->allocs);
     node_detach(n);

@@ -1,6 +1,6 @@
 /* sched_place.c — placement of the policy engine: whether one replica fits
- * a node and with which devices (topology, shares), and gang placement of
- * a whole job. */
+ * a node and with which devices (topology, shares), whether a class, a
+ * node or a pool could ever serve a job, and gang placement of a job. */
 #include "sched_priv.h"
 
 #include <stdlib.h>
@@ -158,6 +158,52 @@ bool sp_node_fit(const struct sp_node *n, const struct sp_job *j,
         pick->perfect = pick->perfect && perfect;
     }
     return true;
+}
+
+/* -- matching ------------------------------------------------------------- */
+
+bool sp_class_match(const struct sp_class *c, const struct sp_job *j)
+{
+    for (unsigned i = 0; i < j->n_ext; i++) {
+        bool ok = false;
+        for (size_t k = 0; k < c->n_pairs && !ok; k++)
+            ok = c->pairs[2 * k] == j->ext[i].res &&
+                 (!j->ext[i].model || c->pairs[2 * k + 1] == j->ext[i].model);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+bool sp_labels_match(const struct sp_node *n, const struct sp_job *j)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < j->n_sel; i++) {
+        while (k < n->n_labels && n->labels[k].key < j->sel[i].key)
+            k++;
+        if (k == n->n_labels || n->labels[k].key != j->sel[i].key ||
+            n->labels[k].value != j->sel[i].value)
+            return false;
+    }
+    return true;
+}
+
+bool sp_pool_could_hold(const struct sp_job *j)
+{
+    if (sp_selector_missing(j) >= 0)
+        return false;
+    for (const struct sp_class *c = j->pq->pool->classes; c; c = c->next) {
+        bool all = c->n_nodes && sp_class_match(c, j);
+        for (int r = 0; r < CUBE_SP_NRES && all; r++) {
+            int64_t need = j->req.v[r];
+            if (r >= 2 && need > 0 && need < 1000)
+                need = 1000;   /* a share needs one device */
+            all = need <= c->max_cap.v[r];
+        }
+        if (all)
+            return true;
+    }
+    return false;
 }
 
 /* The share request of j (or NULL). */

@@ -39,21 +39,22 @@
  *   Between projects: dominant-resource fairness. A project's dominant
  *   share in a pool is max over resources of used / pool capacity, divided
  *   by its weight; the project with the lowest share offers its next job
- *   (ties: the project added first). Within a project: priority (high,
- *   normal, low), then FIFO by seq. Each pending job is considered once
- *   per cycle; one that cannot run does not stop later ones (best effort),
- *   except through the reservation below.
+ *   (ties: the project that first had a quota or job in the pool). Within
+ *   a project: priority (high, normal, low), then FIFO by seq. Each pending
+ *   job is considered once per cycle; one that cannot run does not stop
+ *   later ones (best effort), except through the reservation below.
  *
  * RESERVATION AND BACKFILL
- *   The first job of a cycle (in the order above) that is within quota but
- *   finds no room becomes the pool's HEAD: it reserves the nodes and
- *   devices it will use (those likely to drain first) and keeps them while
- *   it stays head. Other jobs backfill around it: they may use a reserved
- *   node's cpu and memory only while the capacity left after every job
- *   placed there since the reservation still covers the head's share, and
- *   never its reserved devices. So backfill never delays the head beyond the
- *   moment the work that ran on its nodes when it reserved them has ended.
- *   (No runtimes are known, so no job backfills "into" a reservation.)
+ *   The first job of a cycle (in the order above) that is within quota,
+ *   finds no room and cannot preempt becomes the pool's HEAD: it reserves
+ *   the nodes and devices it will use (those likely to drain first) and
+ *   keeps them while it stays head (a pool has one head at a time). Other
+ *   jobs backfill around it: they may use a reserved node's cpu and memory
+ *   only while the capacity left after every job placed there since the
+ *   reservation still covers the head's share, and never its reserved
+ *   devices. So backfill never delays the head beyond the moment the work
+ *   that ran on its nodes when it reserved them has ended. (No runtimes
+ *   are known, so no job backfills "into" a reservation.)
  *
  * PREEMPTION
  *   A job that finds no room (or no quota) may preempt: running jobs of its
@@ -66,7 +67,8 @@
  *   ORDERS: the victims keep their allocation until the caller, after a
  *   grace period, calls cube_sp_release on each; meanwhile the preemptor
  *   holds a reservation on the room they will free. At most
- *   CUBE_SP_PREEMPT_PER_CYCLE searches run per pool per cycle.
+ *   CUBE_SP_PREEMPT_PER_CYCLE searches run per pool per cycle, each over
+ *   at most 256 candidates.
  *
  * PLACEMENT (gang: every replica of a job is placed, or none)
  *   A replica fits a node when its cpu, memory and devices fit, its node
@@ -79,9 +81,12 @@
  *   (the one with the fewest free, to keep whole domains free), else from
  *   one NUMA node, else from the fewest domains; nodes offering a
  *   one-domain fit are preferred. Indexes: nodes are grouped into classes
- *   (same pool, labels and device models) and bucketed by free devices, so
- *   a decision looks at few nodes; a cycle remembers shapes that did not
- *   fit and answers later identical jobs at once.
+ *   (same pool and device models) and bucketed by free whole devices and,
+ *   within that, by the bit length of their free cpu, with bounds of free
+ *   cpu and memory per bucket, so a decision looks at few nodes; a cycle
+ *   remembers shapes that did not fit and answers later identical jobs at
+ *   once. Room that a reservation frees in the middle of a cycle (its
+ *   owner started) is offered from the next cycle on.
  *
  * OWNERSHIP
  *   Strings and arrays passed in are borrowed for the call (copied as

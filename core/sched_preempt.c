@@ -7,8 +7,12 @@
 
 /* -- reservations --------------------------------------------------------- */
 
-void sp_resv_drop(struct sp_job *j)
+void sp_resv_drop(struct cube_sched_policy *p, struct sp_job *j)
 {
+    if (!j->n_resv)
+        return;
+    sp_memo_clear(p);
+    j->pq->pool->drop_rank = j->pq->pool->rank;
     for (size_t i = 0; i < j->n_resv; i++) {
         struct sp_node *n = j->resv[i].node;
         if (n->resv_owner != j)
@@ -47,9 +51,10 @@ static int resv_add(struct sp_resv **v, size_t *nv, struct sp_node *n,
 }
 
 /* Makes v (n entries, owned) j's reservation and marks its nodes. */
-static void resv_set(struct sp_job *j, struct sp_resv *v, size_t n)
+static void resv_set(struct cube_sched_policy *p, struct sp_job *j, struct sp_resv *v,
+                     size_t n)
 {
-    sp_resv_drop(j);
+    sp_resv_drop(p, j);
     j->resv = v;
     j->n_resv = n;
     for (size_t i = 0; i < n; i++) {
@@ -97,30 +102,37 @@ static bool resv_devs(const struct sp_node *n, const struct sp_job *j, uint64_t 
     return true;
 }
 
+/* 1 when n can hold one more replica of head j, besides what v reserves
+ * there already for it (capacity, labels, devices: see resv_devs). */
+static bool resv_fits(const struct sp_node *n, const struct sp_job *j,
+                      const struct sp_resv *v, size_t nv, uint64_t *devs)
+{
+    if (n->resv_owner && n->resv_owner != j)
+        return false;
+    size_t i = 0;
+    while (i < nv && v[i].node != n)
+        i++;
+    const struct sp_resv *had = i < nv ? &v[i] : NULL;
+    bool room = sp_labels_match(n, j);
+    for (int r = 0; r < 2 && room; r++)
+        room = n->cap.v[r] - (had ? had->amount.v[r] : 0) >= j->req.v[r];
+    return room && resv_devs(n, j, had ? had->devs : 0, devs);
+}
+
 /* A node for one more replica of head j (most free devices first, not
  * reserved by another job, capacity enough besides what j reserved). */
-static struct sp_node *resv_node(struct cube_sched_policy *p, struct sp_job *j,
+static struct sp_node *resv_node(struct sp_job *j,
                                  struct sp_resv *v, size_t nv, uint64_t *devs)
 {
     for (int b = SP_NBUCKET - 1; b >= 0; b--)
         for (struct sp_class *c = j->pq->pool->classes; c; c = c->next) {
-            if (!c->whole[b].head || !sp_class_match(c, j))
+            if (!c->levels[b] || !sp_class_match(c, j))
                 continue;
-            for (struct sp_node *n = c->whole[b].head; n; n = n->bnext) {
-                if (n->resv_owner && n->resv_owner != j)
-                    continue;
-                size_t i = 0;
-                while (i < nv && v[i].node != n)
-                    i++;
-                const struct sp_resv *had = i < nv ? &v[i] : NULL;
-                bool room = sp_labels_match(n, j);
-                for (int r = 0; r < 2 && room; r++)
-                    room = n->cap.v[r] - (had ? had->amount.v[r] : 0) >= j->req.v[r];
-                if (room && resv_devs(n, j, had ? had->devs : 0, devs))
-                    return n;
-            }
+            for (int l = SP_NLEVEL - 1; l >= 0; l--)
+                for (struct sp_node *n = c->whole[b][l].head; n; n = n->bnext)
+                    if (resv_fits(n, j, v, nv, devs))
+                        return n;
         }
-    (void)p;
     return NULL;
 }
 
@@ -128,10 +140,10 @@ int sp_resv_head(struct cube_sched_policy *p, struct sp_job *j)
 {
     struct sp_resv *v = NULL;
     size_t nv = 0;
-    sp_resv_drop(j);
+    sp_resv_drop(p, j);
     for (unsigned i = 0; i < j->replicas; i++) {
         uint64_t devs;
-        struct sp_node *n = resv_node(p, j, v, nv, &devs);
+        struct sp_node *n = resv_node(j, v, nv, &devs);
         if (!n) {
             free(v);
             return 0;
@@ -141,7 +153,7 @@ int sp_resv_head(struct cube_sched_policy *p, struct sp_job *j)
             return -1;
         }
     }
-    resv_set(j, v, nv);
+    resv_set(p, j, v, nv);
     return 1;
 }
 
@@ -302,7 +314,7 @@ static int resv_from_place(struct cube_sched_policy *p, struct sp_job *j)
     if (j->allocs)
         sp_unplace(j);
     if (rc == 1)
-        resv_set(j, v, nv);
+        resv_set(p, j, v, nv);
     else
         free(v);
     return rc;

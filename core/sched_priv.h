@@ -15,6 +15,7 @@
 #define SP_NPRIO 3
 #define SP_NBUCKET (CUBE_SP_MAX_DEVICES + 1) /* free whole devices 0..64 */
 #define SP_NFRAC 16                          /* partial-device free, /16 */
+#define SP_NLEVEL 32                         /* free cpu: bits of millicores */
 #define SP_HIST 512                          /* latency histogram slots */
 #define SP_PREEMPT_CANDIDATES 256
 
@@ -69,7 +70,9 @@ struct sp_class {
     sp_res max_cap;                 /* per slot, over its nodes (grows only) */
     size_t n_nodes;
     struct sp_class *next;
-    struct sp_bucket whole[SP_NBUCKET];
+    /* whole[b][l]: b free whole primary devices, l = bits of free cpu */
+    struct sp_bucket whole[SP_NBUCKET][SP_NLEVEL];
+    uint32_t levels[SP_NBUCKET];    /* non-empty l of each b */
     struct sp_bucket frac[SP_NFRAC];
 };
 
@@ -82,7 +85,7 @@ struct sp_node {
     sp_res cap, used;
     struct sp_dev *devs;
     unsigned n_dev, n_dom, n_numa;
-    int bkey, fkey;                 /* bucket, frac bucket (-1: none) */
+    int bkey, ckey, fkey;           /* bucket, cpu level, frac (-1: none) */
     struct sp_node *bprev, *bnext, *fprev, *fnext;
     struct sp_alloc *allocs;
     /* reservation (one owner at a time) */
@@ -134,6 +137,7 @@ struct sp_pool {
     unsigned head_tries;            /* reservations tried this cycle */
     unsigned preempt_budget;        /* searches left this cycle */
     unsigned rank;                  /* waiting jobs seen this cycle */
+    unsigned drop_rank;             /* rank when a reservation last went */
 };
 
 enum sp_state { SP_PENDING = 1, SP_RUNNING = 2, SP_GONE = 3 };
@@ -271,17 +275,8 @@ void sp_alloc_unapply(struct sp_alloc *a);
 /* Applies/takes back every allocation of a running job and its pq usage. */
 void sp_job_apply(struct sp_job *j);
 void sp_job_unapply(struct sp_job *j);
-/* 1 when the class can serve the job's selector and device models. */
-bool sp_class_match(const struct sp_class *c, const struct sp_job *j);
-/* 1 when a node's labels satisfy the job's selector. */
-bool sp_labels_match(const struct sp_node *n, const struct sp_job *j);
-/* 1 when a node's capacity (ignoring use) could ever hold one replica. */
-bool sp_node_could_hold(const struct sp_node *n, const struct sp_job *j);
 /* The first selector term no node of the pool has, or -1. */
 int sp_selector_missing(const struct sp_job *j);
-/* 1 when some node of j's pool might ever hold one replica (class
- * capacity bounds and labels: may say yes wrongly, never no wrongly). */
-bool sp_pool_could_hold(const struct sp_job *j);
 
 /* -- sched_index.c ------------------------------------------------------ */
 /* Puts a node in the buckets its devices say (after any change). */
@@ -290,11 +285,20 @@ void sp_index_update(struct sp_node *n);
 void sp_index_remove(struct sp_node *n);
 /* Free whole healthy devices of the class's primary resource. */
 unsigned sp_node_free_primary(const struct sp_node *n);
+/* The cpu level of an amount of millicores: its bit length (0 for <= 0). */
+int sp_cpu_level(int64_t milli);
 /* The best node for one more replica of j, its devices in pick; NULL. */
 struct sp_node *sp_find_node(struct cube_sched_policy *p, struct sp_job *j,
                              const struct sp_opts *o, struct sp_pick *pick);
 
 /* -- sched_place.c ------------------------------------------------------ */
+/* 1 when the class has the device models the job asks for. */
+bool sp_class_match(const struct sp_class *c, const struct sp_job *j);
+/* 1 when a node's labels satisfy the job's selector. */
+bool sp_labels_match(const struct sp_node *n, const struct sp_job *j);
+/* 1 when some node of j's pool might ever hold one replica (class
+ * capacity bounds and labels: may say yes wrongly, never no wrongly). */
+bool sp_pool_could_hold(const struct sp_job *j);
 /* 1 when one replica of j fits node n now; fills pick. */
 bool sp_node_fit(const struct sp_node *n, const struct sp_job *j,
                  const struct sp_opts *o, struct sp_pick *pick);
@@ -314,8 +318,9 @@ uint64_t sp_serving(const struct sp_node *n, const struct sp_ereq *e, uint64_t a
 uint64_t sp_unused(const struct sp_node *n);
 
 /* -- sched_preempt.c ---------------------------------------------------- */
-/* Drops j's reservation (if any). */
-void sp_resv_drop(struct sp_job *j);
+/* Drops j's reservation (if any): the room is offered again, so the
+ * cycle's memo is cleared and the pool notes the rank (drop_rank). */
+void sp_resv_drop(struct cube_sched_policy *p, struct sp_job *j);
 /* Reserves room for a blocked head job; 1 done, 0 never fits, -1 OOM. */
 int sp_resv_head(struct cube_sched_policy *p, struct sp_job *j);
 /* Looks for victims; 1 ordered (j reserves their room), 0 none, -1 OOM. */

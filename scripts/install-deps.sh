@@ -7,9 +7,9 @@ set -euo pipefail
 profile=${1:-run}
 
 run_pkgs=(meson ninja-build gcc pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev
-          libyaml-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-dev libldap-dev)
+          libyaml-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-dev libldap-dev passwd)
 test_pkgs=(libcmocka-dev python3 openssl curl prometheus json-schema-test-suite
-           binutils postgresql slapd ldap-utils)
+           binutils postgresql slapd ldap-utils bubblewrap python3-torch)
 all_pkgs=(clang libclang-rt-14-dev wrk nginx-light)
 
 case "$profile" in

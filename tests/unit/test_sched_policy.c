@@ -6,169 +6,7 @@
 #include "test_sched_policy.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "sched_priv.h"
-
-/* -- fixtures ------------------------------------------------------------- */
-
-struct cube_sched_policy *fx_new(void)
-{
-    struct cube_sched_policy *p = cube_sp_new();
-    assert_non_null(p);
-    assert_int_equal(cube_sp_resource_add(p, GPU), 2);
-    return p;
-}
-
-void fx_node(struct cube_sched_policy *p, const char *name, const char *pool, int ngpu,
-             const char *model, ...)
-{
-    struct cube_sp_device devs[CUBE_SP_MAX_DEVICES];
-    struct cube_sp_label labels[8];
-    char ids[CUBE_SP_MAX_DEVICES][16];
-    size_t nl = 0;
-    va_list ap;
-    va_start(ap, model);
-    const char *k;
-    while (nl < 8 && (k = va_arg(ap, const char *))) {
-        labels[nl].key = k;
-        labels[nl++].value = va_arg(ap, const char *);
-    }
-    va_end(ap);
-    for (int i = 0; i < ngpu; i++) {
-        snprintf(ids[i], sizeof ids[i], "%d", i);
-        devs[i] = (struct cube_sp_device){ids[i], GPU, model ? model : "H200",
-                                          i < ngpu / 2 ? "nvl-0" : "nvl-1", 141 * GI,
-                                          i < ngpu / 2 ? 0 : 1, 1};
-    }
-    struct cube_sp_node n = {name, pool, labels, nl, 64000, 512 * GI, devs, (size_t)ngpu};
-    assert_int_equal(cube_sp_node_set(p, &n, NULL, NULL), CUBE_OK);
-}
-
-void fx_project(struct cube_sched_policy *p, const char *name, double guar, double max)
-{
-    struct cube_sp_quota q;
-    cube_sp_quota_init(&q);
-    q.guaranteed.v[2] = (int64_t)(guar * 1000);
-    if (max >= 0)
-        q.max.v[2] = (int64_t)(max * 1000);
-    assert_int_equal(cube_sp_project_set(p, name, 1), CUBE_OK);
-    assert_int_equal(cube_sp_quota_set(p, name, NULL, &q), CUBE_OK);
-}
-
-int fx_submit(struct cube_sched_policy *p, const char *id, const char *project, int prio,
-              int64_t gpu_milli, unsigned replicas)
-{
-    struct cube_sp_ext e = {GPU, gpu_milli, 0, NULL};
-    struct cube_sp_job j = {.id = id, .project = project, .priority = prio,
-                            .replicas = replicas, .ext = gpu_milli ? &e : NULL,
-                            .n_ext = gpu_milli ? 1 : 0};
-    return cube_sp_submit(p, &j);
-}
-
-const struct cube_sp_result *fx_decide(struct cube_sched_policy *p)
-{
-    const struct cube_sp_result *r = NULL;
-    assert_int_equal(cube_sp_decide(p, &r), CUBE_OK);
-    assert_non_null(r);
-    fx_invariants(p);
-    return r;
-}
-
-const struct cube_sp_admission *fx_adm(const struct cube_sp_result *r, const char *id)
-{
-    for (size_t i = 0; i < r->n_admitted; i++)
-        if (strcmp(r->admitted[i].job, id) == 0)
-            return &r->admitted[i];
-    return NULL;
-}
-
-const char *fx_reason(struct cube_sched_policy *p, const char *id)
-{
-    static char buf[512];
-    struct cube_sp_job_info info;
-    assert_int_equal(cube_sp_job_info(p, id, &info, buf, sizeof buf), CUBE_OK);
-    return buf;
-}
-
-int fx_state(struct cube_sched_policy *p, const char *id)
-{
-    struct cube_sp_job_info info;
-    return cube_sp_job_info(p, id, &info, NULL, 0) == CUBE_OK ? info.state : 0;
-}
-
-int64_t fx_used_gpu(struct cube_sched_policy *p, const char *project)
-{
-    struct cube_sp_usage u;
-    assert_int_equal(cube_sp_usage(p, project, NULL, &u), CUBE_OK);
-    return u.used.v[2];
-}
-
-/* -- invariants ----------------------------------------------------------- */
-
-static int node_check(void *cls, const char *key, void *value)
-{
-    (void)cls;
-    (void)key;
-    const struct sp_node *n = value;
-    sp_res used = {{0}};
-    int32_t dev[CUBE_SP_MAX_DEVICES] = {0}, mem[CUBE_SP_MAX_DEVICES] = {0};
-    for (const struct sp_alloc *a = n->allocs; a; a = a->nnext) {
-        assert_ptr_equal(a->node, n);
-        for (int r = 0; r < CUBE_SP_NRES; r++)
-            used.v[r] += a->amount.v[r];
-        for (unsigned i = 0; i < n->n_dev; i++)
-            if (a->devs >> i & 1) {
-                assert_int_equal(dev[i], 0);
-                dev[i] = mem[i] = 1000;
-            }
-        if (a->frac_dev >= 0) {
-            dev[a->frac_dev] += a->share;
-            mem[a->frac_dev] += a->mem_share;
-        }
-    }
-    assert_memory_equal(&used, &n->used, sizeof used);
-    for (unsigned i = 0; i < n->n_dev; i++) {
-        assert_int_equal(dev[i], n->devs[i].used);
-        assert_int_equal(mem[i], n->devs[i].mem_used);
-        assert_true(dev[i] <= 1000 && mem[i] <= 1000);
-    }
-    assert_int_equal(n->bkey, (int)sp_node_free_primary(n));
-    const struct sp_node *m = n->cls->whole[n->bkey].head;
-    while (m && m != n)
-        m = m->bnext;
-    assert_ptr_equal(m, n);
-    return 0;
-}
-
-static int job_check(void *cls, const char *key, void *value)
-{
-    (void)key;
-    struct sp_job *j = value;
-    sp_res *sum = cls;
-    if (j->state != SP_RUNNING)
-        return 0;
-    for (unsigned i = 0; i < j->replicas; i++)
-        if (j->allocs[i].node)
-            for (int r = 0; r < CUBE_SP_NRES; r++)
-                sum[j->pq->order].v[r] += j->allocs[i].amount.v[r];
-    return 0;
-}
-
-void fx_invariants(struct cube_sched_policy *p)
-{
-    sp_res *sum = calloc(p->n_pq_made + 1, sizeof *sum);
-    assert_non_null(sum);
-    cube_strmap_each(p->nodes, node_check, NULL);
-    cube_strmap_each(p->jobs, job_check, sum);
-    for (size_t i = 0; i < p->n_pools; i++)
-        for (size_t k = 0; k < p->pool_v[i]->n_pqs; k++) {
-            const struct sp_pq *pq = p->pool_v[i]->pqs[k];
-            assert_memory_equal(&sum[pq->order], &pq->used, sizeof pq->used);
-        }
-    free(sum);
-}
 
 /* -- quotas --------------------------------------------------------------- */
 
@@ -207,7 +45,8 @@ static void test_quota_max(void **state)
     assert_int_equal(cube_sp_project_set(p, "nobody", 1), CUBE_OK);
     assert_int_equal(fx_submit(p, "nq", "nobody", CUBE_SP_NORMAL, 1000, 1), CUBE_OK);
     fx_decide(p);
-    assert_string_equal(fx_reason(p, "nq"), "quota: project nobody has no quota in pool default");
+    assert_string_equal(fx_reason(p, "nq"),
+                        "quota: project nobody has no quota in pool default");
     cube_sp_free(p);
 }
 
@@ -408,6 +247,40 @@ static void test_preempt_priority(void **state)
     cube_sp_free(p);
 }
 
+/* Over its max, a high-priority job preempts lower-priority work of its
+ * own project (the node has room: the quota is what is short). */
+static void test_preempt_quota(void **state)
+{
+    (void)state;
+    struct cube_sched_policy *p = fx_new();
+    fx_node(p, "n1", NULL, 8, NULL, NULL);
+    fx_project(p, "a", 0, 4);
+    const char *low[] = {"l1", "l2", "l3", "l4"};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(fx_submit(p, low[i], "a", CUBE_SP_LOW, 1000, 1), CUBE_OK);
+    assert_int_equal(fx_decide(p)->n_admitted, 4);
+    assert_int_equal(fx_submit(p, "h", "a", CUBE_SP_HIGH, 2000, 1), CUBE_OK);
+    assert_int_equal(fx_submit(p, "h8", "a", CUBE_SP_HIGH, 8000, 1), CUBE_OK);
+    const struct cube_sp_result *r = fx_decide(p);
+    assert_int_equal(r->n_preemptions, 2);       /* for h; h8 is over the max alone */
+    assert_string_equal(r->preemptions[0].beneficiary, "h");
+    assert_int_equal(r->preemptions[0].why, CUBE_SP_BY_PRIORITY);
+    assert_non_null(strstr(fx_reason(p, "h"), "preempting 2 jobs"));
+    assert_non_null(strstr(fx_reason(p, "h8"), "quota: nvidia.com/gpu 4/4 used"));
+    char v0[8], v1[8];
+    snprintf(v0, sizeof v0, "%s", r->preemptions[0].victim);
+    snprintf(v1, sizeof v1, "%s", r->preemptions[1].victim);
+    r = fx_decide(p);
+    assert_int_equal(r->n_preemptions, 0);
+    assert_non_null(strstr(fx_reason(p, "h"), "preempting 2 jobs"));
+    assert_int_equal(cube_sp_release(p, v0), CUBE_OK);
+    assert_int_equal(cube_sp_release(p, v1), CUBE_OK);
+    r = fx_decide(p);
+    assert_non_null(fx_adm(r, "h"));
+    assert_int_equal(fx_used_gpu(p, "a"), 4000);
+    cube_sp_free(p);
+}
+
 static void test_reasons_positions(void **state)
 {
     (void)state;
@@ -476,6 +349,74 @@ static void test_stats(void **state)
     cube_sp_free(p);
 }
 
+/* Backfill keeps the head's share of a reserved node's cpu: the node's
+ * capacity less what was placed there since it was reserved must cover it. */
+static void test_backfill_cpu(void **state)
+{
+    (void)state;
+    struct cube_sched_policy *p = fx_new();
+    fx_node(p, "n1", NULL, 8, NULL, NULL);            /* 64 cores */
+    fx_project(p, "a", 0, -1);
+    struct cube_sp_ext e = {GPU, 8000, 0, NULL};
+    struct cube_sp_job j = {.id = "l", .project = "a", .priority = 1, .replicas = 1,
+                            .cpu_milli = 8000, .ext = &e, .n_ext = 1};
+    assert_int_equal(cube_sp_submit(p, &j), CUBE_OK);
+    fx_decide(p);
+    j.id = "head";
+    j.cpu_milli = 48000;
+    assert_int_equal(cube_sp_submit(p, &j), CUBE_OK);
+    struct cube_sp_job c = {.id = "c1", .project = "a", .priority = 1, .replicas = 1,
+                            .cpu_milli = 16000};
+    assert_int_equal(cube_sp_submit(p, &c), CUBE_OK);
+    c.id = "c2";
+    c.cpu_milli = 1000;
+    assert_int_equal(cube_sp_submit(p, &c), CUBE_OK);
+    const struct cube_sp_result *r = fx_decide(p);
+    assert_non_null(fx_adm(r, "c1"));           /* 64 - 16 >= 48: fine */
+    assert_null(fx_adm(r, "c2"));               /* 64 - 16 - 1 < 48, though 40 are free */
+    assert_int_equal(cube_sp_release(p, "l"), CUBE_OK);
+    r = fx_decide(p);
+    assert_non_null(fx_adm(r, "head"));         /* as soon as l ended */
+    cube_sp_free(p);
+}
+
+/* Pools are separate: nodes, quotas, usage and reasons per pool. */
+static void test_pools(void **state)
+{
+    (void)state;
+    struct cube_sched_policy *p = fx_new();
+    fx_node(p, "b1", "batch", 8, NULL, NULL);
+    fx_project(p, "a", 0, -1);                        /* default pool only */
+    struct cube_sp_quota q;
+    cube_sp_quota_init(&q);
+    q.max.v[2] = 2000;
+    assert_int_equal(cube_sp_quota_set(p, "a", "batch", &q), CUBE_OK);
+    struct cube_sp_ext e = {GPU, 1000, 0, NULL};
+    struct cube_sp_job j = {.id = "x", .project = "a", .pool = "batch", .priority = 1,
+                            .replicas = 1, .ext = &e, .n_ext = 1};
+    assert_int_equal(cube_sp_submit(p, &j), CUBE_OK);
+    j.id = "y";
+    assert_int_equal(cube_sp_submit(p, &j), CUBE_OK);
+    j.id = "z";
+    assert_int_equal(cube_sp_submit(p, &j), CUBE_OK);
+    assert_int_equal(fx_submit(p, "d", "a", 1, 1000, 1), CUBE_OK);   /* default pool */
+    const struct cube_sp_result *r = fx_decide(p);
+    assert_int_equal(r->n_admitted, 2);
+    assert_string_equal(fx_adm(r, "x")->pool, "batch");
+    assert_string_equal(fx_adm(r, "x")->replicas[0].node, "b1");
+    assert_string_equal(fx_reason(p, "z"), "quota: nvidia.com/gpu 2/2 used in pool batch "
+                                           "(job needs 1)");
+    assert_string_equal(fx_reason(p, "d"), "no nodes in pool default");
+    struct cube_sp_usage u;
+    assert_int_equal(cube_sp_usage(p, "a", "batch", &u), CUBE_OK);
+    assert_int_equal(u.used.v[2], 2000);
+    assert_int_equal(u.capacity.v[2], 8000);
+    assert_true(u.dominant_share > 0.249 && u.dominant_share < 0.251);
+    assert_int_equal(fx_used_gpu(p, "a"), 0);
+    assert_int_equal(cube_sp_usage(p, "a", "nowhere", &u), CUBE_ENOTFOUND);
+    cube_sp_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -484,7 +425,10 @@ int main(void)
         cmocka_unit_test(test_drf),
         cmocka_unit_test(test_priority_fifo),
         cmocka_unit_test(test_backfill),
+        cmocka_unit_test(test_backfill_cpu),
+        cmocka_unit_test(test_pools),
         cmocka_unit_test(test_preempt_priority),
+        cmocka_unit_test(test_preempt_quota),
         cmocka_unit_test(test_reasons_positions),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_gang),

@@ -1,5 +1,5 @@
 /* test_sched_policy.h — fixtures shared by the policy engine's tests
- * (test_sched_policy.c defines them and holds main). */
+ * (test_sched_policy_fx.c defines them; test_sched_policy.c holds main). */
 #ifndef TEST_SCHED_POLICY_H
 #define TEST_SCHED_POLICY_H
 
@@ -43,6 +43,8 @@ int64_t fx_used_gpu(struct cube_sched_policy *p, const char *project);
 /* Checks the engine's internal bookkeeping (node use = allocations, device
  * shares within 0..1000, project use = its jobs' allocations). */
 void fx_invariants(struct cube_sched_policy *p);
+/* Pending jobs said to find no room that would fit now (should be 0). */
+size_t fx_missed(struct cube_sched_policy *p);
 
 /* Tests in test_sched_policy_place.c. */
 void test_binpack(void **state);

@@ -1,0 +1,375 @@
+/* conf.c — the executor-local configuration: read from the config JSON
+ * (defaults applied here too, since a fake host applies none) and checked
+ * beyond what the JSON Schema can say, each error naming its setting. */
+#include "executor_local.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#define QTY "^[0-9]+(Ki|Mi|Gi|Ti|K|M|G|T)?$"
+
+const char xl_conf_schema[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"node_name\":{\"type\":\"string\",\"maxLength\":253,\"default\":\"\","
+    "\"description\":\"Node name (default: the short hostname)\"},"
+    "\"pool\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,\"default\":\"default\","
+    "\"description\":\"Pool the node belongs to\"},"
+    "\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
+    "\"description\":\"Node labels\"},"
+    "\"reserved_cpus\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4096,\"default\":0,"
+    "\"description\":\"CPUs kept out of the advertised capacity\"},"
+    "\"reserved_memory\":{\"type\":\"string\",\"pattern\":\"" QTY "\",\"default\":\"0\","
+    "\"description\":\"Memory kept out of the advertised capacity (512Mi, 2Gi)\"},"
+    "\"uid_min\":{\"type\":\"integer\",\"minimum\":1000,\"maximum\":2147483646,"
+    "\"default\":20000,\"description\":\"Lowest uid/gid of accounts made for Cube users\"},"
+    "\"uid_max\":{\"type\":\"integer\",\"minimum\":1000,\"maximum\":2147483646,"
+    "\"default\":29999,\"description\":\"Highest uid/gid of those accounts\"},"
+    "\"user_prefix\":{\"type\":\"string\",\"pattern\":\"^[a-z_][a-z0-9_-]{0,15}$\","
+    "\"default\":\"cube-\",\"description\":\"OS account name prefix\"},"
+    "\"group_prefix\":{\"type\":\"string\",\"pattern\":\"^[a-z_][a-z0-9_-]{0,15}$\","
+    "\"default\":\"cube-p-\",\"description\":\"OS group name prefix of projects\"},"
+    "\"home_root\":{\"type\":\"string\",\"default\":\"\","
+    "\"description\":\"Where homes live (default: <plugin data dir>/home)\"},"
+    "\"projects_root\":{\"type\":\"string\",\"default\":\"\","
+    "\"description\":\"Project shared dirs (default: <data dir>/projects)\"},"
+    "\"run_dir\":{\"type\":\"string\",\"default\":\"\","
+    "\"description\":\"Supervisor state (default: <plugin data dir>/run)\"},"
+    "\"sandbox\":{\"type\":\"string\",\"enum\":[\"none\",\"bubblewrap\"],\"default\":\"none\","
+    "\"description\":\"bubblewrap: read-only system, private /tmp\"},"
+    "\"cgroup\":{\"type\":\"string\",\"enum\":[\"auto\",\"v1\",\"v2\",\"off\"],"
+    "\"default\":\"auto\",\"description\":\"cgroup version for limits\"},"
+    "\"cgroup_parent\":{\"type\":\"string\",\"default\":\"\","
+    "\"description\":\"Parent cgroup path (default: automatic)\"},"
+    "\"pids_max\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4194304,\"default\":16384,"
+    "\"description\":\"Processes per replica (0: unlimited)\"},"
+    "\"timeout_grace_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600,"
+    "\"default\":10,\"description\":\"SIGTERM to SIGKILL on timeout\"},"
+    "\"poll_ms\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":1000,\"default\":50,"
+    "\"description\":\"How often output and ends are collected\"},"
+    "\"path\":{\"type\":\"string\",\"minLength\":1,"
+    "\"default\":\"/usr/local/bin:/usr/bin:/bin\","
+    "\"description\":\"PATH of replicas that set none\"}}}";
+
+static const char *const KNOWN[] = {
+    "node_name", "pool", "labels", "reserved_cpus", "reserved_memory", "uid_min",
+    "uid_max", "user_prefix", "group_prefix", "home_root", "projects_root", "run_dir",
+    "sandbox", "cgroup", "cgroup_parent", "pids_max", "timeout_grace_seconds",
+    "poll_ms", "path", NULL,
+};
+
+/* Writes "<key>: <reason>" into err; returns CUBE_EINVAL. */
+CUBE_PRINTF(4, 5)
+static int bad(char *err, size_t len, const char *key, const char *fmt, ...)
+{
+    int n = snprintf(err, len, "%s: ", key);
+    if (n < 0 || (size_t)n >= len)
+        return CUBE_EINVAL;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, len - (size_t)n, fmt, ap);
+    va_end(ap);
+    return CUBE_EINVAL;
+}
+
+int64_t xl_parse_bytes(const char *s)
+{
+    static const struct { const char *suffix; int64_t mult; } U[] = {
+        {"", 1}, {"K", 1000}, {"M", 1000000}, {"G", 1000000000},
+        {"T", 1000000000000}, {"Ki", 1024}, {"Mi", 1048576},
+        {"Gi", 1073741824}, {"Ti", 1099511627776},
+    };
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++)
+        if (strcmp(end, U[i].suffix) == 0)
+            return v > (unsigned long long)(INT64_MAX / U[i].mult) ? -1
+                                                                    : (int64_t)v * U[i].mult;
+    return -1;
+}
+
+/* A string setting (copy of def when absent). */
+static int get_str(const cJSON *o, const char *key, const char *def, char **out,
+                   char *err, size_t len)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    const char *v = def;
+    if (it && !cJSON_IsNull(it)) {
+        if (!cJSON_IsString(it))
+            return bad(err, len, key, "must be a string");
+        v = it->valuestring;
+    }
+    if (!(*out = strdup(v)))
+        return bad(err, len, key, "out of memory");
+    return CUBE_OK;
+}
+
+/* An integer setting within [min, max] (def when absent). */
+static int get_int(const cJSON *o, const char *key, int64_t def, int64_t min, int64_t max,
+                   int64_t *out, char *err, size_t len)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = def;
+    if (!it || cJSON_IsNull(it))
+        return CUBE_OK;
+    double d = it->valuedouble;
+    if (!cJSON_IsNumber(it) || d != (double)(int64_t)d || d < (double)min || d > (double)max)
+        return bad(err, len, key, "must be a whole number from %lld to %lld",
+                   (long long)min, (long long)max);
+    *out = (int64_t)d;
+    return CUBE_OK;
+}
+
+/* One of the words in `words` (index into *out; def when absent). */
+static int get_enum(const cJSON *o, const char *key, const char *const *words, int def,
+                    int *out, char *err, size_t len)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = def;
+    if (!it || cJSON_IsNull(it))
+        return CUBE_OK;
+    char list[128] = "";
+    for (int i = 0; words[i]; i++) {
+        if (cJSON_IsString(it) && strcmp(it->valuestring, words[i]) == 0)
+            return *out = i, CUBE_OK;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 words[i]);
+    }
+    return bad(err, len, key, "must be one of %s", list);
+}
+
+/* Refuses keys the plugin does not know (a typo would silently do nothing). */
+static int check_known(const cJSON *root, char *err, size_t len)
+{
+    for (const cJSON *it = root->child; it; it = it->next) {
+        int known = 0;
+        for (size_t i = 0; KNOWN[i] && !known; i++)
+            known = strcmp(it->string, KNOWN[i]) == 0;
+        if (!known)
+            return bad(err, len, it->string, "unknown setting");
+    }
+    return CUBE_OK;
+}
+
+/* A DNS subdomain-ish name: [a-z0-9] at both ends, [a-z0-9.-] inside. */
+static int name_ok(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return 0;
+    for (; *s; s++)
+        if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '-' || *s == '.'))
+            return 0;
+    return 1;
+}
+
+/* node_name (default: short hostname, lowercased), pool, labels. */
+static int load_node(const cJSON *o, struct xl_conf *c, char *err, size_t len)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) < 0 || !*host)
+        snprintf(host, sizeof host, "localhost");
+    host[strcspn(host, ".")] = '\0';
+    for (char *p = host; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    int rc = get_str(o, "node_name", "", &c->node_name, err, len);
+    if (rc == CUBE_OK && !*c->node_name) {
+        free(c->node_name);
+        c->node_name = strdup(host);
+    }
+    if (rc == CUBE_OK && (!c->node_name || !name_ok(c->node_name, 253)))
+        return bad(err, len, "node_name", "\"%s\" is not a node name ([a-z0-9.-])",
+                   c->node_name ? c->node_name : "");
+    if (rc == CUBE_OK && (rc = get_str(o, "pool", "default", &c->pool, err, len)) == CUBE_OK &&
+        (strchr(c->pool, '.') || !name_ok(c->pool, 63)))
+        return bad(err, len, "pool", "\"%s\" is not a DNS label", c->pool);
+    if (rc != CUBE_OK)
+        return rc;
+    const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "labels"), *l;
+    if (labels && !cJSON_IsNull(labels) && !cJSON_IsObject(labels))
+        return bad(err, len, "labels", "must be an object of strings");
+    cJSON_ArrayForEach(l, labels)
+        if (!cJSON_IsString(l) || !*l->string)
+            return bad(err, len, "labels", "\"%s\" must be a string", l->string);
+    c->labels_json = cJSON_IsObject(labels) ? cJSON_PrintUnformatted(labels) : strdup("{}");
+    return c->labels_json ? CUBE_OK : bad(err, len, "labels", "out of memory");
+}
+
+/* reserved_cpus, reserved_memory. */
+static int load_reserved(const cJSON *o, struct xl_conf *c, char *err, size_t len)
+{
+    int rc = get_int(o, "reserved_cpus", 0, 0, 4096, &c->reserved_cpus, err, len);
+    if (rc != CUBE_OK)
+        return rc;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (c->reserved_cpus >= ncpu)
+        return bad(err, len, "reserved_cpus", "%lld leaves none of this machine's %ld CPUs",
+                   (long long)c->reserved_cpus, ncpu);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "reserved_memory");
+    int64_t b = 0;
+    if (cJSON_IsNumber(m) && m->valuedouble >= 0)
+        b = (int64_t)m->valuedouble;
+    else if (m && !cJSON_IsNull(m) && (b = xl_parse_bytes(cJSON_GetStringValue(m))) < 0)
+        return bad(err, len, "reserved_memory", "must be a size such as 512Mi or 2Gi");
+    c->reserved_memory = (uint64_t)b;
+    return CUBE_OK;
+}
+
+/* uid_min/uid_max, user_prefix, group_prefix. */
+static int load_accounts(const cJSON *o, struct xl_conf *c, char *err, size_t len)
+{
+    int64_t lo, hi;
+    int rc = get_int(o, "uid_min", 20000, 1000, 2147483646, &lo, err, len);
+    if (rc == CUBE_OK)
+        rc = get_int(o, "uid_max", 29999, 1000, 2147483646, &hi, err, len);
+    if (rc != CUBE_OK)
+        return rc;
+    if (hi <= lo)
+        return bad(err, len, "uid_max", "must be greater than uid_min (%lld)", (long long)lo);
+    c->uid_min = (unsigned)lo;
+    c->uid_max = (unsigned)hi;
+    const char *keys[2] = {"user_prefix", "group_prefix"};
+    char **outs[2] = {&c->user_prefix, &c->group_prefix};
+    const char *defs[2] = {"cube-", "cube-p-"};
+    for (int i = 0; i < 2; i++) {
+        if ((rc = get_str(o, keys[i], defs[i], outs[i], err, len)) != CUBE_OK)
+            return rc;
+        const char *p = *outs[i];
+        if (!*p || strlen(p) > 16 || !(islower((unsigned char)*p) || *p == '_') ||
+            strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(p))
+            return bad(err, len, keys[i], "\"%s\": 1 to 16 of [a-z0-9_-], not starting "
+                       "with a digit or '-'", p);
+    }
+    return CUBE_OK;
+}
+
+/* A directory setting: absolute, without "..", default under `base`. */
+static int load_dir(const cJSON *o, const char *key, const char *base, const char *leaf,
+                    char **out, char *err, size_t len)
+{
+    int rc = get_str(o, key, "", out, err, len);
+    if (rc != CUBE_OK)
+        return rc;
+    if (!**out) {
+        free(*out);
+        size_t n = strlen(base) + strlen(leaf) + 2;
+        if (!(*out = malloc(n)))
+            return bad(err, len, key, "out of memory");
+        snprintf(*out, n, "%s/%s", base, leaf);
+    }
+    size_t n = strlen(*out);
+    while (n > 1 && (*out)[n - 1] == '/')
+        (*out)[--n] = '\0';
+    if ((*out)[0] != '/' || strstr(*out, "/../") || strstr(*out, "/./") ||
+        (n >= 3 && strcmp(*out + n - 3, "/..") == 0) || n >= PATH_MAX - 128)
+        return bad(err, len, key, "\"%s\" must be an absolute path without . or ..", *out);
+    return CUBE_OK;
+}
+
+/* home_root, projects_root, run_dir. The data dir is <data>/plugins/<name>:
+ * project dirs default to <data>/projects, where the core keeps them. */
+static int load_dirs(const cJSON *o, struct xl_conf *c, const char *data_dir,
+                     char *err, size_t len)
+{
+    char data[PATH_MAX];
+    snprintf(data, sizeof data, "%s", data_dir);
+    const char *tail = "/plugins/" XL_NAME;
+    size_t n = strlen(data), t = strlen(tail);
+    if (n > t && strcmp(data + n - t, tail) == 0)
+        data[n - t] = '\0';
+    int rc = load_dir(o, "home_root", data_dir, "home", &c->home_root, err, len);
+    if (rc == CUBE_OK)
+        rc = load_dir(o, "projects_root", data, "projects", &c->projects_root, err, len);
+    if (rc == CUBE_OK)
+        rc = load_dir(o, "run_dir", data_dir, "run", &c->run_root, err, len);
+    return rc;
+}
+
+/* sandbox (bubblewrap must be installed), cgroup, cgroup_parent. */
+static int load_isolation(const cJSON *o, struct xl_conf *c, char *err, size_t len)
+{
+    static const char *const SB[] = {"none", "bubblewrap", NULL};
+    static const char *const CG[] = {"auto", "v1", "v2", "off", NULL};
+    int rc = get_enum(o, "sandbox", SB, XL_SANDBOX_NONE, &c->sandbox, err, len);
+    if (rc == CUBE_OK)
+        rc = get_enum(o, "cgroup", CG, XL_CG_AUTO, &c->cgroup_mode, err, len);
+    if (rc == CUBE_OK)
+        rc = get_str(o, "cgroup_parent", "", &c->cgroup_parent, err, len);
+    if (rc != CUBE_OK)
+        return rc;
+    if (*c->cgroup_parent && (c->cgroup_parent[0] != '/' || strstr(c->cgroup_parent, "..")))
+        return bad(err, len, "cgroup_parent", "\"%s\" must be an absolute cgroup path "
+                   "without ..", c->cgroup_parent);
+    if (c->sandbox == XL_SANDBOX_BWRAP) {
+        static const char *const where[] = {"/usr/bin/bwrap", "/usr/local/bin/bwrap", NULL};
+        for (int i = 0; where[i] && !c->bwrap; i++)
+            if (access(where[i], X_OK) == 0)
+                c->bwrap = strdup(where[i]);
+        if (!c->bwrap)
+            return bad(err, len, "sandbox", "bubblewrap is not installed (apt-get install "
+                       "bubblewrap)");
+    }
+    return CUBE_OK;
+}
+
+/* pids_max, timeout_grace_seconds, poll_ms, path. */
+static int load_limits(const cJSON *o, struct xl_conf *c, char *err, size_t len)
+{
+    int64_t grace, poll;
+    int rc = get_int(o, "pids_max", 16384, 0, 4194304, &c->pids_max, err, len);
+    if (rc == CUBE_OK)
+        rc = get_int(o, "timeout_grace_seconds", 10, 0, 3600, &grace, err, len);
+    if (rc == CUBE_OK)
+        rc = get_int(o, "poll_ms", 50, 10, 1000, &poll, err, len);
+    if (rc == CUBE_OK)
+        rc = get_str(o, "path", "/usr/local/bin:/usr/bin:/bin", &c->default_path, err, len);
+    if (rc != CUBE_OK)
+        return rc;
+    if (!*c->default_path)
+        return bad(err, len, "path", "must not be empty");
+    c->timeout_grace = (unsigned)grace;
+    c->poll_ms = (unsigned)poll;
+    return CUBE_OK;
+}
+
+int xl_conf_load(struct xl_conf *c, const char *config_json, const char *data_dir,
+                 char *err, size_t len)
+{
+    memset(c, 0, sizeof *c);
+    cJSON *o = cJSON_Parse(config_json ? config_json : "{}");
+    int rc;
+    if (!cJSON_IsObject(o))
+        rc = bad(err, len, "config", "must be an object");
+    else if ((rc = check_known(o, err, len)) == CUBE_OK &&
+             (rc = load_node(o, c, err, len)) == CUBE_OK &&
+             (rc = load_reserved(o, c, err, len)) == CUBE_OK &&
+             (rc = load_accounts(o, c, err, len)) == CUBE_OK &&
+             (rc = load_dirs(o, c, data_dir, err, len)) == CUBE_OK &&
+             (rc = load_isolation(o, c, err, len)) == CUBE_OK)
+        rc = load_limits(o, c, err, len);
+    cJSON_Delete(o);
+    if (rc != CUBE_OK)
+        xl_conf_free(c);
+    return rc;
+}
+
+void xl_conf_free(struct xl_conf *c)
+{
+    char *all[] = {c->node_name, c->pool, c->labels_json, c->user_prefix, c->group_prefix,
+                   c->home_root, c->projects_root, c->run_root, c->bwrap, c->cgroup_parent,
+                   c->default_path};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+    memset(c, 0, sizeof *c);
+}

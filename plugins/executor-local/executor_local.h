@@ -1,0 +1,342 @@
+/* executor_local.h — what the executor-local plugin's files share.
+ *
+ * The plugin serves this machine as one node of the "local" executor. Each
+ * replica runs under a small supervisor process (forked twice from cubed,
+ * in its own session) that survives cubed, enforces stop and timeout, and
+ * writes the replica's end to a status file. cubed's side tails each
+ * replica's output file into its log stream and reports ends from a timer.
+ *
+ * Files, one concern each:
+ *   plugin.c     descriptor, init/start/fini, the executor callbacks
+ *   conf.c       configuration (defaults, checks naming the setting)
+ *   node.c       the node document (node_set)
+ *   replica.c    the replica document: argv, env, limits, log target
+ *   accounts.c   OS accounts, project groups, homes, project dirs
+ *   cgroup.c     cgroup v1/v2 detection, per-replica groups and limits
+ *   view.c       what a replica may see: the private mount view, bubblewrap
+ *   start.c      the start callback: preparing everything, then spawning
+ *   spawn.c      cubed's side of starting a supervisor; engine ids
+ *   supervisor.c the supervisor and replica child (async-signal-safe only)
+ *   runs.c       tracked replicas: meta files, tailing output, reaping
+ *   adopt.c      re-adoption after a restart; stale run directories
+ */
+#ifndef EXECUTOR_LOCAL_H
+#define EXECUTOR_LOCAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cube/cube.h>
+
+#define XL_NAME "executor-local"
+#define XL_MSG 512           /* message buffers */
+#define XL_ID_LEN 128        /* engine ids */
+#define XL_PUMP_CHUNK 65536  /* output read per log_append */
+
+enum xl_sandbox { XL_SANDBOX_NONE, XL_SANDBOX_BWRAP };
+enum xl_cg_mode { XL_CG_AUTO, XL_CG_V1, XL_CG_V2, XL_CG_OFF };
+enum xl_cg_ctl { XL_CG_MEMORY, XL_CG_CPU, XL_CG_PIDS, XL_CG_NCTL };
+
+/* -- conf.c ------------------------------------------------------------ */
+
+struct xl_conf {
+    char *node_name, *pool;
+    char *labels_json;           /* a JSON object of strings */
+    int64_t reserved_cpus;
+    uint64_t reserved_memory;    /* bytes */
+    unsigned uid_min, uid_max;
+    char *user_prefix, *group_prefix;
+    char *home_root, *projects_root, *run_root;
+    int sandbox;                 /* enum xl_sandbox */
+    char *bwrap;                 /* bubblewrap's path when sandboxed */
+    int cgroup_mode;             /* enum xl_cg_mode */
+    char *cgroup_parent;         /* "" : automatic */
+    int64_t pids_max;            /* 0: unlimited */
+    unsigned timeout_grace;      /* seconds between SIGTERM and SIGKILL */
+    unsigned poll_ms;            /* how often output and ends are checked */
+    char *default_path;          /* PATH when the replica sets none */
+};
+
+/* Reads the config JSON (defaults applied here too) into c, checking what
+ * the schema cannot. data_dir is the plugin's private directory. On error
+ * writes "<setting>: <reason>" into err and returns CUBE_EINVAL. */
+int xl_conf_load(struct xl_conf *c, const char *config_json, const char *data_dir,
+                 char *err, size_t len);
+/* Frees what xl_conf_load allocated. */
+void xl_conf_free(struct xl_conf *c);
+/* Parses a byte quantity ("512Mi", "1G", "1048576"); -1 when invalid. */
+int64_t xl_parse_bytes(const char *s);
+/* The JSON Schema of the config section. */
+extern const char xl_conf_schema[];
+
+/* -- replica.c --------------------------------------------------------- */
+
+/* Where a replica's output goes (cube_host.log_append). */
+struct xl_log { char *kind, *project, *name, *stream; };
+
+struct xl_replica {
+    char **argv;                 /* NULL-terminated, argc entries */
+    size_t argc;
+    char **env;                  /* NULL-terminated "K=V" (replica's own) */
+    size_t envc;
+    char *user, *project, *workdir, *image, *node;
+    int64_t timeout_s;           /* 0: none */
+    int64_t cpu_millis;          /* 0: unlimited */
+    int64_t memory_bytes;        /* 0: unlimited */
+    int index;                   /* "replica" */
+    struct xl_log log;
+};
+
+/* Parses a replica document (cube_sched.h). On error fills msg naming the
+ * field and returns CUBE_EINVAL. */
+int xl_replica_parse(struct xl_replica *r, const char *json, char *msg, size_t len);
+void xl_replica_free(struct xl_replica *r);
+/* Parses the "log" object of a replica document into l; 0, or -1. */
+int xl_log_parse(struct xl_log *l, const void *cjson_obj);
+void xl_log_free(struct xl_log *l);
+/* A copy of l; 0 or -1. */
+int xl_log_copy(struct xl_log *dst, const struct xl_log *src);
+/* The environment the replica runs with: defaults (PATH, HOME, USER ...)
+ * overridden by its own. NULL-terminated, malloc()ed; free with
+ * xl_strv_free. NULL when out of memory. */
+char **xl_env_build(const struct xl_replica *r, const char *home, const char *user,
+                    const char *project_dir, const char *default_path);
+/* The paths execve should try for argv0, found along PATH (from env) the
+ * way execvp does; NULL-terminated. argv0 with a '/' is used as is. NULL
+ * with msg when nothing executable is found. */
+char **xl_exec_paths(const char *argv0, char *const *env, const char *default_path,
+                     char *msg, size_t len);
+/* Frees a NULL-terminated string vector. */
+void xl_strv_free(char **v);
+/* Looks up "NAME=" in a NULL-terminated env vector; the value or NULL. */
+const char *xl_env_get(char *const *env, const char *name);
+
+/* -- accounts.c -------------------------------------------------------- */
+
+struct xl_account {
+    int isolated;                /* runs as its own OS account */
+    uid_t uid;
+    gid_t gid;
+    gid_t groups[2];             /* supplementary: the project group */
+    int ngroups;
+    char name[64];               /* OS account name */
+    char home[PATH_MAX];
+    char project_dir[PATH_MAX];
+};
+
+struct xl_accounts {
+    const struct xl_conf *conf;
+    int isolate;                 /* cubed is root: per-user accounts */
+    pthread_mutex_t mu;          /* serialises useradd/groupadd */
+};
+
+void xl_accounts_init(struct xl_accounts *a, const struct xl_conf *conf, int isolate);
+void xl_accounts_fini(struct xl_accounts *a);
+/* The OS account name of a Cube user ("cube-alice"); long or unusual names
+ * get a hash suffix so that different users never share one. */
+void xl_account_name(const char *prefix, const char *user, char *out, size_t len);
+/* Makes sure user's account, home, project group and project dir exist
+ * and fills acct. msg on error. */
+int xl_account_prepare(struct xl_accounts *a, const char *user, const char *project,
+                       struct xl_account *acct, char *msg, size_t len);
+
+/* -- cgroup.c ---------------------------------------------------------- */
+
+/* The cgroup layout detected at init. */
+struct xl_cgroups {
+    int version;                            /* 0 (none), 1 or 2 */
+    char parent[XL_CG_NCTL][PATH_MAX];      /* v2: parent[0] only; "" absent */
+};
+
+/* One replica's cgroup(s). */
+struct xl_cgroup {
+    int version;
+    char dir[XL_CG_NCTL][PATH_MAX];         /* v2: dir[0] only; "" absent */
+};
+
+/* Detects which cgroup version to use from mountinfo and /proc/self/cgroup
+ * texts and prepares the parent groups. mode: enum xl_cg_mode. Writes a
+ * line for the log into note. -1 with msg when the forced mode is unusable. */
+int xl_cgroups_detect(struct xl_cgroups *cg, int mode, const char *parent_conf,
+                      const char *mountinfo, const char *self_cgroup,
+                      char *note, size_t len);
+/* Creates the cgroup(s) for slot with the limits (0: none); msg on error. */
+int xl_cgroup_create(const struct xl_cgroups *cg, const char *slot, int64_t memory_bytes,
+                     int64_t cpu_millis, int64_t pids_max, struct xl_cgroup *out,
+                     char *msg, size_t len);
+/* The cgroup.procs files a replica joins; returns how many (<= XL_CG_NCTL). */
+int xl_cgroup_procs_files(const struct xl_cgroup *g, char out[][PATH_MAX]);
+/* The file an OOM verdict reads (memory.events or memory.oom_control) and
+ * memory.failcnt (v1; "" in v2). */
+void xl_cgroup_oom_files(const struct xl_cgroup *g, char *oom, char *failcnt, size_t len);
+/* Kills whatever still runs in the cgroup(s) and removes them. */
+void xl_cgroup_destroy(const struct xl_cgroup *g);
+/* Reads a whole small file into buf (NUL-terminated); bytes or -1. */
+ssize_t xl_read_file(const char *path, char *buf, size_t len);
+/* Writes s to an existing (or new) file; 0 or -1 with errno. */
+int xl_write_file(const char *path, const char *s);
+/* dir + "/" + name into out; -1 (ENAMETOOLONG) when it does not fit. */
+int xl_path_join(char *out, size_t len, const char *dir, const char *name);
+/* mkdir -p; mode for the directories it creates. 0 or -1 with errno. */
+int xl_mkdir_p(const char *path, unsigned mode);
+
+/* -- view.c ------------------------------------------------------------ */
+
+#define XL_VIEW_MAX 4
+
+/* A private mount view: tmpfs over directories others may not enter,
+ * with the replica's own directories bound back in. */
+struct xl_view {
+    int nhide, nbind;
+    char hide[XL_VIEW_MAX][PATH_MAX];
+    char bind[XL_VIEW_MAX][PATH_MAX];
+};
+
+/* Computes the view that makes home, project_dir and workdir reachable
+ * for an unprivileged account; nhide 0 when none is needed. -1 with msg
+ * when workdir lies where the view cannot show it. */
+int xl_view_plan(struct xl_view *v, const char *home, const char *project_dir,
+                 const char *workdir, char *msg, size_t len);
+/* The bubblewrap command line wrapping argv (NULL-terminated, malloc()ed;
+ * xl_strv_free), or NULL. */
+char **xl_bwrap_argv(const char *bwrap, const char *home, const char *project_dir,
+                     const char *workdir, char *const *argv);
+
+/* -- supervisor.c / spawn.c -------------------------------------------- */
+
+/* Everything the supervisor and the replica child need, prepared before
+ * fork so that they only make async-signal-safe calls. */
+struct xl_plan {
+    char *const *argv;
+    char *const *envp;
+    char *const *exec_paths;     /* candidates for argv[0] */
+    const char *workdir;
+    int drop;                    /* switch to uid/gid/groups */
+    uid_t uid;
+    gid_t gid;
+    const gid_t *groups;
+    int ngroups;
+    char procs[XL_CG_NCTL][PATH_MAX];   /* cgroup.procs files to join */
+    int nprocs;
+    char oom_file[PATH_MAX], failcnt_file[PATH_MAX];
+    const struct xl_view *view;  /* NULL: none */
+    int out_fd;                  /* output file (O_APPEND) */
+    int dir_fd;                  /* the run directory */
+    unsigned timeout_s, grace_s;
+};
+
+/* What a started supervisor reported. */
+struct xl_spawned {
+    pid_t sup_pid, rep_pid;
+    unsigned long long sup_start;   /* /proc/<pid>/stat starttime */
+};
+
+/* fork() for a process that is already a child of fork: _Fork (glibc 2.34)
+ * runs no atfork handlers, so it is async-signal-safe. */
+pid_t xl_fork_again(void);
+/* The supervisor's main (in the forked process); never returns. */
+void xl_supervise(const struct xl_plan *p, int report_fd) __attribute__((noreturn));
+/* Forks the supervisor (twice, so it belongs to no one) and waits for it to
+ * say the replica was exec()ed, or why not. msg on error. */
+int xl_spawn(const struct xl_plan *p, struct xl_spawned *out, char *msg, size_t len);
+/* Formats an engine id: "pid:<pid>:<starttime>:<slot>". */
+int xl_engine_id_format(char *out, size_t len, pid_t pid, unsigned long long start,
+                        const char *slot);
+/* Parses an engine id; 0, or -1 when malformed. slot gets >= 64 bytes. */
+int xl_engine_id_parse(const char *id, pid_t *pid, unsigned long long *start,
+                       char *slot, size_t slot_len);
+/* The start time of pid from /proc/<pid>/stat; 0 when it is gone (or a
+ * zombie). */
+unsigned long long xl_proc_start_time(pid_t pid);
+/* The start time (field 22) in a /proc/<pid>/stat text; 0 when absent.
+ * Async-signal-safe. */
+unsigned long long xl_stat_start_time(const char *stat);
+/* The name of a start step a supervisor reported ("join the cgroup"). */
+const char *xl_step_name(int step);
+/* Nonzero for a slot name we made: [0-9a-z-], 1..63. */
+int xl_slot_valid(const char *slot);
+
+/* -- start.c ----------------------------------------------------------- */
+
+/* The executor's start callback (cube_sched.h). */
+int xl_start(void *state, const char *replica_json, char *engine_id, size_t id_len,
+             char *msg, size_t len);
+
+/* -- runs.c ------------------------------------------------------------ */
+
+/* A replica cubed watches. */
+struct xl_run {
+    struct xl_run *next;
+    char engine_id[XL_ID_LEN];
+    char slot[64];
+    char dir[PATH_MAX];          /* run directory */
+    pid_t sup_pid;
+    unsigned long long sup_start;
+    int out_fd, off_fd;          /* output file, saved offset file */
+    uint64_t offset;             /* output bytes already appended */
+    struct xl_log log;
+    struct xl_cgroup cg;
+    int64_t memory_bytes, timeout_s;
+    int done;                    /* reaped: the tick unlinks and frees it */
+};
+
+struct xl;  /* plugin.c */
+
+/* Writes the run's meta file (what adoption needs). */
+int xl_meta_write(const struct xl_run *r, const char *user);
+/* Fills r's log, cgroup and limits from its meta file; 0 or -1. */
+int xl_meta_read(struct xl_run *r);
+/* Opens the output and offset files of r (reading the saved offset). */
+int xl_run_open_files(struct xl_run *r);
+/* Appends new output of r to its log stream. */
+void xl_run_pump(struct xl *x, struct xl_run *r);
+/* When r's status file exists: pumps the rest, reports the end, cleans up
+ * and marks r done. Returns 1 when reaped. */
+int xl_run_try_reap(struct xl *x, struct xl_run *r);
+/* Reports r as Lost when its supervisor vanished without a status. */
+int xl_run_check_lost(struct xl *x, struct xl_run *r);
+/* Frees r (closing its files). */
+void xl_run_free(struct xl_run *r);
+/* Removes a run directory and what it holds (one level). */
+void xl_run_dir_remove(const char *dir);
+/* Turns a status file's text into exit code, reason and message. */
+void xl_status_verdict(const char *text, int64_t memory_bytes, int64_t timeout_s,
+                       int *code, const char **reason, char *msg, size_t len);
+
+/* -- adopt.c ----------------------------------------------------------- */
+
+/* The executor's adopt callback. */
+int xl_adopt(void *state, const char *engine_id, const char *replica_json);
+/* Removes run directories that finished (or were abandoned) long ago. */
+void xl_janitor(struct xl *x, unsigned max_age_s);
+
+/* -- plugin.c ---------------------------------------------------------- */
+
+struct xl {
+    const struct cube_host *host;
+    cube_plugin *self;
+    struct xl_conf conf;
+    struct xl_accounts accounts;
+    struct xl_cgroups cgroups;
+    pthread_mutex_t mu;          /* guards runs and seq */
+    struct xl_run *runs;
+    unsigned seq;
+    cube_timer *tick, *refresh;
+    char *last_node;             /* the last node document sent (under mu) */
+    char *pump_buf;              /* XL_PUMP_CHUNK bytes, used by the tick */
+    unsigned ticks;              /* tick count (liveness checks every ~1 s) */
+};
+
+/* Adds r to the watched replicas (takes ownership). */
+void xl_track(struct xl *x, struct xl_run *r);
+/* The watched replica with this engine id, or NULL (caller holds mu). */
+struct xl_run *xl_find_locked(struct xl *x, const char *engine_id);
+/* Builds and sends the node document when it changed. */
+int xl_node_refresh(struct xl *x, char *msg, size_t len);
+/* The node document (malloc()ed JSON) of this machine, or NULL with msg. */
+char *xl_node_document(const struct xl_conf *c, const char *devices_json,
+                       char *msg, size_t len);
+
+#endif

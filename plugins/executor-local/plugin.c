@@ -1,0 +1,273 @@
+/* plugin.c — the executor-local plugin: this machine as one node of the
+ * "local" executor. Glue only: descriptor, init/start/fini, the stop
+ * callback, and the timers that collect output, report ends and keep the
+ * node document current. */
+#include "executor_local.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define REFRESH_MS 30000                 /* node document refresh */
+#define STALE_RUN_S (7u * 24 * 3600)     /* run dirs nobody adopted */
+
+void xl_track(struct xl *x, struct xl_run *r)
+{
+    pthread_mutex_lock(&x->mu);
+    r->next = x->runs;
+    x->runs = r;
+    pthread_mutex_unlock(&x->mu);
+}
+
+struct xl_run *xl_find_locked(struct xl *x, const char *engine_id)
+{
+    for (struct xl_run *r = x->runs; r; r = r->next)
+        if (!r->done && strcmp(r->engine_id, engine_id) == 0)
+            return r;
+    return NULL;
+}
+
+/* The executor's stop callback: records the grace period for the
+ * supervisor and sends it SIGTERM; it does the rest. */
+static int xl_stop(void *state, const char *engine_id, unsigned grace_seconds)
+{
+    struct xl *x = state;
+    char dir[PATH_MAX], path[PATH_MAX + 16], tmp[PATH_MAX + 16], grace[32];
+    pthread_mutex_lock(&x->mu);
+    struct xl_run *r = engine_id ? xl_find_locked(x, engine_id) : NULL;
+    pid_t pid = r ? r->sup_pid : 0;
+    unsigned long long start = r ? r->sup_start : 0;
+    if (r)
+        snprintf(dir, sizeof dir, "%s", r->dir);
+    pthread_mutex_unlock(&x->mu);
+    if (!r)
+        return CUBE_ENOTFOUND;
+    snprintf(tmp, sizeof tmp, "%s/.stop.tmp", dir);
+    snprintf(path, sizeof path, "%s/stop", dir);
+    snprintf(grace, sizeof grace, "%u\n", grace_seconds);
+    if (xl_write_file(tmp, grace) < 0 || rename(tmp, path) < 0)
+        x->host->log(x->self, CUBE_LOG_WARN, "cannot write %s: %s", path, strerror(errno));
+    if (xl_proc_start_time(pid) == start && kill(pid, SIGTERM) < 0 && errno != ESRCH)
+        return CUBE_EIO;
+    return CUBE_OK;   /* already ended: the tick reports how */
+}
+
+/* Unlinks and frees the runs the tick marked done. */
+static void sweep(struct xl *x)
+{
+    struct xl_run *dead = NULL;
+    pthread_mutex_lock(&x->mu);
+    for (struct xl_run **pp = &x->runs; *pp;) {
+        struct xl_run *r = *pp;
+        if (r->done) {
+            *pp = r->next;
+            r->next = dead;
+            dead = r;
+        } else {
+            pp = &r->next;
+        }
+    }
+    pthread_mutex_unlock(&x->mu);
+    while (dead) {
+        struct xl_run *next = dead->next;
+        xl_run_free(dead);
+        dead = next;
+    }
+}
+
+/* Timer: new output into log streams, ended replicas reported. Runs never
+ * overlap; only this callback unlinks runs, so the list can be walked
+ * without the lock (start and adopt only push at the head). */
+static void tick(void *state, void *arg)
+{
+    (void)arg;
+    struct xl *x = state;
+    unsigned every = 1000 / x->conf.poll_ms;
+    int check_alive = ++x->ticks % (every ? every : 1) == 0;
+    pthread_mutex_lock(&x->mu);
+    struct xl_run *r = x->runs;
+    pthread_mutex_unlock(&x->mu);
+    int reaped = 0;
+    for (; r; r = r->next) {
+        if (r->done)
+            continue;
+        xl_run_pump(x, r);
+        if (xl_run_try_reap(x, r) || (check_alive && xl_run_check_lost(x, r)))
+            reaped = 1;
+    }
+    if (reaped)
+        sweep(x);
+}
+
+int xl_node_refresh(struct xl *x, char *msg, size_t len)
+{
+    int rc = CUBE_OK;
+    char *devices = NULL;
+    if (CUBE_HOST_HAS(x->host, local_devices))
+        devices = x->host->local_devices(x->self, &rc);
+    if (!devices && rc != CUBE_OK)
+        x->host->log(x->self, CUBE_LOG_WARN, "no device list from the host (%d)", rc);
+    char *doc = xl_node_document(&x->conf, devices ? devices : "[]", msg, len);
+    x->host->free(devices);
+    if (!doc)
+        return CUBE_EIO;
+    pthread_mutex_lock(&x->mu);
+    int same = x->last_node && strcmp(x->last_node, doc) == 0;
+    pthread_mutex_unlock(&x->mu);
+    if (!same && (rc = x->host->node_set(x->self, doc)) != CUBE_OK) {
+        snprintf(msg, len, "node_set refused the node document (%d): %.200s", rc, doc);
+        free(doc);
+        return rc;
+    }
+    pthread_mutex_lock(&x->mu);
+    char *old = x->last_node;
+    x->last_node = doc;
+    pthread_mutex_unlock(&x->mu);
+    free(old);
+    return CUBE_OK;
+}
+
+/* Timer: devices and capacity may change (device health, hot plug). */
+static void refresh(void *state, void *arg)
+{
+    (void)arg;
+    struct xl *x = state;
+    char msg[XL_MSG];
+    if (xl_node_refresh(x, msg, sizeof msg) != CUBE_OK)
+        x->host->log(x->self, CUBE_LOG_WARN, "%s", msg);
+}
+
+/* Reads a /proc file for cgroup detection ("" when unreadable). */
+static char *slurp(const char *path)
+{
+    char *buf = malloc(1 << 16);
+    if (buf && xl_read_file(path, buf, 1 << 16) < 0)
+        buf[0] = '\0';
+    return buf;
+}
+
+/* Run dir, accounts mode and cgroups; err names the setting. */
+static int setup_system(struct xl *x, char *err, size_t len)
+{
+    const struct xl_conf *c = &x->conf;
+    char note[2048];
+    struct stat st;
+    if (xl_mkdir_p(c->run_root, 0700) < 0 || stat(c->run_root, &st) < 0 ||
+        !S_ISDIR(st.st_mode) || chmod(c->run_root, 0700) < 0)
+        return snprintf(err, len, "run_dir: cannot create %s: %s", c->run_root,
+                        strerror(errno)), CUBE_EIO;
+    int root = geteuid() == 0;
+    xl_accounts_init(&x->accounts, c, root);
+    if (!root)
+        x->host->log(x->self, CUBE_LOG_WARN, "cubed does not run as root: replicas run as "
+                     "its own user (uid %u); per-user isolation is off", (unsigned)geteuid());
+    char *mi = slurp("/proc/self/mountinfo"), *cg = slurp("/proc/self/cgroup");
+    int rc = mi && cg ? xl_cgroups_detect(&x->cgroups, c->cgroup_mode, c->cgroup_parent, mi,
+                                          cg, note, sizeof note) : -1;
+    free(mi);
+    free(cg);
+    if (rc < 0)
+        return snprintf(err, len, "cgroup: %.400s", mi && cg ? note : "out of memory"),
+               CUBE_EINVAL;
+    x->host->log(x->self, x->cgroups.version ? CUBE_LOG_INFO : CUBE_LOG_WARN, "%s", note);
+    return CUBE_OK;
+}
+
+/* Registers the executor, advertises the node, starts the timers. */
+static int go_live(struct xl *x, char *err, size_t len)
+{
+    const struct cube_executor_desc desc = {
+        .size = sizeof desc, .name = "local", .start = xl_start, .stop = xl_stop,
+        .adopt = xl_adopt,
+    };
+    int rc = x->host->register_executor(x->self, &desc);
+    if (rc != CUBE_OK)
+        return snprintf(err, len, "cannot register the executor \"local\" (%d)", rc), rc;
+    if ((rc = xl_node_refresh(x, err, len)) != CUBE_OK)
+        return rc;
+    xl_janitor(x, STALE_RUN_S);
+    x->tick = x->host->timer_add(x->self, x->conf.poll_ms, x->conf.poll_ms, tick, NULL);
+    x->refresh = x->host->timer_add(x->self, REFRESH_MS, REFRESH_MS, refresh, NULL);
+    if (!x->tick || !x->refresh)
+        return snprintf(err, len, "cannot add timers"), CUBE_ENOMEM;
+    return CUBE_OK;
+}
+
+static void xl_fini(void *state)
+{
+    struct xl *x = state;
+    /* Replicas keep running: a restarted cubed adopts them. */
+    while (x->runs) {
+        struct xl_run *r = x->runs;
+        x->runs = r->next;
+        xl_run_free(r);
+    }
+    if (x->accounts.conf)
+        xl_accounts_fini(&x->accounts);
+    xl_conf_free(&x->conf);
+    free(x->last_node);
+    free(x->pump_buf);
+    pthread_mutex_destroy(&x->mu);
+    free(x);
+}
+
+static int xl_init(const struct cube_host *host, cube_plugin *self, void **state)
+{
+    if (!CUBE_HOST_HAS(host, register_executor) || !CUBE_HOST_HAS(host, node_set) ||
+        !CUBE_HOST_HAS(host, replica_exited) || !CUBE_HOST_HAS(host, log_append)) {
+        host->set_error(self, "needs a host with ABI 1.3 (executors); this one is %u.%u",
+                        host->abi_major, host->abi_minor);
+        return CUBE_EVERSION;
+    }
+    struct xl *x = calloc(1, sizeof *x);
+    char err[XL_MSG] = "";
+    if (!x || !(x->pump_buf = malloc(XL_PUMP_CHUNK))) {
+        free(x);
+        host->set_error(self, "out of memory");
+        return CUBE_ENOMEM;
+    }
+    x->host = host;
+    x->self = self;
+    pthread_mutex_init(&x->mu, NULL);
+    *state = x;
+    char *cfg = host->config_json(self);
+    int rc = xl_conf_load(&x->conf, cfg, host->data_dir(self), err, sizeof err);
+    host->free(cfg);
+    if (rc == CUBE_OK)
+        rc = setup_system(x, err, sizeof err);
+    if (rc == CUBE_OK)
+        rc = go_live(x, err, sizeof err);
+    if (rc != CUBE_OK) {
+        host->set_error(self, "%s", err);
+        host->timer_cancel(self, x->tick);
+        host->timer_cancel(self, x->refresh);
+        xl_fini(x);
+        *state = NULL;
+        return rc;
+    }
+    host->log(self, CUBE_LOG_INFO, "node %s (pool %s): %s", x->conf.node_name, x->conf.pool,
+              x->conf.sandbox == XL_SANDBOX_BWRAP ? "bubblewrap sandbox" : "no sandbox");
+    return CUBE_OK;
+}
+
+/* Once every plugin is loaded: accelerator plugins may have added devices. */
+static int xl_plugin_start(void *state)
+{
+    refresh(state, NULL);
+    return CUBE_OK;
+}
+
+CUBE_PLUGIN_DEFINE(executor_local,
+    .name = XL_NAME,
+    .version = "1.0.0",
+    .vendor = "Cube",
+    .license = "Apache-2.0",
+    .description = "Runs job replicas as processes on this machine (own accounts, cgroups)",
+    .config_schema = xl_conf_schema,
+    .init = xl_init,
+    .start = xl_plugin_start,
+    .fini = xl_fini)

@@ -1,0 +1,149 @@
+/* spawn.c — cubed's side of starting a replica's supervisor, and engine
+ * ids. The supervisor is forked twice so that it is nobody's child (init
+ * reaps it, as it would after cubed died); it tells cubed through a pipe
+ * that the replica was exec()ed, or which step failed. An engine id,
+ * "pid:<pid>:<starttime>:<slot>", names the supervisor robustly (a reused
+ * pid has another start time) and the run directory its status goes to. */
+#include "executor_local.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REPORT_TIMEOUT_MS 30000
+
+int xl_slot_valid(const char *slot)
+{
+    size_t n = strlen(slot);
+    return n >= 1 && n <= 63 && strspn(slot, "0123456789abcdefghijklmnopqrstuvwxyz-") == n;
+}
+
+int xl_engine_id_format(char *out, size_t len, pid_t pid, unsigned long long start,
+                        const char *slot)
+{
+    int n = snprintf(out, len, "pid:%ld:%llu:%s", (long)pid, start, slot);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int xl_engine_id_parse(const char *id, pid_t *pid, unsigned long long *start, char *slot,
+                       size_t slot_len)
+{
+    long p;
+    unsigned long long s;
+    int used = 0;
+    char sl[64];
+    if (!id || strncmp(id, "pid:", 4) != 0 ||
+        sscanf(id, "pid:%ld:%llu:%63[0-9a-z-]%n", &p, &s, sl, &used) != 3 ||
+        id[used] != '\0' || p <= 1 || p > 4194304 || s == 0 || !xl_slot_valid(sl) ||
+        strlen(sl) >= slot_len)
+        return -1;
+    /* Only the canonical spelling: no leading zeros or signs sneak in. */
+    char again[XL_ID_LEN];
+    if (xl_engine_id_format(again, sizeof again, (pid_t)p, s, sl) < 0 || strcmp(again, id))
+        return -1;
+    *pid = (pid_t)p;
+    *start = s;
+    snprintf(slot, slot_len, "%s", sl);
+    return 0;
+}
+
+unsigned long long xl_proc_start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    if (xl_read_file(path, buf, sizeof buf) <= 0)
+        return 0;
+    const char *state = strrchr(buf, ')');
+    if (!state || state[1] != ' ' || state[2] == 'Z' || state[2] == 'X')
+        return 0;   /* a zombie has ended, even if nobody reaped it yet */
+    return xl_stat_start_time(buf);
+}
+
+/* Reads the supervisor's report line (or EOF) within the timeout. */
+static int read_report(int fd, char *buf, size_t len)
+{
+    size_t got = 0;
+    for (;;) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int r = poll(&pfd, 1, REPORT_TIMEOUT_MS);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        ssize_t n = read(fd, buf + got, len - 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        buf[got] = '\0';
+        if (strchr(buf, '\n') || got == len - 1)
+            break;
+    }
+    buf[got] = '\0';
+    return (int)got;
+}
+
+/* Turns the report into out or an error message. */
+static int parse_report(const char *line, struct xl_spawned *out, char *msg, size_t len)
+{
+    long a;
+    unsigned long long b;
+    long c;
+    int step, err;
+    if (sscanf(line, "ok %ld %llu %ld", &a, &b, &c) == 3 && a > 1 && c > 1) {
+        out->sup_pid = (pid_t)a;
+        out->sup_start = b;
+        out->rep_pid = (pid_t)c;
+        return CUBE_OK;
+    }
+    if (sscanf(line, "err %d %d", &step, &err) == 2) {
+        snprintf(msg, len, "cannot %s: %s", xl_step_name(step), strerror(err));
+        return CUBE_EIO;
+    }
+    snprintf(msg, len, "the supervisor ended without a report");
+    return CUBE_EIO;
+}
+
+int xl_spawn(const struct xl_plan *p, struct xl_spawned *out, char *msg, size_t len)
+{
+    int rp[2];
+    if (pipe2(rp, O_CLOEXEC) < 0)
+        return snprintf(msg, len, "pipe: %s", strerror(errno)), CUBE_EIO;
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGCHLD);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    pid_t mid = fork();
+    if (mid == 0) {   /* async-signal-safe from here on */
+        close(rp[0]);
+        pid_t sup = xl_fork_again();
+        if (sup == 0)
+            xl_supervise(p, rp[1]);
+        _exit(sup < 0 ? 1 : 0);
+    }
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(rp[1]);
+    if (mid < 0) {
+        close(rp[0]);
+        return snprintf(msg, len, "fork: %s", strerror(e)), CUBE_EIO;
+    }
+    int st;
+    while (waitpid(mid, &st, 0) < 0 && errno == EINTR) {}
+    char line[256];
+    int got = read_report(rp[0], line, sizeof line);
+    close(rp[0]);
+    if (got < 0)
+        return snprintf(msg, len, "the supervisor did not report within %d s",
+                        REPORT_TIMEOUT_MS / 1000), CUBE_EIO;
+    return parse_report(line, out, msg, len);
+}

@@ -1,0 +1,321 @@
+/* test_root.c — executor-local where it needs root (skipped, exit 77,
+ * otherwise): replicas run as OS accounts of their own ("cxq-<user>",
+ * uids 29500-29999) that cannot read each other's homes, share a project
+ * directory through the project group, are OOM-killed at their memory
+ * limit and throttled to their CPU limit by cgroups, and can run inside
+ * bubblewrap. The plugin's directories lie in a 0700 directory, as under
+ * cubed's data dir, so the private mount view is exercised too. Accounts
+ * and groups made here are removed at the end. */
+#include "xl_test.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/wait.h>
+
+#define PREFIX "cxq-"
+
+static char root[256];
+static char *config;
+static void *state;
+
+static int group_setup(void **st)
+{
+    (void)st;
+    assert_true(snprintf(root, sizeof root, "%s", xt_tmpdir("root", 0700)) < (int)sizeof root);
+    config = xt_config(root, "\"uid_min\":29500,\"uid_max\":29999,\"user_prefix\":\"" PREFIX
+                             "\",\"group_prefix\":\"" PREFIX "p-\"");
+    return 0;
+}
+
+static int group_teardown(void **st)
+{
+    (void)st;
+    static const char *const users[] = {"alice", "bob", "root", "mallory", NULL};
+    for (int i = 0; users[i]; i++)
+        xt_sh("userdel -f " PREFIX "%s >/dev/null 2>&1", users[i]);
+    xt_sh("groupdel " PREFIX "p-lab >/dev/null 2>&1; groupdel " PREFIX "mallory "
+          ">/dev/null 2>&1");
+    xt_sh("rm -rf '%s'", root);
+    free(config);
+    return 0;
+}
+
+static int setup(void **st)
+{
+    (void)st;
+    return cube_mock_init(cube_plugin_executor_local(), config, &state);
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    cube_mock_reset(cube_plugin_executor_local(), state);
+    state = NULL;
+    return 0;
+}
+
+/* Runs command for user in project "lab" to its end; returns its log
+ * (malloc()ed) and the exit through *e. */
+static char *run_to_end(const char *user, const char *name, const char *command,
+                        const char *extra, const struct cube_mock_exit **e)
+{
+    char id[XL_ID_LEN];
+    char *doc = xt_replica(user, "lab", name, command, extra);
+    xt_start(state, doc, id, sizeof id);
+    free(doc);
+    *e = xt_wait_exit(id, 20000);
+    return xt_log(state, "lab", name);
+}
+
+static void replicas_run_as_their_own_account(void **st)
+{
+    (void)st;
+    const struct cube_mock_exit *e;
+    char *log = run_to_end("alice", "r-id", "[\"sh\",\"-c\",\"id -u; id -g; id -G\"]", "", &e);
+    assert_int_equal(e->exit_code, 0);
+    struct passwd *pw = getpwnam(PREFIX "alice");
+    struct group *gr = getgrnam(PREFIX "p-lab");
+    assert_non_null(pw);
+    assert_non_null(gr);
+    unsigned uid = 0, gid = 0;
+    assert_int_equal(sscanf(log, "%u\n%u\n", &uid, &gid), 2);
+    print_message("alice runs as uid %u gid %u; id -u/-g/-G said:\n%s", uid, gid, log);
+    assert_int_equal(uid, pw->pw_uid);
+    assert_true(uid >= 29500 && uid <= 29999);
+    assert_int_equal(gid, pw->pw_gid);
+    char want[32];
+    snprintf(want, sizeof want, " %u\n", (unsigned)gr->gr_gid);
+    assert_non_null(strstr(log, want));   /* the project group, nothing else */
+    assert_null(strstr(log, " 0\n"));
+    /* The home: the account's, 0700; the project dir: the group's, 2770. */
+    struct stat sh, sp;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/home/alice", root);
+    assert_int_equal(stat(path, &sh), 0);
+    assert_int_equal(sh.st_uid, pw->pw_uid);
+    assert_int_equal(sh.st_mode & 07777, 0700);
+    snprintf(path, sizeof path, "%s/projects/lab", root);
+    assert_int_equal(stat(path, &sp), 0);
+    assert_int_equal(sp.st_gid, gr->gr_gid);
+    assert_int_equal(sp.st_mode & 07777, 02770);
+    free(log);
+    /* A Cube user named "root" is just another account. */
+    log = run_to_end("root", "r-root", "[\"id\",\"-u\"]", "", &e);
+    assert_true(atoi(log) >= 29500);
+    free(log);
+}
+
+static void users_cannot_read_each_others_homes(void **st)
+{
+    (void)st;
+    const struct cube_mock_exit *e;
+    char *log = run_to_end("alice", "r-secret", "[\"sh\",\"-c\",\"echo s3cret > $HOME/secret;"
+                           " touch $CUBE_PROJECT_DIR/from-alice; cat $HOME/secret\"]", "", &e);
+    assert_int_equal(e->exit_code, 0);
+    assert_string_equal(log, "s3cret\n");
+    free(log);
+    char *cmd = xt_fmt("[\"sh\",\"-c\",\"cat %s/home/alice/secret; echo rc=$?; "
+                       "ls %s/home/alice; ls -l $CUBE_PROJECT_DIR/from-alice; "
+                       "touch $CUBE_PROJECT_DIR/from-bob && echo shared-ok\"]", root, root);
+    log = run_to_end("bob", "r-peek", cmd, "", &e);
+    print_message("bob: %s", log);
+    assert_null(strstr(log, "s3cret"));
+    assert_non_null(strstr(log, "rc=1"));
+    assert_non_null(strstr(log, PREFIX "p-lab"));   /* the project group owns alice's file */
+    assert_non_null(strstr(log, "shared-ok"));      /* and bob may write there too */
+    free(cmd);
+    free(log);
+}
+
+/* With the plugin's directories open to others (no mount view), the home
+ * modes alone keep users apart. */
+static void homes_are_private_by_their_mode(void **st)
+{
+    (void)st;
+    cube_mock_reset(cube_plugin_executor_local(), state);
+    char open_root[256];
+    assert_true(snprintf(open_root, sizeof open_root, "%s/open", root) < (int)sizeof open_root);
+    assert_int_equal(xl_mkdir_p(open_root, 0755), 0);
+    chmod(root, 0711);
+    char *extra = xt_fmt("\"uid_min\":29500,\"uid_max\":29999,\"user_prefix\":\"" PREFIX
+                         "\",\"group_prefix\":\"" PREFIX "p-\",\"projects_root\":\"%s/pr\","
+                         "\"home_root\":\"%s/home\",\"run_dir\":\"%s/run\"", open_root,
+                         open_root, open_root);
+    char *cfg = xt_fmt("{\"poll_ms\":10,%s}", extra);
+    assert_int_equal(cube_mock_init(cube_plugin_executor_local(), cfg, &state), CUBE_OK);
+    chmod(open_root, 0755);
+    const struct cube_mock_exit *e;
+    char *log = run_to_end("alice", "r-open", "[\"sh\",\"-c\",\"echo s3cret > $HOME/secret\"]",
+                           "", &e);
+    free(log);
+    char *cmd = xt_fmt("[\"sh\",\"-c\",\"ls -ld %s/home/alice; cat %s/home/alice/secret\"]",
+                       open_root, open_root);
+    log = run_to_end("bob", "r-open-peek", cmd, "", &e);
+    print_message("bob: %s", log);
+    assert_int_not_equal(e->exit_code, 0);
+    assert_non_null(strstr(log, "drwx------"));
+    assert_non_null(strstr(log, "Permission denied"));
+    assert_null(strstr(log, "s3cret"));
+    chmod(root, 0700);
+    free(cmd), free(log), free(cfg), free(extra);
+}
+
+static void out_of_memory_is_reported(void **st)
+{
+    (void)st;
+    if (((struct xl *)state)->cgroups.version == 0)
+        skip();
+    const struct cube_mock_exit *e;
+    char *log = run_to_end("alice", "r-oom", "[\"/usr/bin/perl\",\"-e\",\"my $x = 'a' x "
+                           "(256 * 1024 * 1024); print qq(survived\\n)\"]",
+                           "\"limits\":{\"memoryBytes\":33554432}", &e);
+    print_message("OOM: %s %d %s\n", e->reason, e->exit_code, e->message);
+    assert_string_equal(e->reason, CUBE_EXIT_OOM);
+    assert_null(strstr(log, "survived"));
+    free(log);
+    /* The same program with room enough completes. */
+    log = run_to_end("alice", "r-room", "[\"/usr/bin/perl\",\"-e\",\"my $x = 'a' x "
+                     "(8 * 1024 * 1024); print qq(survived\\n)\"]",
+                     "\"limits\":{\"memoryBytes\":268435456}", &e);
+    assert_string_equal(e->reason, CUBE_EXIT_COMPLETED);
+    assert_non_null(strstr(log, "survived"));
+    free(log);
+}
+
+/* User CPU seconds of the children from a `times` output's second line. */
+static double child_user_seconds(const char *log)
+{
+    const char *nl = strchr(log, '\n');
+    unsigned m = 0;
+    double s = -1;
+    if (!nl || sscanf(nl + 1, "%um%lfs", &m, &s) != 2)
+        fail_msg("cannot read `times` output: %s", log);
+    return m * 60 + s;
+}
+
+/* The cpu.stat of the one running replica's cgroup, or "". */
+static const char *running_cpu_stat(void)
+{
+    static char buf[1024];
+    struct xl *x = state;
+    buf[0] = '\0';
+    pthread_mutex_lock(&x->mu);
+    const struct xl_run *r = x->runs;
+    char path[PATH_MAX + 16];
+    if (r)
+        snprintf(path, sizeof path, "%.4000s/cpu.stat",
+                 r->cg.version == 1 ? r->cg.dir[XL_CG_CPU] : r->cg.dir[0]);
+    pthread_mutex_unlock(&x->mu);
+    if (r && xl_read_file(path, buf, sizeof buf) < 0)
+        buf[0] = '\0';
+    return buf;
+}
+
+/* A busy loop under a 0.2 CPU quota: its CPU time stays near 0.2 s per
+ * second, and the cgroup counts the throttling (whatever the load of the
+ * machine, which can starve an unlimited loop too). */
+static void cpu_limit_throttles(void **st)
+{
+    (void)st;
+    if (((struct xl *)state)->cgroups.version == 0)
+        skip();
+    char id[XL_ID_LEN];
+    char *doc = xt_replica("alice", "lab", "r-cpu", "[\"sh\",\"-c\",\"timeout 1 sh -c "
+                           "'while :; do :; done'; times; sleep 30\"]",
+                           "\"limits\":{\"cpuMillis\":200}");
+    xt_start(state, doc, id, sizeof id);
+    free(doc);
+    char *log = NULL;
+    for (long long end = xt_now_ms() + 15000; xt_now_ms() < end; xt_sleep_ms(20)) {
+        cube_mock_run_timers();
+        free(log);
+        log = xt_log(state, "lab", "r-cpu");
+        if (strchr(log, '\n') && strchr(strchr(log, '\n') + 1, '\n'))
+            break;
+    }
+    double used = child_user_seconds(log);
+    const char *stat = running_cpu_stat();
+    const char *thr = strstr(stat, "nr_throttled ");
+    print_message("busy loop for 1 s at 0.2 CPU: %.2f s of CPU; cpu.stat: %s\n", used, stat);
+    assert_non_null(thr);
+    assert_true(atol(thr + 13) > 0);
+    assert_true(used > 0.02 && used < 0.4);
+    free(log);
+    assert_int_equal(cube_mock_executor()->stop(state, id, 0), CUBE_OK);
+    assert_string_equal(xt_wait_exit(id, 5000)->reason, CUBE_EXIT_STOPPED);
+}
+
+static void account_outside_the_range_is_refused(void **st)
+{
+    (void)st;
+    assert_int_equal(xt_sh("useradd -M -l -u 1999 -U " PREFIX "mallory"), 0);
+    char id[XL_ID_LEN], msg[512];
+    char *doc = xt_replica("mallory", "lab", "r-mallory", "[\"true\"]", "");
+    assert_int_equal(cube_mock_executor()->start(state, doc, id, sizeof id, msg, sizeof msg),
+                     CUBE_EIO);
+    assert_non_null(strstr(msg, "outside uid_min"));
+    free(doc);
+}
+
+/* The number on the last line of text. */
+static long last_number(const char *text)
+{
+    size_t n = strlen(text);
+    while (n && text[n - 1] == '\n')
+        n--;
+    while (n && text[n - 1] != '\n')
+        n--;
+    return atol(text + n);
+}
+
+/* bubblewrap: the system read-only, home writable, /tmp private. */
+static void bubblewrap_sandbox(void **st)
+{
+    (void)st;
+    if (access("/usr/bin/bwrap", X_OK) != 0 &&
+        xt_sh("apt-get install -y bubblewrap >/dev/null 2>&1") != 0 &&
+        xt_sh("apt-get update >/dev/null 2>&1 && apt-get install -y bubblewrap "
+              ">/dev/null 2>&1") != 0) {
+        print_message("bubblewrap cannot be installed: skipped\n");
+        skip();
+    }
+    cube_mock_reset(cube_plugin_executor_local(), state);
+    char *cfg = xt_config(root, "\"uid_min\":29500,\"uid_max\":29999,\"user_prefix\":\""
+                                PREFIX "\",\"group_prefix\":\"" PREFIX "p-\","
+                                "\"sandbox\":\"bubblewrap\"");
+    assert_int_equal(cube_mock_init(cube_plugin_executor_local(), cfg, &state), CUBE_OK);
+    xt_sh("touch /tmp/xl-outside-marker");
+    const struct cube_mock_exit *e;
+    char *log = run_to_end("alice", "r-bwrap", "[\"sh\",\"-c\",\"touch /usr/xl-probe 2>/dev/null"
+                           " && echo sys-writable || echo sys-readonly; echo hi > $HOME/f && "
+                           "cat $HOME/f; echo t > /tmp/x; ls /tmp; id -u\"]", "", &e);
+    print_message("bwrap: %s", log);
+    assert_int_equal(e->exit_code, 0);
+    assert_non_null(strstr(log, "sys-readonly"));
+    assert_non_null(strstr(log, "hi\n"));
+    assert_null(strstr(log, "xl-outside-marker"));
+    assert_non_null(strstr(log, "\nx\n"));
+    assert_true(last_number(log) >= 29500);
+    unlink("/tmp/xl-outside-marker");
+    free(log);
+    free(cfg);
+}
+
+int main(void)
+{
+    if (geteuid() != 0) {
+        printf("skipped: these tests need root (accounts, cgroups)\n");
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(replicas_run_as_their_own_account, setup, teardown),
+        cmocka_unit_test_setup_teardown(users_cannot_read_each_others_homes, setup, teardown),
+        cmocka_unit_test_setup_teardown(homes_are_private_by_their_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(out_of_memory_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(cpu_limit_throttles, setup, teardown),
+        cmocka_unit_test_setup_teardown(account_outside_the_range_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(bubblewrap_sandbox, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("executor-local (root: accounts, cgroups, sandbox)",
+                                       tests, group_setup, group_teardown);
+}

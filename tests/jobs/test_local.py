@@ -1,0 +1,96 @@
+"""Jobs on this machine through executor-local and a running cubed: a
+replica runs as a non-root account of its own, sees CUBE_TOKEN/CUBE_API and
+can call the API as its owner, and a 2-replica torch.distributed job
+(gloo, CPU) all-reduces across its replicas with the variables Cube sets."""
+import json
+import os
+import tempfile
+import time
+import unittest
+
+from cubetest import Cubed
+
+PY = "/usr/bin/python3"
+BASE = "/api/v1/projects/public/jobs"
+
+WHOAMI = r"""
+import json, os, urllib.request
+req = urllib.request.Request(os.environ["CUBE_API"] + "/api/v1/auth/me",
+                             headers={"Authorization": "Bearer " + os.environ["CUBE_TOKEN"]})
+me = json.load(urllib.request.urlopen(req))
+print(json.dumps({"uid": os.getuid(), "user": me["user"]["name"],
+                  "project": os.environ["CUBE_PROJECT"], "job": os.environ["CUBE_JOB"],
+                  "replica": os.environ["CUBE_REPLICA"]}))
+"""
+
+ALLREDUCE = r"""
+import os, torch, torch.distributed as dist
+dist.init_process_group("gloo", init_method="env://")
+t = torch.tensor([float(dist.get_rank() + 1)])
+dist.all_reduce(t)
+print("rank", dist.get_rank(), "of", dist.get_world_size(), "sum", int(t.item()), flush=True)
+dist.destroy_process_group()
+"""
+
+
+def plugin_dir():
+    d = tempfile.mkdtemp(prefix="cube-local-plugins-")
+    src = os.environ["CUBE_LOCAL_PLUGIN_DIR"]
+    os.symlink(os.path.join(src, "cube-executor-local.so"),
+               os.path.join(d, "cube-executor-local.so"))
+    return d
+
+
+class Local(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.c = Cubed(plugins={"executor-local": None}, plugin_dir=plugin_dir())
+        cls.a = cls.c.admin()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.c.close()
+
+    def run_job(self, name, spec, timeout=120):
+        r = self.a.request("POST", BASE, {"metadata": {"name": name}, "spec": spec})
+        self.assertEqual(r.status, 201, r.body)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st = self.a.get(f"{BASE}/{name}").json().get("status", {})
+            if st.get("phase") in ("Succeeded", "Failed", "Cancelled"):
+                return st
+            time.sleep(0.1)
+        self.fail(f"{name} did not finish: {st}")
+
+    def logs(self, name, replica=0):
+        return self.a.get(f"{BASE}/{name}/logs?replica={replica}").body
+
+    def test_runs_as_its_owner_not_root_with_a_token(self):
+        st = self.run_job("whoami", {"command": [PY, "-c", WHOAMI],
+                                     "resources": {"cpu": "500m", "memory": "256Mi"}})
+        self.assertEqual(st["phase"], "Succeeded", st)
+        out = json.loads(self.logs("whoami").strip().splitlines()[-1])
+        self.assertNotEqual(out["uid"], 0, "replicas never run as root")
+        self.assertEqual(out["user"], "admin", "CUBE_TOKEN acts as the Job's owner")
+        self.assertEqual((out["project"], out["job"], out["replica"]),
+                         ("public", "whoami", "0"))
+
+    def test_torch_distributed_all_reduce(self):
+        try:
+            import importlib.util
+            have = importlib.util.find_spec("torch") is not None
+        except ImportError:
+            have = False
+        if not have and not os.path.exists("/usr/lib/python3/dist-packages/torch"):
+            self.skipTest("python3-torch is not installed (scripts/install-deps.sh test)")
+        st = self.run_job("ddp", {"command": [PY, "-c", ALLREDUCE], "replicas": 2,
+                                  "distributed": "pytorch",
+                                  "resources": {"cpu": "500m", "memory": "1Gi"}}, timeout=300)
+        self.assertEqual(st["phase"], "Succeeded",
+                         f"{st}\n{self.logs('ddp', 0)}\n{self.logs('ddp', 1)}")
+        for r in (0, 1):
+            self.assertIn(f"rank {r} of 2 sum 3", self.logs("ddp", r))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
