@@ -293,6 +293,7 @@ static void *loop(void *arg)
         carry_out(s, &c);
         if (mono_ms() - last_reasons >= REASONS_EVERY_MS) {
             refresh_reasons(s, 256);
+            sched_metrics_refresh(s);
             last_reasons = mono_ms();
         }
         pthread_mutex_lock(&s->mu);
@@ -321,7 +322,8 @@ int cube_sched_init(struct cube_ctx *ctx)
         cube_log(CUBE_LOG_ERROR, "jobs", "out of memory");
         return -1;
     }
-    return job_kind_register(s) < 0 || job_actions_register(s) < 0 ? -1 : 0;
+    return job_kind_register(s) < 0 || job_actions_register(s) < 0 ||
+           sched_metrics_init(s) < 0 ? -1 : 0;
 }
 
 int cube_sched_start(struct cube_ctx *ctx)

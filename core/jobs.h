@@ -63,6 +63,7 @@ struct cube_sched {
     struct cube_sched_policy *policy;
     struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
     struct cube_kind *job_kind;
+    struct cube_metric *m_jobs, *m_util, *m_mem;   /* job_metrics.c */
 };
 
 /* A Job's spec as the engine wants it (strings borrowed from the Job). */
@@ -156,6 +157,11 @@ char *job_replica_doc(struct cube_sched *s, const cJSON *job, int replica);
  * when admitted or forgotten (untrack). */
 void sched_pending_track(struct cube_sched *s, const char *id);
 void sched_pending_untrack(struct cube_sched *s, const char *id);
+
+/* -- job_metrics.c --------------------------------------------------- */
+int sched_metrics_init(struct cube_sched *s);
+/* Updates the job and device gauges (takes mu briefly; calls plugins). */
+void sched_metrics_refresh(struct cube_sched *s);
 
 /* -- job_loop.c ------------------------------------------------------- */
 /* Asks the loop for a cycle soon. */

@@ -35,16 +35,25 @@ dist.destroy_process_group()
 
 def plugin_dir():
     d = tempfile.mkdtemp(prefix="cube-local-plugins-")
-    src = os.environ["CUBE_LOCAL_PLUGIN_DIR"]
-    os.symlink(os.path.join(src, "cube-executor-local.so"),
-               os.path.join(d, "cube-executor-local.so"))
+    for var, name in (("CUBE_LOCAL_PLUGIN_DIR", "cube-executor-local.so"),
+                      ("CUBE_ACCEL_SIM_PLUGIN_DIR", "cube-accel-sim.so")):
+        os.symlink(os.path.join(os.environ[var], name), os.path.join(d, name))
     return d
+
+
+ACCEL = {"resource": "sim.cube.dev/gpu", "visible_env": "SIM_VISIBLE_DEVICES",
+         "devices": [{"id": "0", "model": "SimA100", "memory": "80Gi", "domain": "nvl-0",
+                      "utilization": 0.5, "memory_used": "20Gi"},
+                     {"id": "1", "model": "SimA100", "memory": "80Gi", "domain": "nvl-0"},
+                     {"id": "2", "model": "SimA100", "memory": "80Gi", "domain": "nvl-1"}]}
 
 
 class Local(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.c = Cubed(plugins={"executor-local": None}, plugin_dir=plugin_dir())
+        # accel-sim first: the local node advertises its devices
+        cls.c = Cubed(plugins={"accel-sim": ACCEL, "executor-local": None},
+                      plugin_dir=plugin_dir())
         cls.a = cls.c.admin()
 
     @classmethod
@@ -74,6 +83,22 @@ class Local(unittest.TestCase):
         self.assertEqual(out["user"], "admin", "CUBE_TOKEN acts as the Job's owner")
         self.assertEqual((out["project"], out["job"], out["replica"]),
                          ("public", "whoami", "0"))
+
+    def test_devices_are_pinned_and_measured(self):
+        st = self.run_job("pinned", {"command": ["/bin/sh", "-c", "echo dev=$SIM_VISIBLE_DEVICES"],
+                                     "resources": {"sim.cube.dev/gpu": 2}})
+        self.assertEqual(st["phase"], "Succeeded", st)
+        ids = [d["id"] for d in st["replicas"][0]["devices"]]
+        self.assertEqual(len(ids), 2)
+        self.assertIn("dev=" + ",".join(ids), self.logs("pinned"))
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            m = self.c.get("/metrics").body
+            if 'cube_accel_utilization{resource="sim.cube.dev/gpu",device="0"} 0.5' in m:
+                break
+            time.sleep(0.2)
+        self.assertIn('cube_accel_utilization{resource="sim.cube.dev/gpu",device="0"} 0.5', m)
+        self.assertIn('cube_sched_jobs{state="running"}', m)
 
     def test_torch_distributed_all_reduce(self):
         try:
