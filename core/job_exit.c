@@ -275,6 +275,15 @@ static int executor_for(struct cube_sched *s, const char *node, struct cube_exec
     return ex ? 0 : -1;
 }
 
+/* 1 when status replica r runs (it has an engine id): *eng and *node set. */
+static int running_replica(const cJSON *r, const char **eng, const char **node)
+{
+    const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "phase"));
+    *eng = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "engineId"));
+    *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
+    return *eng && phase && strcmp(phase, "Running") == 0;
+}
+
 int job_stop_replicas(struct cube_sched *s, const char *project, const char *name,
                       unsigned grace)
 {
@@ -286,12 +295,10 @@ int job_stop_replicas(struct cube_sched *s, const char *project, const char *nam
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(
                               cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas")) {
-        const char *eng = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "engineId"));
-        const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "phase"));
-        const char *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
+        const char *eng, *node;
         struct cube_executor_desc d;
         void *state;
-        if (!eng || !phase || strcmp(phase, "Running") != 0)
+        if (!running_replica(r, &eng, &node))
             continue;
         running++;
         if (executor_for(s, node, &d, &state) < 0 ||
@@ -323,13 +330,11 @@ void job_adopt_replicas(struct cube_sched *s, const cJSON *job, const char *proj
     int i = 0;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(
                               cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas")) {
-        const char *eng = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "engineId"));
-        const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "phase"));
-        const char *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
+        const char *eng, *node;
         struct cube_executor_desc d;
         void *state;
         int index = i++;
-        if (!eng || !phase || strcmp(phase, "Running") != 0)
+        if (!running_replica(r, &eng, &node))
             continue;
         job_engine_track(s, eng, project, name, index);
         char *doc = job_replica_doc(s, job, index);
