@@ -237,11 +237,16 @@ static int start_replicas(struct cube_sched *s, const cJSON *job, const char *pr
             snprintf(o.error, sizeof o.error, "replica %d on %s: %s", i, node ? node : "?",
                      msg[0] ? msg : "could not start");
         cJSON_AddItemToArray(o.engines, cJSON_CreateString(id));
-        if (id[0])
-            job_engine_track(s, id, project, name, i);
         i++;
     }
     int rc = job_update_status(s, project, name, mark_started, &o);
+    /* Only now that the status names them: an end reported meanwhile waits
+     * in the early table and is applied by job_engine_track. */
+    for (i = 0; i < cJSON_GetArraySize(o.engines); i++) {
+        const char *id = cJSON_GetStringValue(cJSON_GetArrayItem(o.engines, i));
+        if (id && *id)
+            job_engine_track(s, id, project, name, i);
+    }
     if (o.error[0]) {
         job_event(s, project, name, "Warning", "StartError", o.error);
         job_stop_replicas(s, project, name, 0);

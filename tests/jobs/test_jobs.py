@@ -129,7 +129,8 @@ class Jobs(unittest.TestCase):
         self.wait("q1", {"Running"}, project="capped")
         self.create(job("q2", env=long, resources={"nvidia.com/gpu": 2}), project="capped")
         deadline = time.time() + 10
-        while time.time() < deadline and "waiting" not in self.get("q2", "capped")["status"]:
+        while time.time() < deadline and \
+                "waiting" not in self.get("q2", "capped").get("status", {}):
             time.sleep(0.1)
         st = self.get("q2", "capped")["status"]
         self.assertEqual(st["phase"], "Pending")
