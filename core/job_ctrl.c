@@ -33,7 +33,8 @@ struct submit_result {
 static int mark_queued(void *cls, const cJSON *job, cJSON *status)
 {
     const struct submit_result *r = cls;
-    (void)job;
+    if (*job_status_str(job, "phase"))
+        return 1;   /* the loop admitted it already (or it was stopped) */
     if (r->rc == CUBE_OK) {
         job_set_str(status, "phase", "Pending");
         job_set_str(status, "reason", "Queued");
@@ -130,12 +131,22 @@ static cJSON *placement_json(const struct cube_sp_admission *a)
     return list;
 }
 
+struct admission {
+    const struct cube_sp_admission *a;
+    int taken;              /* the status now says Admitted */
+};
+
 static int mark_admitted(void *cls, const cJSON *job, cJSON *status)
 {
-    const struct cube_sp_admission *a = cls;
+    struct admission *ad = cls;
     const cJSON *att = cJSON_GetObjectItemCaseSensitive(status, "attempts");
-    if (strcmp(job_status_str(job, "phase"), "Pending") != 0)
-        return 1;   /* stopped or deleted meanwhile: the loop releases it */
+    const char *phase = job_status_str(job, "phase");
+    ad->taken = 0;
+    /* "" too: the loop may admit a Job before its queueing is written */
+    if (*phase && strcmp(phase, "Pending") != 0)
+        return 1;   /* stopped or finished meanwhile: the caller releases it */
+    if (!cJSON_HasObjectItem(status, "queued"))
+        job_set_now(status, "queued");
     job_set_str(status, "phase", "Admitted");
     job_set_str(status, "reason", "Admitted");
     job_set_str(status, "message", "placed; starting replicas");
@@ -145,22 +156,26 @@ static int mark_admitted(void *cls, const cJSON *job, cJSON *status)
     cJSON_DeleteItemFromObjectCaseSensitive(status, "queuePosition");
     cJSON_DeleteItemFromObjectCaseSensitive(status, "preemptedBy");
     cJSON_DeleteItemFromObjectCaseSensitive(status, "stopRequested");
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "retryAt");
     cJSON_DeleteItemFromObjectCaseSensitive(status, "replicas");
-    cJSON_AddItemToObject(status, "replicas", placement_json(a));
+    cJSON_AddItemToObject(status, "replicas", placement_json(ad->a));
+    ad->taken = 1;
     return 0;
 }
 
 void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a)
 {
     char project[64], name[64];
+    struct admission ad = {a, 0};
     pthread_mutex_lock(&s->mu);
     sched_pending_untrack(s, a->job);
     pthread_mutex_unlock(&s->mu);
     if (job_id_split(a->job, project, name) < 0 ||
-        job_update_status(s, project, name, mark_admitted, (void *)a) < 0) {
+        job_update_status(s, project, name, mark_admitted, &ad) < 0 || !ad.taken) {
         pthread_mutex_lock(&s->mu);
-        cube_sp_release(s->policy, a->job);   /* the Job is gone */
+        cube_sp_release(s->policy, a->job);   /* gone, stopped or finished */
         pthread_mutex_unlock(&s->mu);
+        sched_poke(s);
     }
 }
 

@@ -180,6 +180,7 @@ void job_engine_track(struct cube_sched *s, const char *engine, const char *proj
     snprintf(ref->project, sizeof ref->project, "%s", project);
     snprintf(ref->name, sizeof ref->name, "%s", name);
     ref->replica = replica;
+    struct job_engine copy = *ref;   /* the map's may be freed once unlocked */
     pthread_mutex_lock(&s->mu);
     struct job_exit *early = cube_strmap_del(s->early, engine);
     if (cube_strmap_put(s->engines, engine, ref, &old) < 0) {
@@ -189,7 +190,7 @@ void job_engine_track(struct cube_sched *s, const char *engine, const char *proj
     pthread_mutex_unlock(&s->mu);
     free(old);
     if (early && ref)
-        apply_exit(s, ref, engine, early);
+        apply_exit(s, &copy, engine, early);
     free(early);
 }
 

@@ -60,7 +60,9 @@ class Jobs(unittest.TestCase):
             if st.get("phase") in phases:
                 return st
             time.sleep(0.05)
-        self.fail(f"{name}: still {self.get(name, project).get('status')} after {timeout}s")
+        log = [l for l in self.c.output().splitlines() if "[access]" not in l][-40:]
+        self.fail(f"{name}: still {self.get(name, project).get('status')} after {timeout}s\n"
+                  + "\n".join(log))
 
     def test_lifecycle_and_status(self):
         self.create(job("ddp", replicas=2, distributed="pytorch",
