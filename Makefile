@@ -39,6 +39,7 @@ bench:
 	bash tests/bench/http.sh
 	bash tests/bench/auth.sh
 	bash tests/bench/sched.sh
+	bash tests/bench/local_vs_slurm.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
