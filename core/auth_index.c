@@ -231,6 +231,116 @@ int auth_index_describe(struct cube_auth *a, const char *user, cJSON *o, int wit
     return u ? 0 : -1;
 }
 
+/* -- /api/v1/auth/me without building a tree (it is the hottest auth
+ * route: a token check and this) ----------------------------------------- */
+
+struct out {
+    char *buf;
+    size_t len, used;
+    int full;
+};
+
+static void emit(struct out *o, const char *s, size_t n)
+{
+    if (o->used + n >= o->len) {
+        o->full = 1;
+        return;
+    }
+    memcpy(o->buf + o->used, s, n);
+    o->used += n;
+    o->buf[o->used] = '\0';
+}
+
+static void emit_str(struct out *o, const char *s)
+{
+    emit(o, s, strlen(s));
+}
+
+/* s as a JSON string, quotes included. */
+static void emit_json(struct out *o, const char *s)
+{
+    char esc[8];
+    emit(o, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            emit(o, (const char[]){'\\', (char)*p}, 2);
+        else if (*p < 0x20)
+            emit(o, esc, (size_t)snprintf(esc, sizeof esc, "\\u%04x", *p));
+        else
+            emit(o, (const char *)p, 1);
+    }
+    emit(o, "\"", 1);
+}
+
+struct member_of {
+    const char *user;
+    const char *names[256];
+    int roles[256];
+    size_t n;
+};
+
+static int find_memberships(void *cls, const char *project, void *value)
+{
+    struct member_of *m = cls;
+    const struct auth_project *p = value;
+    for (size_t i = 0; i < p->n && m->n < 256; i++)
+        if (strcmp(p->m[i].user, m->user) == 0) {
+            m->names[m->n] = project;
+            m->roles[m->n++] = p->m[i].role;
+        }
+    return 0;
+}
+
+/* Sorts memberships by project name (insertion: they are few). */
+static void sort_memberships(struct member_of *m)
+{
+    for (size_t i = 1; i < m->n; i++)
+        for (size_t j = i; j > 0 && strcmp(m->names[j - 1], m->names[j]) > 0; j--) {
+            const char *t = m->names[j];
+            int r = m->roles[j];
+            m->names[j] = m->names[j - 1];
+            m->roles[j] = m->roles[j - 1];
+            m->names[j - 1] = t;
+            m->roles[j - 1] = r;
+        }
+}
+
+int auth_index_me(struct cube_auth *a, const char *user, int admin, char *buf, size_t len)
+{
+    struct out o = {buf, len, 0, 0};
+    struct member_of m = {.user = user};
+    buf[0] = '\0';
+    pthread_rwlock_rdlock(&a->mu);
+    const struct auth_user *u = cube_strmap_get(a->users, user);
+    emit_str(&o, "{\"user\":{\"name\":");
+    emit_json(&o, user);
+    if (u) {
+        emit_str(&o, ",\"displayName\":");
+        emit_json(&o, u->display_name);
+        emit_str(&o, ",\"email\":");
+        emit_json(&o, u->email);
+        emit_str(&o, u->admin ? ",\"role\":\"admin\"" : ",\"role\":\"user\"");
+        emit_str(&o, ",\"provider\":");
+        emit_json(&o, u->provider);
+        emit_str(&o, u->disabled ? ",\"disabled\":true}" : ",\"disabled\":false}");
+        cube_strmap_each(a->projects, find_memberships, &m);
+    } else {
+        emit_str(&o, ",\"role\":\"admin\"}");
+    }
+    sort_memberships(&m);
+    emit_str(&o, admin ? ",\"role\":\"admin\",\"projects\":[" : ",\"role\":\"user\",\"projects\":[");
+    for (size_t i = 0; i < m.n; i++) {
+        emit_str(&o, i ? ",{\"name\":" : "{\"name\":");
+        emit_json(&o, m.names[i]);
+        emit_str(&o, ",\"role\":\"");
+        emit_str(&o, cube_role_name(m.roles[i]));
+        emit_str(&o, "\"}");
+    }
+    emit_str(&o, "]");
+    pthread_rwlock_unlock(&a->mu);
+    return o.full ? -1 : (int)o.used;
+}
+
 size_t auth_index_users(struct cube_auth *a)
 {
     pthread_rwlock_rdlock(&a->mu);

@@ -98,6 +98,10 @@ int auth_index_has_project(struct cube_auth *a, const char *project);
  * the caller's object o. 0, or -1 when unknown. */
 int auth_index_describe(struct cube_auth *a, const char *user, cJSON *o,
                         int with_projects);
+/* The start of /api/v1/auth/me's answer, {"user":{...},"role":..,
+ * "projects":[...] (no closing brace), into buf. Its length, or -1 when buf
+ * is too small. */
+int auth_index_me(struct cube_auth *a, const char *user, int admin, char *buf, size_t len);
 /* Number of users. */
 size_t auth_index_users(struct cube_auth *a);
 
