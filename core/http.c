@@ -139,7 +139,8 @@ static void body_append(cube_req *req, const char *data, size_t len)
         return;
     }
     if (req->body_len + len + 1 > req->body_cap) {
-        size_t cap = req->body_cap ? req->body_cap : 4096;
+        /* Small first: a small block is cheap to get and give back. */
+        size_t cap = req->body_cap ? req->body_cap : 512;
         while (cap < req->body_len + len + 1)
             cap *= 2;
         char *grown = realloc(req->body, cap);
@@ -291,6 +292,19 @@ static void access_log(cube_req *req, double seconds)
     cube_log(CUBE_LOG_INFO, "access", "%s", line);
 }
 
+/* The status code as a metric label, without printf (once per request). */
+static void status_text(char buf[8], int code)
+{
+    if (code < 100 || code > 999) {
+        snprintf(buf, 8, "%d", code);
+        return;
+    }
+    buf[0] = (char)('0' + code / 100);
+    buf[1] = (char)('0' + code / 10 % 10);
+    buf[2] = (char)('0' + code % 10);
+    buf[3] = '\0';
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn,
                          void **con_cls, enum MHD_RequestTerminationCode toe)
 {
@@ -302,7 +316,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
         return;
     double seconds = (double)(cube_now_ns() - req->start_ns) / 1e9;
     char status[8];
-    snprintf(status, sizeof status, "%d", req->status ? req->status : 499);
+    status_text(status, req->status ? req->status : 499);
     const char *labels[] = {req->route_label, req->method, status};
     struct cube_ctx *ctx = http->ctx;
     cube_metric_add(ctx->m_requests, labels, 1);

@@ -110,10 +110,14 @@ static int serve(struct cube_config *cfg, int safe_mode, uint64_t t0)
     /* Block before any thread starts so only sigwait below sees them. */
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
-    if (cube_mkdir_p(cfg->data_dir, 0700) < 0) {
+    char *abs_data = NULL;
+    if (cube_mkdir_p(cfg->data_dir, 0700) < 0 || !(abs_data = realpath(cfg->data_dir, NULL))) {
         cube_log(CUBE_LOG_ERROR, "core", "data_dir %s: %s", cfg->data_dir, strerror(errno));
         return 1;
     }
+    /* Plugins and jobs get absolute paths, whatever cubed's cwd becomes. */
+    free(cfg->data_dir);
+    cfg->data_dir = abs_data;
     if (cube_ctx_init(&ctx, cfg) < 0 || cube_ctx_open_store(&ctx) < 0)
         goto out;
     ctx.safe_mode = safe_mode;

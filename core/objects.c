@@ -24,7 +24,8 @@
 void cube_obj_what(const struct cube_kind *k, const char *name, char *buf,
                    size_t len)
 {
-    snprintf(buf, len, "%s/%s", k->plural, name ? name : "");
+    const char *parts[] = {k->plural, "/", name ? name : ""};
+    cube_obj_join(buf, len, parts, 3);
 }
 
 int cube_obj_load_text(struct cube_ctx *ctx, const struct cube_kind *k,
@@ -134,7 +135,8 @@ static char *audit_doc(const struct cube_kind *k, const char *project,
     if (status_write && strncmp(who->user, "plugin:", 7) == 0)
         return NULL;
     char msg[200];
-    snprintf(msg, sizeof msg, "%s %s by %s", what, verb, who->user);
+    const char *parts[] = {what, " ", verb, " by ", who->user};
+    cube_obj_join(msg, sizeof msg, parts, 5);
     return cube_obj_event_doc(k, project, name, uid, verb, who->user, create ? 201 : 200,
                               "Normal", create ? "Created"
                               : status_write ? "StatusUpdated" : "Updated", msg);
@@ -143,7 +145,8 @@ static char *audit_doc(const struct cube_kind *k, const char *project,
 int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
                     const char *project, cJSON *obj, int create,
                     int64_t expected_rv, const char *verb,
-                    const struct cube_actor *who, struct cube_op_error *e)
+                    const struct cube_actor *who, char **text,
+                    struct cube_op_error *e)
 {
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     const char *name = cJSON_GetObjectItemCaseSensitive(meta, "name")->valuestring;
@@ -158,9 +161,8 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
         cube_op_fail(e, 503, "Unavailable", NULL, "out of memory");
         return -1;
     }
-    snprintf(rvs, sizeof rvs, "%" PRId64, rv);
-    set_string(meta, "resourceVersion", rvs);
-    char *doc = cJSON_PrintUnformatted(obj);
+    set_string(meta, "resourceVersion", cube_obj_i64(rv, rvs));
+    char *doc = cube_obj_print(obj);
     const char *owners[64];
     size_t n_owners = owner_uids(meta, owners, 64);
     struct cube_store_obj so = {.kind = k->kind, .project = (char *)(project ? project : ""),
@@ -180,6 +182,10 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
     else if (rc != CUBE_EEXIST)
         cube_objcache_drop(ctx->cache, k->kind, project ? project : "", name);
     pthread_mutex_unlock(stripe);
+    if (rc == CUBE_OK && text) {
+        *text = doc; /* the object as stored is the caller's answer */
+        doc = NULL;
+    }
     free(doc);
     if (rc != CUBE_OK) {
         if (rc == CUBE_ECONFLICT && cube_log_enabled(CUBE_LOG_DEBUG)) {
@@ -264,7 +270,7 @@ static int default_and_validate(struct cube_ctx *ctx, const struct cube_kind *k,
     }
     void *state = k->plugin ? k->plugin->state : NULL;
     if (k->desc.defaulting) {
-        char *in = cJSON_PrintUnformatted(*obj), *out = NULL;
+        char *in = cube_obj_print(*obj), *out = NULL;
         int rc = in ? k->desc.defaulting(state, in, &out) : CUBE_ENOMEM;
         free(in);
         cJSON *parsed = out ? cJSON_Parse(out) : NULL;
@@ -286,8 +292,8 @@ static int default_and_validate(struct cube_ctx *ctx, const struct cube_kind *k,
     }
     if (k->desc.validate) {
         char field[256] = "", msg[400] = "";
-        char *in = cJSON_PrintUnformatted(*obj);
-        char *old_text = old ? cJSON_PrintUnformatted(old) : NULL;
+        char *in = cube_obj_print(*obj);
+        char *old_text = old ? cube_obj_print(old) : NULL;
         int rc = in ? k->desc.validate(state, in, old_text, field, sizeof field, msg, sizeof msg)
                     : CUBE_ENOMEM;
         free(in);
@@ -325,6 +331,30 @@ static void stamp_new(cJSON *obj, const struct cube_kind *k, const char *project
         cJSON_AddObjectToObject(obj, "spec");
 }
 
+/* A create from obj (taken: it becomes the object, or is deleted),
+ * answering the new tree (out) and/or its text (text). */
+static int create(struct cube_ctx *ctx, const struct cube_kind *k,
+                  const char *project, cJSON *obj,
+                  const struct cube_actor *who, cJSON **out, char **text,
+                  struct cube_op_error *e)
+{
+    if (check_identity(k, project, obj, NULL, e) < 0) {
+        cJSON_Delete(obj);
+        return -1;
+    }
+    stamp_new(obj, k, project, who);
+    if (default_and_validate(ctx, k, &obj, NULL, who, e) < 0 ||
+        cube_obj_commit(ctx, k, project, obj, 1, 0, "create", who, text, e) < 0) {
+        cJSON_Delete(obj);
+        return -1;
+    }
+    if (out)
+        *out = obj;
+    else
+        cJSON_Delete(obj);
+    return 0;
+}
+
 int cube_obj_create(struct cube_ctx *ctx, const struct cube_kind *k,
                     const char *project, const cJSON *body,
                     const struct cube_actor *who, cJSON **out,
@@ -334,21 +364,25 @@ int cube_obj_create(struct cube_ctx *ctx, const struct cube_kind *k,
         cube_op_fail(e, 400, "BadRequest", NULL, "the body must be a JSON object");
         return -1;
     }
-    if (check_identity(k, project, body, NULL, e) < 0)
-        return -1;
     cJSON *obj = cJSON_Duplicate(body, 1);
     if (!obj) {
         cube_op_fail(e, 503, "Unavailable", NULL, "out of memory");
         return -1;
     }
-    stamp_new(obj, k, project, who);
-    if (default_and_validate(ctx, k, &obj, NULL, who, e) < 0 ||
-        cube_obj_commit(ctx, k, project, obj, 1, 0, "create", who, e) < 0) {
-        cJSON_Delete(obj);
+    return create(ctx, k, project, obj, who, out, NULL, e);
+}
+
+int cube_obj_create_text(struct cube_ctx *ctx, const struct cube_kind *k,
+                         const char *project, cJSON *body,
+                         const struct cube_actor *who, char **text,
+                         struct cube_op_error *e)
+{
+    if (!cJSON_IsObject(body)) {
+        cube_op_fail(e, 400, "BadRequest", NULL, "the body must be a JSON object");
+        cJSON_Delete(body);
         return -1;
     }
-    *out = obj;
-    return 0;
+    return create(ctx, k, project, body, who, NULL, text, e);
 }
 
 /* Parses metadata.resourceVersion of a body: 0 when absent, -1 when bad. */
@@ -449,7 +483,8 @@ static int replace_once(struct cube_ctx *ctx, const struct cube_kind *k,
         *out = cJSON_Duplicate(cur, 1);
         return 0;
     }
-    if (cube_obj_commit(ctx, k, project, obj, 0, want ? want : cur_rv, "update", who, e) < 0) {
+    if (cube_obj_commit(ctx, k, project, obj, 0, want ? want : cur_rv, "update", who, NULL,
+                        e) < 0) {
         cJSON_Delete(obj);
         return -1;
     }

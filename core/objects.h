@@ -43,6 +43,13 @@ int cube_obj_create(struct cube_ctx *ctx, const struct cube_kind *k,
                     const char *project, const cJSON *body,
                     const struct cube_actor *who, cJSON **out,
                     struct cube_op_error *e);
+/* As cube_obj_create, but body is taken (it becomes the object or is
+ * deleted: no copy) and the answer is the object as JSON text, the bytes
+ * stored (*text, malloc'd), instead of a tree. */
+int cube_obj_create_text(struct cube_ctx *ctx, const struct cube_kind *k,
+                         const char *project, cJSON *body,
+                         const struct cube_actor *who, char **text,
+                         struct cube_op_error *e);
 /* PUT: body is the whole object; metadata.resourceVersion, when given,
  * must match. Status is kept from the stored object. */
 int cube_obj_replace(struct cube_ctx *ctx, const struct cube_kind *k,

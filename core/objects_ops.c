@@ -129,7 +129,7 @@ int cube_obj_put_status(struct cube_ctx *ctx, const struct cube_kind *k,
         cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
         cJSON_AddItemToObject(obj, "status", cJSON_Duplicate(status, 1));
         if (cube_obj_commit(ctx, k, project, obj, 0, rv ? rv : cur_rv, "update-status",
-                            who, e) == 0) {
+                            who, NULL, e) == 0) {
             *out = obj;
             return 0;
         }
@@ -239,7 +239,7 @@ int cube_obj_remove(struct cube_ctx *ctx, const struct cube_kind *k,
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(cur, "metadata");
     snprintf(rvs, sizeof rvs, "%" PRId64, rv);
     cJSON_ReplaceItemInObjectCaseSensitive(meta, "resourceVersion", cJSON_CreateString(rvs));
-    char *doc = cJSON_PrintUnformatted(cur);
+    char *doc = cube_obj_print(cur);
     /* Unconditional unless the caller gave a version (Kubernetes deletes
      * without preconditions); the stripe orders it after any write of the
      * same object already holding a version. */
@@ -298,7 +298,7 @@ int cube_obj_delete(struct cube_ctx *ctx, const struct cube_kind *k,
         }
         cube_obj_now(now, sizeof now);
         cJSON_AddStringToObject(meta, "deletionTimestamp", now);
-        int rc = cube_obj_commit(ctx, k, project, cur, 0, rv, "delete", who, e);
+        int rc = cube_obj_commit(ctx, k, project, cur, 0, rv, "delete", who, NULL, e);
         cJSON_Delete(cur);
         if (rc == 0)
             return 1;

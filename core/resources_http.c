@@ -47,6 +47,9 @@ static const struct cube_kind *kind_of(cube_req *req, const char **project,
     return k;
 }
 
+/* Room for a copy of an object's name (valid names are shorter). */
+#define NAME_COPY 256
+
 static int answer_op_error(cube_req *req, const struct cube_op_error *e);
 static struct cube_actor actor_of(cube_req *req);
 
@@ -195,20 +198,26 @@ static int create_object(void *state, cube_req *req)
     (void)state;
     const char *project;
     const struct cube_kind *k = kind_of(req, &project, "create");
-    cJSON *body = k ? parse_body(req) : NULL, *out;
+    cJSON *body = k ? parse_body(req) : NULL;
+    char *text, name[NAME_COPY] = "";
     if (!body)
         return CUBE_OK;
+    /* The body becomes the object: keep its name for refuse_write. */
+    const char *given = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(body, "metadata"), "name"));
+    int named = given && strlen(given) < sizeof name;
+    if (named)
+        memcpy(name, given, strlen(given) + 1);
     struct cube_op_error e;
     struct cube_actor who = actor_of(req);
-    if (cube_obj_create(req->ctx, k, project, body, &who, &out, &e) < 0) {
-        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(body, "metadata"), "name"));
-        refuse_write(req, k, project, name, "create", &e);
-        cJSON_Delete(body);
+    if (cube_obj_create_text(req->ctx, k, project, body, &who, &text, &e) < 0) {
+        refuse_write(req, k, project, named ? name : NULL, "create", &e);
         return CUBE_OK;
     }
-    cJSON_Delete(body);
-    return answer_tree(req, 201, out);
+    /* The text stored is the answer: no second print. */
+    int rc = cube_http_answer(req, 201, "application/json", text, strlen(text), 1);
+    free(text);
+    return rc;
 }
 
 static int get_object(void *state, cube_req *req)

@@ -5,8 +5,9 @@
  * takes up to BATCH_MAX queued writes (its own among them when the queue is
  * short), borrows a connection and runs them, then hands every waiter its
  * outcome. Under low load each write is its own batch of one, run as one
- * statement as before; under load, concurrent writes share one round trip
- * and one transaction: BEGIN, the writes, COMMIT, pipelined.
+ * statement (its st_alone); under load, concurrent writes share one round
+ * trip and one transaction: BEGIN, the writes, COMMIT, pipelined, with the
+ * batch's creates in one statement (see "many creates" below).
  *
  * Every statement returns a row when it applied and none when it did not
  * (a create's ON CONFLICT DO NOTHING: CUBE_EEXIST; a guarded update or
@@ -18,7 +19,9 @@
  * none is retried, so none is applied twice. Callers serialise writes to
  * one object, so a batch holds at most one write per object and the order
  * of writes to an object is the order of the calls. */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "store_priv.h"
 
@@ -27,7 +30,6 @@
 void store_batch_init(struct store_batcher *b, unsigned max_inflight)
 {
     pthread_mutex_init(&b->mu, NULL);
-    pthread_cond_init(&b->cv, NULL);
     b->head = b->tail = NULL;
     b->inflight = 0;
     b->max_inflight = max_inflight ? max_inflight : 1;
@@ -36,7 +38,6 @@ void store_batch_init(struct store_batcher *b, unsigned max_inflight)
 void store_batch_fini(struct store_batcher *b)
 {
     pthread_mutex_destroy(&b->mu);
-    pthread_cond_destroy(&b->cv);
 }
 
 /* The outcome of w when its statement returned no row. */
@@ -59,9 +60,165 @@ static void run_alone(struct cube_store *s, struct store_conn *c,
         w->rc = CUBE_EUNAVAIL;
         return;
     }
-    w->rc = store_query_int(s, c, w->st, w->v, w->n, &out);
+    w->rc = store_query_int(s, c, w->st_alone, w->v, w->n, &out);
     if (w->rc == CUBE_ENOTFOUND)
         w->rc = no_row(s, c, w);
+}
+
+/* ---- many creates, one statement ----------------------------------
+ *
+ * ST_PG_CREATE_MANY takes each column of a batch's creates as an array, in
+ * PostgreSQL's binary array format (no quoting or escaping), and answers
+ * the rvs of the objects it inserted: one statement instead of one per
+ * create spares the server most of the per-statement work. A create whose
+ * key is taken inserts nothing (ON CONFLICT DO NOTHING) and its rv does not
+ * come back: CUBE_EEXIST. So that an rv names one create, a create whose
+ * rv another create of the batch has too runs on its own statement. */
+
+#define OID_INT8 20
+#define OID_TEXT 25
+#define N_COLS 7        /* kind, project, name, uid, rv, doc, audit */
+#define ARRAY_HEAD 20   /* ndim, flags, element type, size, lower bound */
+
+static int is_create(const struct store_wreq *w)
+{
+    return w->st == ST_PG_CREATE_AUDIT || w->st == ST_PG_CREATE_PLAIN;
+}
+
+static unsigned char *put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+    return p + 4;
+}
+
+/* Value `col` of a create (the audit is NULL for a plain one). */
+static const struct store_val *col_of(const struct store_wreq *w, int col)
+{
+    static const struct store_val none = {.type = SV_NULL};
+    return col < w->n ? &w->v[col] : &none;
+}
+
+/* Moves the creates that can share the statement to the front of w
+ * (keeping the order of both parts); how many. */
+static int gather(struct store_wreq **w, int n)
+{
+    struct store_wreq *rest[BATCH_MAX];
+    int m = 0, r = 0;
+    for (int i = 0; i < n; i++) {
+        int ok = is_create(w[i]);
+        for (int j = 0; ok && j < m; j++)
+            ok = w[j]->v[4].i != w[i]->v[4].i;
+        if (ok)
+            w[m++] = w[i];
+        else
+            rest[r++] = w[i];
+    }
+    memcpy(w + m, rest, (size_t)r * sizeof *rest);
+    return m;
+}
+
+/* The bytes of column col as an array over w[0..m). */
+static size_t array_size(struct store_wreq **w, int m, int col)
+{
+    size_t size = ARRAY_HEAD;
+    for (int i = 0; i < m; i++) {
+        const struct store_val *v = col_of(w[i], col);
+        size += 4 + (v->type == SV_INT ? 8 : v->type == SV_TEXT && v->s ? strlen(v->s) : 0);
+    }
+    return size;
+}
+
+/* Writes column col over w[0..m) as a binary array at p; the end. */
+static unsigned char *put_array(unsigned char *p, struct store_wreq **w, int m, int col)
+{
+    int nulls = 0;
+    for (int i = 0; i < m; i++)
+        nulls |= col_of(w[i], col)->type == SV_NULL || !col_of(w[i], col)->s;
+    int ints = col_of(w[0], col)->type == SV_INT;
+    p = put32(p, 1);
+    p = put32(p, ints ? 0 : (uint32_t)nulls);
+    p = put32(p, ints ? OID_INT8 : OID_TEXT);
+    p = put32(p, (uint32_t)m);
+    p = put32(p, 1);
+    for (int i = 0; i < m; i++) {
+        const struct store_val *v = col_of(w[i], col);
+        if (ints) {
+            p = put32(put32(put32(p, 8), (uint32_t)((uint64_t)v->i >> 32)), (uint32_t)v->i);
+        } else if (v->type != SV_TEXT || !v->s) {
+            p = put32(p, UINT32_MAX); /* -1: NULL */
+        } else {
+            size_t len = strlen(v->s);
+            p = put32(p, (uint32_t)len);
+            memcpy(p, v->s, len);
+            p += len;
+        }
+    }
+    return p;
+}
+
+/* Moves the creates that can share one ST_PG_CREATE_MANY statement to the
+ * front of w and returns how many (0 when fewer than two), with *it set up
+ * (its values in *buf, for the caller to free after the pipeline ran). */
+static int many_prepare(struct store_wreq **w, int n, struct store_pipe_item *it,
+                        void **buf)
+{
+    *buf = NULL;
+    int m = gather(w, n);
+    if (m < 2)
+        return 0;
+    size_t sizes[N_COLS], total = 0;
+    for (int col = 0; col < N_COLS; col++)
+        total += sizes[col] = array_size(w, m, col);
+    size_t head = (size_t)m * sizeof(int64_t) + N_COLS * sizeof(struct store_val);
+    unsigned char *b = malloc(head + total);
+    if (!b)
+        return 0; /* each create runs on its own statement */
+    int64_t *vals = (int64_t *)b;
+    struct store_val *v = (struct store_val *)(b + (size_t)m * sizeof(int64_t));
+    unsigned char *p = b + head;
+    for (int col = 0; col < N_COLS; col++) {
+        v[col] = SV_B((const char *)p, sizes[col]);
+        p = put_array(p, w, m, col);
+    }
+    *it = (struct store_pipe_item){.st = ST_PG_CREATE_MANY, .v = v, .n = N_COLS,
+                                   .vals = vals, .max_vals = m};
+    *buf = b;
+    return m;
+}
+
+/* Each create of the statement: CUBE_OK when its rv came back. */
+static void many_done(struct store_wreq **w, int m, const struct store_pipe_item *it)
+{
+    int rows = it->rows < m ? it->rows : m;
+    for (int i = 0; i < m; i++) {
+        w[i]->rc = CUBE_EEXIST;
+        for (int r = 0; r < rows; r++)
+            if (it->vals[r] == w[i]->v[4].i)
+                w[i]->rc = CUBE_OK;
+    }
+}
+
+/* Fills it[] with the statements of w[0..n): the creates that can share
+ * one statement first (m of them, in it[0]), then one per other write, in
+ * a transaction unless there is only one statement. Returns how many. */
+static int batch_items(struct store_wreq **w, int n, int *m,
+                       struct store_pipe_item *it, void **buf)
+{
+    int k = 0;
+    it[k++] = (struct store_pipe_item){.st = ST_BEGIN};
+    *m = many_prepare(w, n, &it[k], buf);
+    if (*m > 0)
+        k++;
+    for (int i = *m; i < n; i++)
+        it[k++] = (struct store_pipe_item){.st = w[i]->st, .v = w[i]->v, .n = w[i]->n};
+    it[k++] = (struct store_pipe_item){.st = ST_COMMIT};
+    if (k > 3)
+        return k;
+    it[0] = it[1]; /* a single statement is a transaction by itself */
+    return 1;
 }
 
 /* Runs w[0..n) in one pipelined transaction; on a failure other than a
@@ -69,13 +226,12 @@ static void run_alone(struct cube_store *s, struct store_conn *c,
 static void run_piped(struct cube_store *s, struct store_conn *c,
                       struct store_wreq **w, int n)
 {
-    struct store_pipe_item it[BATCH_MAX + 2] = {{.st = ST_BEGIN}};
-    for (int i = 0; i < n; i++)
-        it[i + 1] = (struct store_pipe_item){.st = w[i]->st, .v = w[i]->v,
-                                             .n = w[i]->n};
-    it[n + 1] = (struct store_pipe_item){.st = ST_COMMIT};
-    int rc = s->drv->pipeline(c, s->sql, it, n + 2);
-    for (int i = 0; rc == CUBE_OK && i < n + 2; i++)
+    struct store_pipe_item it[BATCH_MAX + 2];
+    void *buf = NULL;
+    int m, k = batch_items(w, n, &m, it, &buf);
+    int first = k > 1; /* it[first] is the first write's statement */
+    int rc = s->drv->pipeline(c, s->sql, it, k);
+    for (int i = 0; rc == CUBE_OK && i < k; i++)
         rc = it[i].rc;
     if (c->broken) {
         for (int i = 0; i < n; i++)
@@ -85,9 +241,14 @@ static void run_piped(struct cube_store *s, struct store_conn *c,
         for (int i = 0; i < n; i++)
             run_alone(s, c, w[i]);
     } else {
-        for (int i = 0; i < n; i++)
-            w[i]->rc = it[i + 1].rows > 0 ? CUBE_OK : no_row(s, c, w[i]);
+        if (m > 0)
+            many_done(w, m, &it[first]);
+        for (int i = m; i < n; i++) {
+            const struct store_pipe_item *x = &it[first + (m > 0) + (i - m)];
+            w[i]->rc = x->rows > 0 ? CUBE_OK : no_row(s, c, w[i]);
+        }
     }
+    free(buf);
 }
 
 static void run_batch(struct cube_store *s, struct store_wreq **w, int n)
@@ -109,7 +270,8 @@ static void run_batch(struct cube_store *s, struct store_wreq **w, int n)
 }
 
 /* Takes a batch off b's queue and runs it; called and returns with b->mu
- * held, releasing it meanwhile. */
+ * held, releasing it meanwhile. Wakes each writer of the batch, and the
+ * first one still queued, to lead the next batch. */
 static void lead(struct cube_store *s, struct store_batcher *b)
 {
     struct store_wreq *w[BATCH_MAX];
@@ -120,14 +282,19 @@ static void lead(struct cube_store *s, struct store_batcher *b)
     }
     if (!b->head)
         b->tail = NULL;
+    else if (b->inflight + 1 < b->max_inflight)
+        pthread_cond_signal(&b->head->cv); /* room for another batch */
     b->inflight++;
     pthread_mutex_unlock(&b->mu);
     run_batch(s, w, n);
     pthread_mutex_lock(&b->mu);
     b->inflight--;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         w[i]->done = 1;
-    pthread_cond_broadcast(&b->cv);
+        pthread_cond_signal(&w[i]->cv);
+    }
+    if (b->head)
+        pthread_cond_signal(&b->head->cv);
 }
 
 int store_batch_write(struct cube_store *s, struct store_wreq *w)
@@ -135,6 +302,7 @@ int store_batch_write(struct cube_store *s, struct store_wreq *w)
     struct store_batcher *b = &s->pools[1].batch;
     w->done = 0;
     w->next = NULL;
+    pthread_cond_init(&w->cv, NULL);
     pthread_mutex_lock(&b->mu);
     if (b->tail)
         b->tail->next = w;
@@ -145,8 +313,9 @@ int store_batch_write(struct cube_store *s, struct store_wreq *w)
         if (b->head && b->inflight < b->max_inflight)
             lead(s, b);
         else
-            pthread_cond_wait(&b->cv, &b->mu);
+            pthread_cond_wait(&w->cv, &b->mu);
     }
     pthread_mutex_unlock(&b->mu);
+    pthread_cond_destroy(&w->cv);
     return w->rc;
 }

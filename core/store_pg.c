@@ -144,6 +144,55 @@ static void pg_disconnect(struct store_conn *bc)
     free(c);
 }
 
+/* n bound values as libpq takes them. */
+struct pg_params {
+    const char *vals[STORE_MAX_PARAMS];
+    int lens[STORE_MAX_PARAMS], fmts[STORE_MAX_PARAMS];
+    char ints[STORE_MAX_PARAMS][24];
+    int any_bin;
+};
+
+/* Writes v in decimal at the end of buf (24 bytes); returns its start. */
+static char *int_text(int64_t v, char *buf)
+{
+    char *p = buf + 23;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    *p = '\0';
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    return p;
+}
+
+/* Text values as they are, integers in decimal, SV_BIN in binary format. */
+static void bind_vals(const struct store_val *v, int n, struct pg_params *p)
+{
+    p->any_bin = 0;
+    for (int i = 0; i < n; i++) {
+        p->vals[i] = v[i].type == SV_TEXT ? v[i].s : NULL;
+        p->lens[i] = 0;
+        p->fmts[i] = 0;
+        if (v[i].type == SV_INT) {
+            p->vals[i] = int_text(v[i].i, p->ints[i]);
+        } else if (v[i].type == SV_BIN) {
+            p->vals[i] = v[i].s;
+            p->lens[i] = (int)v[i].i;
+            p->fmts[i] = 1;
+            p->any_bin = 1;
+        }
+    }
+}
+
+/* The prepared statement name of st: "sN". */
+static void stmt_name(char name[16], int st)
+{
+    char digits[24];
+    name[0] = 's';
+    strcpy(name + 1, int_text(st, digits));
+}
+
 /* Prepares statement st as "sN", with ?N placeholders rewritten as $N. */
 static int pg_prepare(struct pg_conn *c, int st, const char *sql,
                       const struct store_val *v, int n)
@@ -156,9 +205,9 @@ static int pg_prepare(struct pg_conn *c, int st, const char *sql,
     for (char *p = text; *p; p++)
         if (*p == '?')
             *p = '$';
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) /* SV_BIN: the type the SQL casts to */
         types[i] = v[i].type == SV_INT ? OID_INT8 : v[i].type == SV_TEXT ? OID_TEXT : 0;
-    snprintf(name, sizeof name, "s%d", st);
+    stmt_name(name, st);
     PGresult *res = PQprepare(c->pg, name, text, n, types);
     int rc = CUBE_OK;
     if (PQresultStatus(res) != PGRES_COMMAND_OK)
@@ -170,25 +219,12 @@ static int pg_prepare(struct pg_conn *c, int st, const char *sql,
     return rc;
 }
 
-/* The text form of n bound values (integers written into ints). */
-static void bind_vals(const struct store_val *v, int n, const char **vals,
-                      char ints[][24])
-{
-    for (int i = 0; i < n; i++) {
-        vals[i] = v[i].type == SV_TEXT ? v[i].s : NULL;
-        if (v[i].type == SV_INT) {
-            snprintf(ints[i], 24, "%lld", (long long)v[i].i);
-            vals[i] = ints[i];
-        }
-    }
-}
-
 static int pg_query(struct store_conn *bc, int st, const char *sql,
                     const struct store_val *v, int n)
 {
     struct pg_conn *c = pgc(bc);
-    char name[16], ints[STORE_MAX_PARAMS][24];
-    const char *vals[STORE_MAX_PARAMS];
+    char name[16];
+    struct pg_params p;
     if (n > STORE_MAX_PARAMS)
         return CUBE_EINVAL;
     if (!c->prepared[st]) {
@@ -196,9 +232,10 @@ static int pg_query(struct store_conn *bc, int st, const char *sql,
         if (rc != CUBE_OK)
             return rc;
     }
-    bind_vals(v, n, vals, ints);
-    snprintf(name, sizeof name, "s%d", st);
-    PGresult *res = PQexecPrepared(c->pg, name, n, vals, NULL, NULL, 0);
+    bind_vals(v, n, &p);
+    stmt_name(name, st);
+    PGresult *res = PQexecPrepared(c->pg, name, n, p.vals, p.any_bin ? p.lens : NULL,
+                                   p.any_bin ? p.fmts : NULL, 0);
     ExecStatusType es = PQresultStatus(res);
     if (es != PGRES_COMMAND_OK && es != PGRES_TUPLES_OK) {
         int rc = pg_fail(c, res, sql);
@@ -266,6 +303,8 @@ static int pipe_read(struct pg_conn *c, struct store_pipe_item *it, const char *
         it->rows = PQntuples(res);
         if (it->rows > 0 && PQnfields(res) > 0)
             it->val = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        for (int r = 0; it->vals && r < it->rows && r < it->max_vals; r++)
+            it->vals[r] = strtoll(PQgetvalue(res, r, 0), NULL, 10);
     } else {
         it->rc = es == PGRES_PIPELINE_ABORTED ? CUBE_EIO : pg_fail(c, res, sql);
     }
@@ -282,12 +321,13 @@ static int pipe_read(struct pg_conn *c, struct store_pipe_item *it, const char *
 static int pipe_run(struct pg_conn *c, char *const *sql,
                     struct store_pipe_item *it, int n)
 {
-    char name[16], ints[STORE_MAX_PARAMS][24];
-    const char *vals[STORE_MAX_PARAMS];
+    char name[16];
+    struct pg_params p;
     for (int i = 0; i < n; i++) {
-        bind_vals(it[i].v, it[i].n, vals, ints);
-        snprintf(name, sizeof name, "s%d", it[i].st);
-        if (!PQsendQueryPrepared(c->pg, name, it[i].n, vals, NULL, NULL, 0))
+        bind_vals(it[i].v, it[i].n, &p);
+        stmt_name(name, it[i].st);
+        if (!PQsendQueryPrepared(c->pg, name, it[i].n, p.vals, p.any_bin ? p.lens : NULL,
+                                 p.any_bin ? p.fmts : NULL, 0))
             return -1;
     }
     if (!PQpipelineSync(c->pg))

@@ -4,9 +4,20 @@
  * are dead as well), so the next borrow reconnects. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "store_priv.h"
+
+/* How many group-commit batches may run at once. Few: while one runs,
+ * the writes that arrive wait and go together in the next, one statement
+ * for their creates; a lane per 4 CPUs, at most half the pool. */
+static unsigned batch_lanes(unsigned size)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned lanes = cpus > 4 ? (unsigned)(cpus / 4) : 1;
+    return lanes < (size + 1) / 2 ? lanes : (size + 1) / 2;
+}
 
 int store_pool_init(struct store_pool *p, unsigned size)
 {
@@ -16,7 +27,7 @@ int store_pool_init(struct store_pool *p, unsigned size)
     p->size = size;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    store_batch_init(&p->batch, (size + 1) / 2);
+    store_batch_init(&p->batch, batch_lanes(size));
     return 0;
 }
 

@@ -33,6 +33,10 @@ enum store_stmt {
      * statement (one round trip); see store_write.c. */
     ST_PG_CREATE_AUDIT, ST_PG_CREATE_PLAIN, ST_PG_UPDATE_AUDIT, ST_PG_UPDATE_PLAIN,
     ST_PG_DELETE_AUDIT,
+    /* PostgreSQL only: a create run by itself (a taken key is an error, no
+     * ON CONFLICT), and many creates of a batch in one statement (arrays;
+     * see store_batch.c). */
+    ST_PG_CREATE_ONE_AUDIT, ST_PG_CREATE_ONE_PLAIN, ST_PG_CREATE_MANY,
     /* The secrets table (store_kv.c). */
     ST_KV_PUT, ST_KV_ADD, ST_KV_GET, ST_KV_DELETE, ST_KV_LIST, ST_KV_LIST_OWNER,
     ST_KV_DELETE_OWNER, ST_KV_PURGE,
@@ -43,7 +47,9 @@ enum store_stmt {
 
 #define STORE_MAX_PARAMS 8
 
-enum store_val_type { SV_NULL, SV_TEXT, SV_INT };
+/* SV_BIN: bytes s[0..i) in PostgreSQL's binary format, of the type the
+ * statement casts the placeholder to (PostgreSQL only). */
+enum store_val_type { SV_NULL, SV_TEXT, SV_INT, SV_BIN };
 
 /* One bound parameter. */
 struct store_val {
@@ -54,6 +60,7 @@ struct store_val {
 
 #define SV_T(x) ((struct store_val){.type = SV_TEXT, .s = (x)})
 #define SV_I(x) ((struct store_val){.type = SV_INT, .i = (x)})
+#define SV_B(p, n) ((struct store_val){.type = SV_BIN, .s = (p), .i = (int64_t)(n)})
 
 /* The head of every driver connection (drivers embed it first). A driver
  * sets `broken` when the connection is no longer usable; the pool then
@@ -64,7 +71,8 @@ struct store_conn {
 
 /* One statement of a pipeline (driver.pipeline): st with n bound values in;
  * out: rc (CUBE_OK, or the statement's error; CUBE_EIO when it was skipped
- * after an earlier one failed), rows returned and column 0 of the first. */
+ * after an earlier one failed), rows returned and column 0 of the first;
+ * column 0 of the first max_vals rows into vals, when vals is set. */
 struct store_pipe_item {
     int st;
     const struct store_val *v;
@@ -72,6 +80,8 @@ struct store_pipe_item {
     int rc;
     int rows;
     int64_t val;
+    int64_t *vals;
+    int max_vals;
 };
 
 /* A driver. Every function taking a connection is called by one thread at
@@ -111,13 +121,16 @@ struct store_driver {
 extern const struct store_driver store_sqlite_driver;
 extern const struct store_driver store_pg_driver;
 
-/* A single-statement write waiting for group commit (store_batch.c). */
+/* A single-statement write waiting for group commit (store_batch.c): st
+ * in a batch, st_alone when it runs by itself. A create's v is that of
+ * ST_PG_CREATE_AUDIT (the batch reads its columns). */
 struct store_wreq {
-    int st;
+    int st, st_alone;
     const struct store_val *v; /* the key (kind, project, name) first */
     int n;
     int guarded;  /* no row means ENOTFOUND/ECONFLICT (else: EEXIST) */
     int rc, done;
+    pthread_cond_t cv; /* signalled when done, or when it may lead */
     struct store_wreq *next;
 };
 
@@ -125,7 +138,6 @@ struct store_wreq {
  * run at a time, each on its own connection. */
 struct store_batcher {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
     struct store_wreq *head, *tail;
     unsigned inflight, max_inflight;
 };

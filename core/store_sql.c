@@ -60,6 +60,29 @@ static const char *const fixed_sql[ST_LIST] = {
         "INSERT INTO objects (kind, project, name, uid, rv, doc)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
         " ON CONFLICT (kind, project, name) DO NOTHING RETURNING rv",
+    /* Alone, a taken key may fail the statement (23505: CUBE_EEXIST), which
+     * spares the speculative insertion of ON CONFLICT. */
+    [ST_PG_CREATE_ONE_AUDIT] =
+        "WITH o AS (INSERT INTO objects (kind, project, name, uid, rv, doc)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING 1)"
+        " INSERT INTO events (project, kind, name, doc)"
+        " SELECT ?2, ?1, ?3, ?7 FROM o RETURNING id",
+    [ST_PG_CREATE_ONE_PLAIN] =
+        "INSERT INTO objects (kind, project, name, uid, rv, doc)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING rv",
+    /* Many creates: arrays of the columns and of the audit events (NULL:
+     * none); the rvs of the objects inserted come back (store_batch.c). */
+    [ST_PG_CREATE_MANY] =
+        "WITH i AS (SELECT * FROM unnest(?1::text[], ?2::text[], ?3::text[],"
+        " ?4::text[], ?5::int8[], ?6::text[], ?7::text[]) WITH ORDINALITY"
+        " AS t(kind, project, name, uid, rv, doc, audit, n)),"
+        " o AS (INSERT INTO objects (kind, project, name, uid, rv, doc)"
+        " SELECT kind, project, name, uid, rv, doc FROM i"
+        " ON CONFLICT (kind, project, name) DO NOTHING RETURNING rv),"
+        " e AS (INSERT INTO events (project, kind, name, doc)"
+        " SELECT i.project, i.kind, i.name, i.audit FROM i JOIN o USING (rv)"
+        " WHERE i.audit IS NOT NULL ORDER BY i.n)"
+        " SELECT rv FROM o",
     [ST_PG_UPDATE_AUDIT] =
         "WITH o AS (UPDATE objects SET rv = ?4, doc = ?5" KEY_WHERE
         " AND (?6 = 0 OR rv = ?6) RETURNING rv),"

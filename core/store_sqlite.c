@@ -173,6 +173,10 @@ static int sq_bind(sqlite3_stmt *st, const struct store_val *v, int n)
         case SV_INT:
             rc = sqlite3_bind_int64(st, i + 1, v[i].i);
             break;
+        case SV_BIN:
+            rc = sqlite3_bind_blob64(st, i + 1, v[i].s, (sqlite3_uint64)v[i].i,
+                                     SQLITE_STATIC);
+            break;
         default:
             rc = sqlite3_bind_null(st, i + 1);
             break;

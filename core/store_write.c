@@ -71,11 +71,12 @@ static int single(struct cube_store *s, int st, const struct store_val *v, int n
 
 /* Runs a one-statement PostgreSQL write through group commit: a create
  * (no row: EEXIST) or a guarded update or delete (no row: ENOTFOUND or
- * ECONFLICT). */
-static int pg_write(struct cube_store *s, int st, const struct store_val *v,
-                    int n, int guarded)
+ * ECONFLICT); st_alone when it runs by itself. */
+static int pg_write(struct cube_store *s, int st, int st_alone,
+                    const struct store_val *v, int n, int guarded)
 {
-    struct store_wreq w = {.st = st, .v = v, .n = n, .guarded = guarded};
+    struct store_wreq w = {.st = st, .st_alone = st_alone, .v = v, .n = n,
+                           .guarded = guarded};
     return store_batch_write(s, &w);
 }
 
@@ -91,7 +92,8 @@ int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
                             SV_T(obj->uid), SV_I(obj->rv), SV_T(obj->doc),
                             SV_T(audit)};
     if (n_owners == 0 && pg(s))
-        return pg_write(s, audit ? ST_PG_CREATE_AUDIT : ST_PG_CREATE_PLAIN, v,
+        return pg_write(s, audit ? ST_PG_CREATE_AUDIT : ST_PG_CREATE_PLAIN,
+                        audit ? ST_PG_CREATE_ONE_AUDIT : ST_PG_CREATE_ONE_PLAIN, v,
                         audit ? 7 : 6, 0);
     if (n_owners == 0 && !audit)
         return single(s, ST_OBJ_INSERT, v, 6);
@@ -118,9 +120,10 @@ int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
     struct store_val v[] = {SV_T(obj->kind), SV_T(obj->project), SV_T(obj->name),
                             SV_I(obj->rv), SV_T(obj->doc), SV_I(expected_rv),
                             SV_T(audit)};
-    if (n_owners == 0 && pg(s))
-        return pg_write(s, audit ? ST_PG_UPDATE_AUDIT : ST_PG_UPDATE_PLAIN, v,
-                        audit ? 7 : 6, 1);
+    if (n_owners == 0 && pg(s)) {
+        int st = audit ? ST_PG_UPDATE_AUDIT : ST_PG_UPDATE_PLAIN;
+        return pg_write(s, st, st, v, audit ? 7 : 6, 1);
+    }
     struct store_conn *c;
     int rc = store_write_begin(s, &c);
     if (rc != CUBE_OK)
@@ -147,7 +150,7 @@ int cube_store_delete(struct cube_store *s, const char *kind,
     struct store_val v[] = {SV_T(kind), SV_T(project), SV_T(name),
                             SV_I(expected_rv), SV_I(new_rv), SV_T(audit)};
     if (audit && pg(s))
-        return pg_write(s, ST_PG_DELETE_AUDIT, v, 6, 1);
+        return pg_write(s, ST_PG_DELETE_AUDIT, ST_PG_DELETE_AUDIT, v, 6, 1);
     struct store_conn *c;
     int rc = store_write_begin(s, &c);
     if (rc != CUBE_OK)

@@ -122,6 +122,31 @@ int cube_hub_begin(struct cube_hub *hub, int64_t *rv)
     return 0;
 }
 
+/* "event: TYPE\nid: RV\ndata: {"type":"TYPE","object":OBJECT}\n\n" (malloc'd;
+ * its length in *len), put together without printf: one per write. */
+static char *sse_frame(enum cube_watch_type type, int64_t rv, const char *object_json,
+                       size_t *len)
+{
+    char id[24];
+    int idn = snprintf(id, sizeof id, "%lld", (long long)rv);
+    const char *t = TYPE_NAMES[type];
+    size_t tn = strlen(t), on = strlen(object_json);
+#define LIT(l) (memcpy(p, (l), sizeof(l) - 1), p += sizeof(l) - 1)
+#define PUT(s, l) (memcpy(p, (s), (l)), p += (l))
+    char *f = malloc(sizeof "event: \nid: \ndata: {\"type\":\"\",\"object\":}\n\n" + 2 * tn +
+                     (size_t)idn + on), *p = f;
+    if (!f)
+        return NULL;
+    LIT("event: "), PUT(t, tn), LIT("\nid: "), PUT(id, (size_t)idn);
+    LIT("\ndata: {\"type\":\""), PUT(t, tn), LIT("\",\"object\":");
+    PUT(object_json, on), LIT("}\n\n");
+#undef PUT
+#undef LIT
+    *p = '\0';
+    *len = (size_t)(p - f);
+    return f;
+}
+
 static struct event *event_new(int64_t rv, enum cube_watch_type type,
                                const char *kind, const char *project,
                                const char *object_json, const cJSON *labels)
@@ -133,15 +158,11 @@ static struct event *event_new(int64_t rv, enum cube_watch_type type,
     ev->kind = strdup(kind);
     ev->project = strdup(project ? project : "");
     ev->labels = labels ? cJSON_Duplicate(labels, 1) : NULL;
-    int n = asprintf(&ev->frame, "event: %s\nid: %lld\ndata: {\"type\":\"%s\",\"object\":%s}\n\n",
-                     TYPE_NAMES[type], (long long)rv, TYPE_NAMES[type], object_json);
-    if (n < 0 || !ev->kind || !ev->project || (labels && !ev->labels)) {
-        if (n < 0)
-            ev->frame = NULL;
+    ev->frame = sse_frame(type, rv, object_json, &ev->frame_len);
+    if (!ev->frame || !ev->kind || !ev->project || (labels && !ev->labels)) {
         event_free(ev);
         return NULL;
     }
-    ev->frame_len = (size_t)n;
     return ev;
 }
 

@@ -29,6 +29,8 @@ static struct xl_run *run_for(struct xl *x, const char *engine_id, pid_t pid,
     snprintf(r->dir, sizeof r->dir, "%s/%s", x->conf.run_root, slot);
     r->sup_pid = pid;
     r->sup_start = start;
+    if (lstat(r->dir, &st) < 0 && x->conf.run_legacy)   /* started before the move */
+        snprintf(r->dir, sizeof r->dir, "%s/%s", x->conf.run_legacy, slot);
     if (lstat(r->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
         xl_run_free(r);
         return NULL;
@@ -129,16 +131,17 @@ static int stale(struct xl *x, const char *dir, unsigned max_age_s)
     return a < 0 || a > (long long)max_age_s;
 }
 
-void xl_janitor(struct xl *x, unsigned max_age_s)
+/* The janitor's work in one root. */
+static void sweep_root(struct xl *x, const char *root, unsigned max_age_s)
 {
-    DIR *d = opendir(x->conf.run_root);
+    DIR *d = opendir(root);
     struct dirent *e;
     int removed = 0;
     while (d && (e = readdir(d))) {
         if (!xl_slot_valid(e->d_name))
             continue;
         struct xl_run r = {.out_fd = -1, .off_fd = -1};
-        snprintf(r.dir, sizeof r.dir, "%s/%s", x->conf.run_root, e->d_name);
+        snprintf(r.dir, sizeof r.dir, "%s/%s", root, e->d_name);
         if (!stale(x, r.dir, max_age_s))
             continue;
         if (xl_meta_read(&r) == 0 || r.cg.version)
@@ -152,4 +155,11 @@ void xl_janitor(struct xl *x, unsigned max_age_s)
     if (removed)
         x->host->log(x->self, CUBE_LOG_INFO, "removed %d stale run director%s", removed,
                      removed == 1 ? "y" : "ies");
+}
+
+void xl_janitor(struct xl *x, unsigned max_age_s)
+{
+    sweep_root(x, x->conf.run_root, max_age_s);
+    if (x->conf.run_legacy)
+        sweep_root(x, x->conf.run_legacy, max_age_s);
 }

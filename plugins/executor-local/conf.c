@@ -40,7 +40,7 @@ const char xl_conf_schema[] =
     "\"projects_root\":{\"type\":\"string\",\"default\":\"\","
     "\"description\":\"Project shared dirs (default: <data dir>/projects)\"},"
     "\"run_dir\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"Supervisor state (default: <plugin data dir>/run)\"},"
+    "\"description\":\"Supervisor state (default: a tmpfs dir, else <plugin data dir>/run)\"},"
     "\"sandbox\":{\"type\":\"string\",\"enum\":[\"none\",\"bubblewrap\"],\"default\":\"none\","
     "\"description\":\"bubblewrap: read-only system, private /tmp\"},"
     "\"cgroup\":{\"type\":\"string\",\"enum\":[\"auto\",\"v1\",\"v2\",\"off\"],"
@@ -51,7 +51,7 @@ const char xl_conf_schema[] =
     "\"description\":\"Processes per replica (0: unlimited)\"},"
     "\"timeout_grace_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600,"
     "\"default\":10,\"description\":\"SIGTERM to SIGKILL on timeout\"},"
-    "\"poll_ms\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":1000,\"default\":50,"
+    "\"poll_ms\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":1000,\"default\":10,"
     "\"description\":\"How often output and ends are collected\"},"
     "\"path\":{\"type\":\"string\",\"minLength\":1,"
     "\"default\":\"/usr/local/bin:/usr/bin:/bin\","
@@ -291,6 +291,8 @@ static int load_dirs(const cJSON *o, struct xl_conf *c, const char *data_dir,
     int rc = load_dir(o, "home_root", data_dir, "home", &c->home_root, err, len);
     if (rc == CUBE_OK)
         rc = load_dir(o, "projects_root", data, "projects", &c->projects_root, err, len);
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(o, "run_dir");
+    c->run_default = !cJSON_IsString(run) || !*run->valuestring;
     if (rc == CUBE_OK)
         rc = load_dir(o, "run_dir", data_dir, "run", &c->run_root, err, len);
     return rc;
@@ -331,7 +333,7 @@ static int load_limits(const cJSON *o, struct xl_conf *c, char *err, size_t len)
     if (rc == CUBE_OK)
         rc = get_int(o, "timeout_grace_seconds", 10, 0, 3600, &grace, err, len);
     if (rc == CUBE_OK)
-        rc = get_int(o, "poll_ms", 50, 10, 1000, &poll, err, len);
+        rc = get_int(o, "poll_ms", 10, 10, 1000, &poll, err, len);
     if (rc == CUBE_OK)
         rc = get_str(o, "path", "/usr/local/bin:/usr/bin:/bin", &c->default_path, err, len);
     if (rc != CUBE_OK)
@@ -368,7 +370,7 @@ void xl_conf_free(struct xl_conf *c)
 {
     char *all[] = {c->node_name, c->pool, c->labels_json, c->user_prefix, c->group_prefix,
                    c->home_root, c->projects_root, c->run_root, c->bwrap, c->cgroup_parent,
-                   c->default_path};
+                   c->default_path, c->run_legacy};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     memset(c, 0, sizeof *c);

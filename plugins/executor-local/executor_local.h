@@ -49,6 +49,8 @@ struct xl_conf {
     unsigned uid_min, uid_max;
     char *user_prefix, *group_prefix;
     char *home_root, *projects_root, *run_root;
+    int run_default;             /* run_dir unset: plugin.c may move it to tmpfs */
+    char *run_legacy;            /* the disk run dir when moved ("": none) */
     int sandbox;                 /* enum xl_sandbox */
     char *bwrap;                 /* bubblewrap's path when sandboxed */
     int cgroup_mode;             /* enum xl_cg_mode */
@@ -279,7 +281,7 @@ struct xl_run {
     struct xl_log log;
     struct xl_cgroup cg;
     int64_t memory_bytes, timeout_s;
-    int done;                    /* reaped: the tick unlinks and frees it */
+    int done;                    /* reaped: the tick cleans up, unlinks, frees it */
 };
 
 struct xl;  /* plugin.c */
@@ -297,6 +299,8 @@ void xl_run_pump(struct xl *x, struct xl_run *r);
 int xl_run_try_reap(struct xl *x, struct xl_run *r);
 /* Reports r as Lost when its supervisor vanished without a status. */
 int xl_run_check_lost(struct xl *x, struct xl_run *r);
+/* Removes a reaped run's cgroup and run directory (off the reporting path). */
+void xl_run_cleanup(struct xl_run *r);
 /* Frees r (closing its files). */
 void xl_run_free(struct xl_run *r);
 /* Removes a run directory and what it holds (one level). */

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #define REFRESH_MS 30000                 /* node document refresh */
@@ -74,6 +76,7 @@ static void sweep(struct xl *x)
     pthread_mutex_unlock(&x->mu);
     while (dead) {
         struct xl_run *next = dead->next;
+        xl_run_cleanup(dead);
         xl_run_free(dead);
         dead = next;
     }
@@ -150,12 +153,53 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* Nonzero when path is on a tmpfs. */
+static int on_tmpfs(const char *path)
+{
+    struct statfs fs;
+    return statfs(path, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
+}
+
+/* When run_dir is not set: run directories go to a tmpfs (cheap to make
+ * and remove, no journal), /run/cube-executor-local/<hash> or else
+ * /dev/shm/cube-executor-local-<uid>-<hash>, the hash of the disk default
+ * telling cubeds with different data dirs apart. A tmpfs outlives cubed,
+ * so re-adoption works as before; it does not outlive a reboot, and
+ * neither do the replicas. The disk default stays for adopting replicas
+ * started before (run_legacy). Unchanged when no tmpfs is usable. */
+static void pick_tmpfs_run_root(struct xl_conf *c)
+{
+    unsigned long h = 5381;
+    for (const char *p = c->run_root; *p; p++)
+        h = h * 33 + (unsigned char)*p;
+    char dir[PATH_MAX];
+    struct stat st;
+    if (on_tmpfs("/run") && access("/run", W_OK) == 0)
+        snprintf(dir, sizeof dir, "/run/cube-executor-local/%08lx", h & 0xffffffffUL);
+    else if (on_tmpfs("/dev/shm"))
+        snprintf(dir, sizeof dir, "/dev/shm/cube-executor-local-%u-%08lx",
+                 (unsigned)geteuid(), h & 0xffffffffUL);
+    else
+        return;
+    /* /dev/shm is world-writable: only a real directory of ours will do. */
+    if ((xl_mkdir_p(dir, 0700) < 0 && errno != EEXIST) || lstat(dir, &st) < 0 ||
+        !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || chmod(dir, 0700) < 0)
+        return;
+    char *copy = strdup(dir);
+    if (!copy)
+        return;
+    c->run_legacy = c->run_root;
+    c->run_root = copy;
+}
+
 /* Run dir, accounts mode and cgroups; err names the setting. */
 static int setup_system(struct xl *x, char *err, size_t len)
 {
     const struct xl_conf *c = &x->conf;
     char note[2048];
     struct stat st;
+    if (c->run_default)
+        pick_tmpfs_run_root(&x->conf);
     if (xl_mkdir_p(c->run_root, 0700) < 0 || stat(c->run_root, &st) < 0 ||
         !S_ISDIR(st.st_mode) || chmod(c->run_root, 0700) < 0)
         return snprintf(err, len, "run_dir: cannot create %s: %s", c->run_root,

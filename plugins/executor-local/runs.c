@@ -28,7 +28,10 @@ static void join(char *out, size_t len, const char *dir, const char *name)
     snprintf(out, len, "%s/%s", dir, name);
 }
 
-/* Writes text to dir/name through a temporary file and rename. */
+/* Writes text to dir/name through a temporary file and rename. No fsync:
+ * the rename alone keeps readers from a half-written file, and after a
+ * crash of the machine its replicas are gone anyway (the janitor removes
+ * what is left). */
 static int write_atomic(const char *dir, const char *name, const char *text)
 {
     char tmp[PATH_MAX + 16], path[PATH_MAX + 16];
@@ -38,7 +41,7 @@ static int write_atomic(const char *dir, const char *name, const char *text)
     if (fd < 0)
         return -1;
     size_t n = strlen(text);
-    int ok = write(fd, text, n) == (ssize_t)n && fsync(fd) == 0;
+    int ok = write(fd, text, n) == (ssize_t)n;
     close(fd);
     return ok && rename(tmp, path) == 0 ? 0 : -1;
 }
@@ -245,9 +248,7 @@ static int finish(struct xl *x, struct xl_run *r, int code, const char *reason,
                      "know it", r->engine_id, reason);
     if (CUBE_HOST_HAS(x->host, log_close))
         x->host->log_close(x->self, r->log.kind, r->log.project, r->log.name, r->log.stream);
-    xl_cgroup_destroy(&r->cg);
-    xl_run_dir_remove(r->dir);
-    r->done = 1;
+    r->done = 1;   /* cgroup and run dir: xl_run_cleanup, after the tick's reports */
     return 1;
 }
 
@@ -273,6 +274,12 @@ int xl_run_check_lost(struct xl *x, struct xl_run *r)
     xl_run_pump(x, r);
     return finish(x, r, -1, CUBE_EXIT_LOST, "the replica's supervisor vanished without "
                   "recording how the replica ended");
+}
+
+void xl_run_cleanup(struct xl_run *r)
+{
+    xl_cgroup_destroy(&r->cg);
+    xl_run_dir_remove(r->dir);
 }
 
 void xl_run_free(struct xl_run *r)

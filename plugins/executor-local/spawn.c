@@ -1,6 +1,8 @@
 /* spawn.c — cubed's side of starting a replica's supervisor, and engine
  * ids. The supervisor is forked twice so that it is nobody's child (init
- * reaps it, as it would after cubed died); it tells cubed through a pipe
+ * reaps it, as it would after cubed died). The first step is a vfork-style
+ * clone (CLONE_VM|CLONE_VFORK: no copy of cubed's large address space),
+ * so only the supervisor itself costs a copy; it tells cubed through a pipe
  * that the replica was exec()ed, or which step failed. An engine id,
  * "pid:<pid>:<starttime>:<slot>", names the supervisor robustly (a reused
  * pid has another start time) and the run directory its status goes to. */
@@ -12,12 +14,51 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define REPORT_TIMEOUT_MS 30000
+#define MID_STACK (64u << 10)
+
+/* What the short-lived middle process needs (it shares cubed's memory). */
+struct mid_arg {
+    const struct xl_plan *plan;
+    int report_fd;
+};
+
+/* The middle process: forks the supervisor and ends. It runs on its own
+ * stack in cubed's memory while the calling thread is suspended, with all
+ * signals blocked; async-signal-safe calls only. */
+static int mid_main(void *arg)
+{
+    const struct mid_arg *m = arg;
+    pid_t sup = xl_fork_again();
+    if (sup == 0)
+        xl_supervise(m->plan, m->report_fd);
+    _exit(sup < 0 ? 1 : 0);
+}
+
+/* Starts mid_main as a vfork-style child; its pid, or -1 with errno. */
+static pid_t clone_mid(struct mid_arg *m)
+{
+    void *stack = mmap(NULL, MID_STACK, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED)
+        return -1;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t mid = clone(mid_main, (char *)stack + MID_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, m);
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    munmap(stack, MID_STACK);   /* the child exited: CLONE_VFORK waited for it */
+    errno = e;
+    return mid;
+}
 
 int xl_slot_valid(const char *slot)
 {
@@ -117,25 +158,13 @@ int xl_spawn(const struct xl_plan *p, struct xl_spawned *out, char *msg, size_t 
     int rp[2];
     if (pipe2(rp, O_CLOEXEC) < 0)
         return snprintf(msg, len, "pipe: %s", strerror(errno)), CUBE_EIO;
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGCHLD);
-    sigaddset(&block, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
-    pid_t mid = fork();
-    if (mid == 0) {   /* async-signal-safe from here on */
-        close(rp[0]);
-        pid_t sup = xl_fork_again();
-        if (sup == 0)
-            xl_supervise(p, rp[1]);
-        _exit(sup < 0 ? 1 : 0);
-    }
+    struct mid_arg m = {.plan = p, .report_fd = rp[1]};
+    pid_t mid = clone_mid(&m);
     int e = errno;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     close(rp[1]);
     if (mid < 0) {
         close(rp[0]);
-        return snprintf(msg, len, "fork: %s", strerror(e)), CUBE_EIO;
+        return snprintf(msg, len, "clone: %s", strerror(e)), CUBE_EIO;
     }
     int st;
     while (waitpid(mid, &st, 0) < 0 && errno == EINTR) {}

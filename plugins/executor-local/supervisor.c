@@ -287,9 +287,39 @@ __attribute__((noreturn)) static void replica_child(const struct xl_plan *p, int
     child_fail(pipe_fd, S_EXEC, err);
 }
 
+/* What replica_main needs; it shares the supervisor's memory. */
+struct child_arg {
+    const struct xl_plan *plan;
+    int pipe_fd;
+};
+
+static int replica_main(void *arg)
+{
+    const struct child_arg *c = arg;
+    replica_child(c->plan, c->pipe_fd);
+}
+
+/* Starts the replica child vfork-style (CLONE_VM|CLONE_VFORK, as
+ * posix_spawn does: no copy of the address space; the supervisor waits
+ * until it exec()ed or ended). Its pid, or -1 with errno. */
+static pid_t clone_replica(const struct xl_plan *p, int pipe_fd)
+{
+    static char stack[64 << 10] __attribute__((aligned(64)));
+    struct child_arg c = {.plan = p, .pipe_fd = pipe_fd};
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &old);   /* no handler runs on the child's stack */
+    pid_t pid = clone(replica_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+    int e = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return pid;
+}
+
 /* -- the supervisor ------------------------------------------------------ */
 
-/* Writes <run dir>/status atomically. */
+/* Writes <run dir>/status atomically (rename; no fsync: only a crash of
+ * the machine could lose it, and that ends the replica's story anyway). */
 static void write_status(const struct xl_plan *p, int wstatus, int verdict, int step, int err)
 {
     char buf[512], text[256], *o = text, *end = text + sizeof text;
@@ -309,7 +339,6 @@ static void write_status(const struct xl_plan *p, int wstatus, int verdict, int 
     if (fd < 0)
         return;
     write_all(fd, text, (size_t)(o - text));
-    fsync(fd);
     close(fd);
     renameat(FD_DIR, "status.tmp", FD_DIR, "status");
 }
@@ -458,11 +487,7 @@ static pid_t launch(const struct xl_plan *p)
         write_status(p, 0, V_STARTERROR, S_FORK, errno);
         return -1;
     }
-    pid_t rpid = xl_fork_again();
-    if (rpid == 0) {
-        close(ep[0]);
-        replica_child(p, ep[1]);
-    }
+    pid_t rpid = clone_replica(p, ep[1]);
     int e = errno;
     close(ep[1]);
     ssize_t n = rpid < 0 ? -1 : 0;

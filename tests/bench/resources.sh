@@ -10,7 +10,9 @@
 # For each store (SQLite, then PostgreSQL; one cubed at a time, fresh data,
 # the testkinds plugin: kind Note (BENCH_PLURAL=notes), project scope, no
 # controller, so creates measure the API's own write path; BENCH_PLURAL=widgets
-# adds the Widget controller's status write to every create):
+# adds the Widget controller's status write to every create). Every request
+# carries the admin token (CUBE_ADMIN_TOKEN), which creates project "bench"
+# first (objects need their project):
 #   - creates BENCH_OBJECTS objects in project "bench" (POST, keep-alive,
 #     small JSON bodies, unique names w0, w1, ...): the first S of them from
 #     1 client, the rest from 16 clients at once (loadgen.c); creates/s
@@ -65,7 +67,8 @@ BAR_WATCH_P99_MS=20    # watch delivery p99
 CREATE_CONNS=16
 WRK_THREADS=2
 WRK_CONNS=64
-TOKEN=bench-admin-token
+TOKEN=bench-admin-token   # CUBE_ADMIN_TOKEN: cubed's platform admin
+AUTH="Authorization: Bearer $TOKEN"
 PROJECT=bench
 PLURAL=${BENCH_PLURAL:-notes}
 API=/api/v1/projects/$PROJECT/$PLURAL
@@ -237,14 +240,22 @@ start_cubed() { # store database; returns 2 when the port was taken
 
 wrk_get() { # base out: GET by name of random objects under base, into out
     export BENCH_GET_N=$N BENCH_GET_PATH="$API/$PREFIX"
-    wrk_warmup -s "$HERE/get_by_name.lua" "$1/"
+    wrk_warmup -H "$AUTH" -s "$HERE/get_by_name.lua" "$1/"
     say "wrk -t$WRK_THREADS -c$WRK_CONNS -d$DURATION --latency -s get_by_name.lua (random names)"
-    wrk_measure "$2" -s "$HERE/get_by_name.lua" "$1/" || { cat "$2" >&2; die "wrk failed"; }
+    wrk_measure "$2" -H "$AUTH" -s "$HERE/get_by_name.lua" "$1/" || { cat "$2" >&2; die "wrk failed"; }
 }
 
 current_rv() { # the list's resourceVersion (the last one in the answer)
-    curl -sS "http://127.0.0.1:$CPORT$API?limit=1" 2>/dev/null |
+    curl -sS -H "$AUTH" "http://127.0.0.1:$CPORT$API?limit=1" 2>/dev/null |
         grep -o '"resourceVersion":"[0-9]*"' | tail -n 1 | tr -dc 0-9
+}
+
+make_project() { # store: creates project $PROJECT as the admin (objects need it)
+    local code
+    code=$(curl -sS -o "$TMP/$1/project.out" -w '%{http_code}' -X POST -H "$AUTH" \
+               -H 'Content-Type: application/json' --data "{\"metadata\":{\"name\":\"$PROJECT\"}}" \
+               "http://127.0.0.1:$CPORT/api/v1/projects") || code=000
+    [ "$code" = 201 ] || { cat "$TMP/$1/project.out" >&2; die "cannot create project $PROJECT on cubed ($1): $code"; }
 }
 
 bench_store() { # store database
@@ -257,6 +268,7 @@ bench_store() { # store database
         [ "$attempt" = 5 ] && die "cubed could not bind a port after 5 tries"
     done
     local base="http://127.0.0.1:$CPORT$API"
+    make_project "$s"
 
     # Creates: S from one client, then the rest from 16.
     say "create $SERIAL from 1 client"
@@ -295,7 +307,7 @@ bench_store() { # store database
 
     # One object's bytes, for nginx and pgbench.
     if [ ! -s "$TMP/object.json" ]; then
-        curl -sS -o "$TMP/object.json" -w '%{content_type}' "$base/${PREFIX}0" >"$TMP/object.ct" ||
+        curl -sS -H "$AUTH" -o "$TMP/object.json" -w '%{content_type}' "$base/${PREFIX}0" >"$TMP/object.ct" ||
             die "cannot GET an object from cubed"
     fi
 
@@ -309,7 +321,7 @@ bench_store() { # store database
 
     # A 500-item list page, over one keep-alive connection.
     local i cfg=$TMP/$s/list.curl
-    : >"$cfg"
+    printf 'header = "%s"\n' "$AUTH" >"$cfg"
     for ((i = 0; i < LIST_REQS + 5; i++)); do
         printf 'url = "%s?limit=500"\noutput = "/dev/null"\n' "$base" >>"$cfg"
     done
@@ -367,12 +379,14 @@ CREATE TABLE bench_objects (
   rv BIGINT NOT NULL, doc TEXT NOT NULL,
   PRIMARY KEY (kind, project, name));
 SQL
+# The kind column as cubed wrote it (the document's last "kind").
+KIND=$(grep -o '"kind":"[A-Za-z0-9]*"' "$TMP/object.json" | tail -n 1 | cut -d'"' -f4)
 # The document as an E'' literal with no colon in it (pgbench would read
 # ":name" as a variable).
 DOC_LIT=$(sed -e 's/\\/\\\\/g' -e "s/'/''/g" -e 's/:/\\x3a/g' "$TMP/object.json" | tr -d '\n')
 {
     printf '%s\n' '\set id random(1, 9000000000000000)'
-    printf '%s\n' "INSERT INTO bench_objects (kind, project, name, uid, rv, doc) VALUES ('Widget', '$PROJECT', 'w' || :client_id || '-' || :id, gen_random_uuid()::text, :id, E'$DOC_LIT');"
+    printf '%s\n' "INSERT INTO bench_objects (kind, project, name, uid, rv, doc) VALUES ('$KIND', '$PROJECT', 'w' || :client_id || '-' || :id, gen_random_uuid()::text, :id, E'$DOC_LIT');"
 } >"$TMP/insert.sql"
 run_pgbench() { # key clients transactions-per-client; sets R[pgbench:key]
     local out=$TMP/pgbench-c$2.txt j=$(( $2 < WRK_THREADS ? $2 : WRK_THREADS ))
@@ -404,7 +418,7 @@ start_nginx "$API/${PREFIX}0" <<EOF
             try_files /object.json =404;
         }
 EOF
-curl -sS -o "$TMP/nginx.body" "http://127.0.0.1:$NPORT$API/${PREFIX}1" || die "cannot GET from nginx"
+curl -sS -H "$AUTH" -o "$TMP/nginx.body" "http://127.0.0.1:$NPORT$API/${PREFIX}1" || die "cannot GET from nginx"
 cmp -s "$TMP/object.json" "$TMP/nginx.body" || die "nginx serves other bytes than cubed's"
 wrk_get "http://127.0.0.1:$NPORT$API" "$TMP/wrk-nginx.txt"
 R[nginx:get]=$(wrk_rps "$TMP/wrk-nginx.txt")

@@ -37,10 +37,11 @@ def pct(sorted_vals, p):
 class Watch:
     """One SSE connection: de-chunks the body and splits it into events."""
 
-    def __init__(self, port, path):
+    def __init__(self, port, path, token):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          f"Authorization: Bearer {token}\r\n"
                           "Accept: text/event-stream\r\n\r\n".encode())
         self.raw = b""   # bytes not yet de-chunked
         self.body = b""  # de-chunked bytes not yet split into events
@@ -158,7 +159,7 @@ def main():
     n, watchers, updates = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
     interval_ms = float(sys.argv[8])
 
-    ws = [Watch(port, f"{path}?watch=1") for _ in range(watchers)]
+    ws = [Watch(port, f"{path}?watch=1", token) for _ in range(watchers)]
     lat = []
     sel = selectors.DefaultSelector()
     for w in ws:

@@ -661,6 +661,77 @@ static void test_batched_writes(void **state)
     }
 }
 
+/* Creates landing in shared batches (on PostgreSQL one statement takes a
+ * batch's creates, as arrays): each document, uid, rv and audit event
+ * comes back byte for byte. */
+#define CTHREADS 16
+#define CPER 20
+
+struct cworker {
+    struct cube_store *s;
+    pthread_barrier_t *go;
+    int id, failures;
+};
+
+static void ctext(char *buf, size_t len, const char *what, int id, int j)
+{
+    snprintf(buf, len, "{\"%s\":\"\u00fc \\\"q\\\" \\\\ \t \xf0\x9f\x9a\x80 '%d-%d'\"}",
+             what, id, j);
+}
+
+static void *create_worker(void *arg)
+{
+    struct cworker *w = arg;
+    pthread_barrier_wait(w->go);
+    for (int j = 0; j < CPER; j++) {
+        char name[32], uid[32], doc[128], audit[64];
+        snprintf(name, sizeof name, "c%d-%d", w->id, j);
+        snprintf(uid, sizeof uid, "cu%d-%d", w->id, j);
+        ctext(doc, sizeof doc, "d", w->id, j);
+        ctext(audit, sizeof audit, "e", w->id, j);
+        struct cube_store_obj o = {"widget", "cp", name, uid, w->id * CPER + j + 1, doc};
+        if (cube_store_create(w->s, &o, NULL, 0, j % 2 ? audit : NULL) != CUBE_OK)
+            w->failures++;
+    }
+    return NULL;
+}
+
+static void test_batched_creates(void **state)
+{
+    struct fx *f = fx(state);
+    pthread_t t[CTHREADS];
+    struct cworker w[CTHREADS];
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, CTHREADS);
+    for (int i = 0; i < CTHREADS; i++) {
+        w[i] = (struct cworker){.s = f->s, .go = &go, .id = i};
+        assert_int_equal(pthread_create(&t[i], NULL, create_worker, &w[i]), 0);
+    }
+    for (int i = 0; i < CTHREADS; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(w[i].failures, 0);
+    }
+    pthread_barrier_destroy(&go);
+    struct evs *e = calloc(1, sizeof *e);
+    for (int i = 0; i < CTHREADS * CPER; i++) {
+        char name[32], uid[32], doc[128], audit[64];
+        struct cube_store_obj o = {0};
+        snprintf(name, sizeof name, "c%d-%d", i / CPER, i % CPER);
+        snprintf(uid, sizeof uid, "cu%d-%d", i / CPER, i % CPER);
+        ctext(doc, sizeof doc, "d", i / CPER, i % CPER);
+        ctext(audit, sizeof audit, "e", i / CPER, i % CPER);
+        assert_int_equal(cube_store_get(f->s, "widget", "cp", name, &o), CUBE_OK);
+        assert_string_equal(o.doc, doc);
+        assert_string_equal(o.uid, uid);
+        assert_int_equal(o.rv, i + 1);
+        cube_store_obj_clear(&o);
+        assert_int_equal(list_events(f->s, "cp", "widget", name, 0, 0, e), i % 2);
+        if (i % 2)
+            assert_string_equal(e->docs[0], audit);
+    }
+    free(e);
+}
+
 static void test_unicode(void **state)
 {
     struct fx *f = fx(state);
@@ -891,6 +962,7 @@ static void test_pg_outage(void **state)
     cmocka_unit_test_setup_teardown(test_max_rv, setup, teardown),              \
     cmocka_unit_test_setup_teardown(test_concurrency, setup, teardown),         \
     cmocka_unit_test_setup_teardown(test_batched_writes, setup, teardown),      \
+    cmocka_unit_test_setup_teardown(test_batched_creates, setup, teardown),     \
     cmocka_unit_test_setup_teardown(test_unicode, setup, teardown),             \
     cmocka_unit_test_setup_teardown(test_concurrent_migrations, setup, teardown),\
     cmocka_unit_test_setup_teardown(test_reentrant_callbacks, setup, teardown)

@@ -64,7 +64,7 @@ static void config_defaults(void **st)
     assert_string_equal(c.run_root, "/var/lib/cube/plugins/executor-local/run");
     assert_int_equal(c.sandbox, XL_SANDBOX_NONE);
     assert_int_equal(c.cgroup_mode, XL_CG_AUTO);
-    assert_int_equal(c.poll_ms, 50);
+    assert_int_equal(c.poll_ms, 10);
     assert_int_equal(c.timeout_grace, 10);
     assert_int_equal(c.pids_max, 16384);
     xl_conf_free(&c);
