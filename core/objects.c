@@ -126,13 +126,15 @@ static size_t owner_uids(const cJSON *meta, const char **uids, size_t max)
 }
 
 /* The audit event written with a change, or NULL for none: status writes
- * by plugins (controllers reporting) are not requests and not audited. */
+ * by plugins and the core (controllers, the scheduler reporting) are not
+ * requests and not audited; their events say what happened instead. */
 static char *audit_doc(const struct cube_kind *k, const char *project,
                        const char *name, const char *uid, const char *verb,
                        const struct cube_actor *who, int create, const char *what)
 {
     int status_write = strcmp(verb, "update-status") == 0;
-    if (status_write && strncmp(who->user, "plugin:", 7) == 0)
+    if (status_write && (strncmp(who->user, "plugin:", 7) == 0 ||
+                         strncmp(who->user, "system:", 7) == 0))
         return NULL;
     char msg[200];
     const char *parts[] = {what, " ", verb, " by ", who->user};

@@ -362,7 +362,8 @@ static int cluster_events(void *state, cube_req *req)
 
 /* GET .../{name}/logs[?stream=S|replica=N][&follow=1][&offset=B]: every
  * kind's log streams (a plugin may register its own "logs" view instead).
- * The default stream is "main"; replica N reads "replica-N". */
+ * The default stream is "main" ("replica-0" for Jobs); replica N reads
+ * "replica-N". */
 static int object_logs(cube_req *req, const struct cube_kind *k, const char *project)
 {
     char stream[64];
@@ -376,8 +377,9 @@ static int object_logs(cube_req *req, const struct cube_kind *k, const char *pro
         snprintf(stream, sizeof stream, "%s", s);
     else if (cube_req_query(req, "replica"))
         snprintf(stream, sizeof stream, "replica-%lld", replica);
-    else
-        snprintf(stream, sizeof stream, "main");
+    else   /* a Job's output is per replica: the first by default */
+        snprintf(stream, sizeof stream, "%s", k->core && !strcmp(k->kind, "Job")
+                 ? "replica-0" : "main");
     cJSON *obj;
     struct cube_op_error e;
     if (cube_obj_get(req->ctx, k, project, name, &obj, &e) < 0)

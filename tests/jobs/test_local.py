@@ -91,6 +91,7 @@ class Local(unittest.TestCase):
         ids = [d["id"] for d in st["replicas"][0]["devices"]]
         self.assertEqual(len(ids), 2)
         self.assertIn("dev=" + ",".join(ids), self.logs("pinned"))
+        self.assertIn("dev=", self.a.get(f"{BASE}/pinned/logs").body, "replica 0 by default")
         deadline = time.time() + 5
         while time.time() < deadline:
             m = self.c.get("/metrics").body
