@@ -326,6 +326,20 @@ static int restore_job(struct cube_sched *s, const cJSON *job, const char *proje
     return CUBE_OK;
 }
 
+/* 1 when the stored Job (read again: the copy given to reconcile may be
+ * older than its run's end) is still Admitted or Running. */
+static int still_running(struct cube_sched *s, const char *project, const char *name)
+{
+    cJSON *job = NULL;
+    struct cube_op_error e;
+    if (cube_obj_get(s->ctx, s->job_kind, project, name, &job, &e) < 0)
+        return 0;
+    const char *phase = job_status_str(job, "phase");
+    int running = !strcmp(phase, "Admitted") || !strcmp(phase, "Running");
+    cJSON_Delete(job);
+    return running;
+}
+
 /* 1 when the engine knows the Job. */
 static int engine_knows(struct cube_sched *s, const char *id)
 {
@@ -376,9 +390,13 @@ int job_reconcile(void *state, const char *kind, const char *project, const char
     else if (!strcmp(phase, "Pending") && !engine_knows(s, id))
         rc = requeue_pending(s, job, project, id);
     else if (!strcmp(phase, "Admitted") || !strcmp(phase, "Running")) {
-        if (!engine_knows(s, id))
+        int known = engine_knows(s, id);
+        if (!known && still_running(s, project, name)) {   /* after a restart */
             rc = restore_job(s, job, project, name, id);
-        if (rc == CUBE_OK && !strcmp(phase, "Admitted"))
+            known = 1;
+        }
+        /* unknown and not running any more: a stale copy, its run has ended */
+        if (known && rc == CUBE_OK && !strcmp(phase, "Admitted"))
             rc = start_replicas(s, job, project, name);
     } else if (is_terminal(phase))
         job_forget(s, id);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "controller.h"
 #include "ctx.h"
 #include "http_req.h"
 #include "job_status.h"
@@ -40,22 +41,13 @@ struct exit_edit {
     int replica;
     struct job_exit x;
     int running, stop_others;
+    int ended;                 /* the run is over: finished or queued again */
 };
 
 static int num(const cJSON *o, const char *key, int def)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(v) ? (int)v->valuedouble : def;
-}
-
-/* Out of the engine: its allocation is free for others. */
-static void release(struct cube_sched *s, const cJSON *job)
-{
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
-    char id[140];
-    job_id(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "project")),
-           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name")), id, sizeof id);
-    job_forget(s, id);
 }
 
 /* The first failed replica's reason and message. */
@@ -83,7 +75,8 @@ static void decide_outcome(struct exit_edit *ed, const cJSON *job, cJSON *status
     const cJSON *failed = first_failure(cJSON_GetObjectItemCaseSensitive(status, "replicas"));
     const char *by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(status, "preemptedBy"));
     char msg[400];
-    release(ed->s, job);
+    (void)job;
+    ed->ended = 1;   /* released once this status is written (finish_run) */
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(status, "stopRequested"))) {
         job_set_str(status, "phase", "Cancelled");
         job_set_str(status, "reason", "Stopped");
@@ -157,12 +150,25 @@ static int edit_exit(void *cls, const cJSON *job, cJSON *status)
     return changed ? 0 : 1;
 }
 
+/* After the status says the run is over: out of the engine (its room is
+ * free), then the controller once more, which queues a Pending Job again.
+ * In this order a reconcile never sees a running Job the engine forgot. */
+static void finish_run(struct cube_sched *s, const char *project, const char *name)
+{
+    char id[140];
+    job_id(project, name, id, sizeof id);
+    job_forget(s, id);
+    cube_ctrl_enqueue(s->ctx, s->job_kind, project, name);
+}
+
 static void apply_exit(struct cube_sched *s, const struct job_engine *ref, const char *engine,
                        const struct job_exit *x)
 {
-    struct exit_edit ed = {s, engine, ref->replica, *x, 0, 0};
+    struct exit_edit ed = {s, engine, ref->replica, *x, 0, 0, 0};
     if (job_update_status(s, ref->project, ref->name, edit_exit, &ed) < 0)
         return;
+    if (ed.ended)
+        finish_run(s, ref->project, ref->name);
     if (ed.stop_others && ed.running > 0)
         job_stop_replicas(s, ref->project, ref->name, 0);
     sched_poke(s);
@@ -319,8 +325,9 @@ int job_stop_replicas(struct cube_sched *s, const char *project, const char *nam
 
 void job_fail_start(struct cube_sched *s, const char *project, const char *name)
 {
-    struct exit_edit ed = {s, NULL, -1, {0}, 0, 0};
-    job_update_status(s, project, name, edit_exit, &ed);
+    struct exit_edit ed = {s, NULL, -1, {0}, 0, 0, 0};
+    if (job_update_status(s, project, name, edit_exit, &ed) == 0 && ed.ended)
+        finish_run(s, project, name);
     sched_poke(s);
 }
 
