@@ -156,15 +156,7 @@ static void queues_start(struct sp_pq *pq)
     for (int k = 0; k < SP_NPRIO; k++) {
         struct sp_queue *q = &pq->q[k];
         if (q->dirty) {
-            size_t w = 0;
-            for (size_t i = 0; i < q->n; i++) {
-                if (q->v[i]->state == SP_GONE)
-                    sp_job_free(q->v[i]);
-                else
-                    q->v[w++] = q->v[i];
-            }
-            q->n = w;
-            q->dead = 0;
+            sp_queue_compact(q);
             qsort(q->v, q->n, sizeof *q->v, cmp_seq);
             q->dirty = false;
         }

@@ -267,8 +267,7 @@ fail:
     return rc;
 }
 
-/* Drops cancelled jobs from a queue (outside a cycle). */
-static void queue_compact(struct sp_queue *q)
+void sp_queue_compact(struct sp_queue *q)
 {
     size_t w = 0;
     for (size_t i = 0; i < q->n; i++) {
@@ -299,7 +298,7 @@ int cube_sp_cancel(struct cube_sched_policy *p, const char *id)
     p->n_pending--;
     struct sp_queue *q = &j->pq->q[j->prio];
     if (++q->dead > q->n / 2 + 16)
-        queue_compact(q);
+        sp_queue_compact(q);
     return CUBE_OK;
 }
 

@@ -261,6 +261,8 @@ void sp_run_unlink(struct sp_job *j);
 void sp_run_link(struct cube_sched_policy *p, struct sp_job *j);
 /* Frees a job's memory (not its allocations). */
 void sp_job_free(struct sp_job *j);
+/* Drops the jobs marked gone from a queue and frees them. */
+void sp_queue_compact(struct sp_queue *q);
 /* Appends to a pq queue; -1 when out of memory. */
 int sp_queue_push(struct sp_queue *q, struct sp_job *j);
 
