@@ -92,14 +92,38 @@ static size_t path_push(struct validation *v, const char *fmt, ...)
     return saved;
 }
 
+/* Appends n bytes of s to the path (cut at PATH_CAP); no printf: every
+ * member validated pushes its name, errors or not. */
+static void path_append(struct validation *v, const char *s, size_t n)
+{
+    if (v->path_len + n >= PATH_CAP)
+        n = PATH_CAP - 1 - v->path_len;
+    memcpy(v->path + v->path_len, s, n);
+    v->path_len += n;
+    v->path[v->path_len] = '\0';
+}
+
 static size_t path_push_key(struct validation *v, const char *key)
 {
-    return path_push(v, "%s%s", v->path_len ? "." : "", key);
+    size_t saved = v->path_len;
+    if (saved)
+        path_append(v, ".", 1);
+    path_append(v, key, strlen(key));
+    return saved;
 }
 
 static size_t path_push_index(struct validation *v, int index)
 {
-    return path_push(v, "[%d]", index);
+    char digits[16];
+    size_t saved = v->path_len, n = sizeof digits;
+    unsigned u = (unsigned)index;   /* indexes are never negative */
+    do
+        digits[--n] = (char)('0' + u % 10);
+    while ((u /= 10) && n > 1);
+    digits[--n] = '[';
+    path_append(v, digits + n, sizeof digits - n);
+    path_append(v, "]", 1);
+    return saved;
 }
 
 static void path_pop(struct validation *v, size_t saved)
