@@ -126,9 +126,14 @@ static void cube_env(struct cube_sched *s, const cJSON *job, int i, cJSON *env)
 /* Device pinning from the accelerator plugin of each resource. */
 static void device_env(struct cube_sched *s, const cJSON *rep, cJSON *env)
 {
-    const cJSON *d;
-    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(rep, "devices")) {
+    const cJSON *d, *devs = cJSON_GetObjectItemCaseSensitive(rep, "devices");
+    cJSON_ArrayForEach(d, devs) {
         const char *res = str(d, "resource");
+        int first = 1;   /* one pin_env call per resource: at its first device */
+        for (const cJSON *p = devs->child; p != d; p = p->next)
+            first &= !(res && str(p, "resource") && !strcmp(res, str(p, "resource")));
+        if (!first)
+            continue;
         cJSON *ids = cJSON_CreateArray(), *e2;
         double share = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, "share"));
         const cJSON *d2;
