@@ -37,12 +37,18 @@ void auth_cred_free(struct cube_auth *a)
     pthread_mutex_destroy(&a->cred_mu);
 }
 
-/* hex SHA-256 of a secret (65 bytes with the NUL). */
+/* SHA-256 of a secret, raw and as hex (65 bytes with the NUL). */
+static void secret_digest(const char *secret, uint8_t d[32], char hex[65])
+{
+    cube_sha256(secret, strlen(secret), d);
+    cube_hex(d, 32, hex);
+}
+
+/* hex SHA-256 of a secret. */
 static void secret_hash(const char *secret, char hex[65])
 {
     uint8_t d[32];
-    cube_sha256(secret, strlen(secret), d);
-    cube_hex(d, 32, hex);
+    secret_digest(secret, d, hex);
 }
 
 /* -- passwords ---------------------------------------------------------- */
@@ -103,6 +109,18 @@ static void cache_drop(struct cube_auth *a, const char *key)
 {
     pthread_mutex_lock(&a->cred_mu);
     free(cube_strmap_del(a->creds, key));
+    pthread_mutex_unlock(&a->cred_mu);
+}
+
+/* Records a session's last use in its cached entry (if still cached). */
+static void cache_touch(struct cube_auth *a, const char *key, int64_t seen, int64_t persisted)
+{
+    pthread_mutex_lock(&a->cred_mu);
+    struct auth_cred *c = cube_strmap_get(a->creds, key);
+    if (c) {
+        c->last_seen = seen;
+        c->persisted = persisted;
+    }
     pthread_mutex_unlock(&a->cred_mu);
 }
 
@@ -172,7 +190,7 @@ int auth_session_find(struct cube_auth *a, const char *cookie, struct cube_princ
     struct auth_cred c;
     if (strlen(cookie) != 64)
         return -1;
-    secret_hash(cookie, hex);
+    secret_digest(cookie, p->session, hex);
     snprintf(key, sizeof key, "s%s", hex);
     int hit = cache_get(a, key, &c);
     if (!hit && session_load(a, hex, &c) < 0)
@@ -189,10 +207,11 @@ int auth_session_find(struct cube_auth *a, const char *cookie, struct cube_princ
         session_doc(&c, doc, sizeof doc);
         cube_store_kv_put(a->ctx->store, "session", hex, c.user, doc, c.expires);
     }
-    cache_put(a, key, &c);
+    if (hit)
+        cache_touch(a, key, c.last_seen, c.persisted);
+    else
+        cache_put(a, key, &c);
     snprintf(p->user, sizeof p->user, "%s", c.user);
-    for (int i = 0; i < 32; i++)
-        sscanf(hex + 2 * i, "%2hhx", &p->session[i]);
     return 0;
 }
 

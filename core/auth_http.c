@@ -68,7 +68,7 @@ int auth_answer_login(cube_req *req, const char *user, const char *next)
         return cube_http_answer(req, 303, "text/plain; charset=utf-8", "", 0, 0);
     }
     cJSON *doc = cJSON_CreateObject();
-    auth_index_describe(a, user, cJSON_AddObjectToObject(doc, "user"), 0);
+    auth_index_describe(a, user, cJSON_AddObjectToObject(doc, "user"));
     cJSON_AddStringToObject(doc, "csrf", csrf);
     return answer_json(req, 200, doc);
 }
@@ -155,7 +155,7 @@ static int answer_token_login(cube_req *req, struct cube_auth *a, const char *us
         return cube_http_answer_error(req, 503, "Unavailable", "cannot store the token");
     cJSON_AddStringToObject(tok, "token", secret);
     cJSON *doc = cJSON_CreateObject();
-    auth_index_describe(a, user, cJSON_AddObjectToObject(doc, "user"), 0);
+    auth_index_describe(a, user, cJSON_AddObjectToObject(doc, "user"));
     cJSON_AddItemToObject(doc, "token", tok);
     cube_http_add_header(req, "Cache-Control", "no-store");
     return answer_json(req, 200, doc);

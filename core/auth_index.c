@@ -167,50 +167,7 @@ int auth_index_has_project(struct cube_auth *a, const char *project)
     return has;
 }
 
-struct memberships {
-    const char *user;
-    cJSON *list;
-};
-
-static int add_membership(void *cls, const char *project, void *value)
-{
-    struct memberships *ms = cls;
-    const struct auth_project *p = value;
-    for (size_t i = 0; i < p->n; i++)
-        if (strcmp(p->m[i].user, ms->user) == 0) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "name", project);
-            cJSON_AddStringToObject(o, "role", cube_role_name(p->m[i].role));
-            cJSON_AddItemToArray(ms->list, o);
-        }
-    return 0;
-}
-
-/* Orders memberships by project name (the map has no order). */
-static int by_name(const void *x, const void *y)
-{
-    const cJSON *const *a = x, *const *b = y;
-    return strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(*a, "name")),
-                  cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(*b, "name")));
-}
-
-static void sort_array(cJSON *arr)
-{
-    int n = cJSON_GetArraySize(arr);
-    if (n < 2)
-        return;
-    cJSON **items = malloc((size_t)n * sizeof *items);
-    if (!items)
-        return;
-    for (int i = n - 1; i >= 0; i--)
-        items[i] = cJSON_DetachItemFromArray(arr, i);
-    qsort(items, (size_t)n, sizeof *items, by_name);
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, items[i]);
-    free(items);
-}
-
-int auth_index_describe(struct cube_auth *a, const char *user, cJSON *o, int with_projects)
+int auth_index_describe(struct cube_auth *a, const char *user, cJSON *o)
 {
     pthread_rwlock_rdlock(&a->mu);
     const struct auth_user *u = cube_strmap_get(a->users, user);
@@ -221,11 +178,6 @@ int auth_index_describe(struct cube_auth *a, const char *user, cJSON *o, int wit
         cJSON_AddStringToObject(o, "role", u->admin ? "admin" : "user");
         cJSON_AddStringToObject(o, "provider", u->provider);
         cJSON_AddBoolToObject(o, "disabled", u->disabled);
-    }
-    if (u && with_projects) {
-        struct memberships ms = {user, cJSON_AddArrayToObject(o, "projects")};
-        cube_strmap_each(a->projects, add_membership, &ms);
-        sort_array(ms.list);
     }
     pthread_rwlock_unlock(&a->mu);
     return u ? 0 : -1;

@@ -93,11 +93,9 @@ int auth_index_provider(struct cube_auth *a, const char *name, char *out, size_t
 int auth_index_role(struct cube_auth *a, const char *project, const char *user);
 /* 1 when the project exists. */
 int auth_index_has_project(struct cube_auth *a, const char *project);
-/* {"name","displayName","email","role","provider","disabled"} of a user
- * plus, with projects, [{"name","role"}] of their memberships: appended to
- * the caller's object o. 0, or -1 when unknown. */
-int auth_index_describe(struct cube_auth *a, const char *user, cJSON *o,
-                        int with_projects);
+/* {"name","displayName","email","role","provider","disabled"} of a user,
+ * added to the caller's object o. 0, or -1 when unknown. */
+int auth_index_describe(struct cube_auth *a, const char *user, cJSON *o);
 /* The start of /api/v1/auth/me's answer, {"user":{...},"role":..,
  * "projects":[...] (no closing brace), into buf. Its length, or -1 when buf
  * is too small. */

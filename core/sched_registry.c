@@ -361,7 +361,6 @@ static int host_replica_exited(cube_plugin *self, const char *engine_id, int cod
 {
     if (!engine_id || !reason)
         return CUBE_EINVAL;
-    (void)self;
     return job_replica_exited(self->ctx->sched, engine_id, code, reason, message);
 }
 
