@@ -265,4 +265,6 @@ void cube_host_table_init(struct cube_host *h)
     cube_host_table_init_1_1(h);
     cube_host_table_init_1_2(h);
     cube_host_table_init_1_3(h);
+    cube_host_table_init_1_4_proxy(h);
+    cube_host_table_init_1_4_ui(h);
 }

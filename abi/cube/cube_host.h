@@ -28,6 +28,8 @@
 #include "cube_metrics.h"
 #include "cube_plugin.h"
 #include "cube_sched.h"
+#include "cube_proxy.h"
+#include "cube_ui.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -336,6 +338,19 @@ struct cube_host {
      *  array of device documents with "resource" filled in (release with
      *  free), or NULL with *rc. */
     char *(*local_devices)(cube_plugin *self, int *rc);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.4: reverse proxy and console pages                         */
+    /* ---------------------------------------------------------------- */
+
+    /** Registers a reverse-proxied prefix (see cube_proxy.h); init only.
+     *  CUBE_OK, CUBE_EINVAL (bad field, logged), CUBE_EEXIST (prefix taken
+     *  or overlapping a route), CUBE_ESTATE (after init). */
+    int (*register_proxy)(cube_plugin *self, const struct cube_proxy_desc *desc);
+    /** Registers a console menu entry and optional page (see cube_ui.h);
+     *  init only. Same codes; CUBE_EEXIST when the plugin already has
+     *  that id. */
+    int (*register_ui)(cube_plugin *self, const struct cube_ui_desc *desc);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

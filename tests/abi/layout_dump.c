@@ -269,6 +269,49 @@ static void dump_sched_descriptors(void)
 }
 #endif
 
+#if CUBE_ABI_MINOR >= 4
+static void dump_host_1_4_ext(void)
+{
+    FIELD(cube_host, register_proxy, int (*)(cube_plugin *, const struct cube_proxy_desc *));
+    FIELD(cube_host, register_ui, int (*)(cube_plugin *, const struct cube_ui_desc *));
+}
+
+static void dump_ext_descriptors(void)
+{
+    BEGIN(cube_proxy_upstream);
+    FIELD(cube_proxy_upstream, size, size_t);
+    FIELD(cube_proxy_upstream, host, char[64]);
+    FIELD(cube_proxy_upstream, port, unsigned);
+    FIELD(cube_proxy_upstream, header_name, char[64]);
+    FIELD(cube_proxy_upstream, header_value, char[512]);
+    END(cube_proxy_upstream);
+
+    BEGIN(cube_proxy_desc);
+    FIELD(cube_proxy_desc, size, size_t);
+    FIELD(cube_proxy_desc, prefix, const char *);
+    FIELD(cube_proxy_desc, permission, const char *);
+    FIELD(cube_proxy_desc, kind, const char *);
+    FIELD(cube_proxy_desc, login_redirect, int);
+    FIELD(cube_proxy_desc, strip_prefix, int);
+    FIELD(cube_proxy_desc, allow_remote, int);
+    FIELD(cube_proxy_desc, resolve, int (*)(void *, cube_req *, struct cube_proxy_upstream *));
+    END(cube_proxy_desc);
+
+    BEGIN(cube_ui_desc);
+    FIELD(cube_ui_desc, size, size_t);
+    FIELD(cube_ui_desc, id, const char *);
+    FIELD(cube_ui_desc, group, const char *);
+    FIELD(cube_ui_desc, label, const char *);
+    FIELD(cube_ui_desc, label_zh, const char *);
+    FIELD(cube_ui_desc, permission, const char *);
+    FIELD(cube_ui_desc, module, const char *);
+    FIELD(cube_ui_desc, asset_dir, const char *);
+    FIELD(cube_ui_desc, link, const char *);
+    FIELD(cube_ui_desc, order, int);
+    END(cube_ui_desc);
+}
+#endif
+
 static void dump_kind_descriptors(void)
 {
     BEGIN(cube_kind_desc);
@@ -407,6 +450,9 @@ int main(void)
 #if CUBE_ABI_MINOR >= 3
     dump_host_1_3_sched();
 #endif
+#if CUBE_ABI_MINOR >= 4
+    dump_host_1_4_ext();
+#endif
     END(cube_host);
     dump_descriptors();
 #if CUBE_ABI_MINOR >= 1
@@ -417,6 +463,9 @@ int main(void)
 #endif
 #if CUBE_ABI_MINOR >= 3
     dump_sched_descriptors();
+#endif
+#if CUBE_ABI_MINOR >= 4
+    dump_ext_descriptors();
 #endif
     dump_enums();
     dump_macros_and_typedefs();

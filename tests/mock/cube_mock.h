@@ -151,6 +151,10 @@ const char *cube_mock_node(const char *name);
 int cube_mock_node_count(void);
 /* replica_exited calls so far, oldest first. */
 const struct cube_mock_exit *cube_mock_exits(int *count);
+
+/* ABI 1.4: the i-th registered proxy prefix / console entry, or NULL. */
+const struct cube_proxy_desc *cube_mock_proxy(int i);
+const struct cube_ui_desc *cube_mock_ui(int i);
 /* Calls fini (if any) with state and forgets (frees) everything, 1.1 state included. */
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state);
 

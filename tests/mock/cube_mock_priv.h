@@ -73,4 +73,9 @@ void mock_auth_reset(void);
 void mock_sched_install(struct cube_host *h);
 void mock_sched_reset(void);
 
+/* -- cube_mock_ext.c: the 1.4 slots (proxy prefixes, console entries) -- */
+
+void mock_ext_install(struct cube_host *h);
+void mock_ext_reset(void);
+
 #endif
