@@ -9,8 +9,10 @@ profile=${1:-run}
 run_pkgs=(meson ninja-build gcc pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev
           libyaml-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-dev libldap-dev passwd)
 test_pkgs=(libcmocka-dev python3 openssl curl prometheus json-schema-test-suite
-           binutils postgresql slapd ldap-utils bubblewrap python3-torch)
-all_pkgs=(clang libclang-rt-14-dev wrk nginx-light)
+           binutils postgresql slapd ldap-utils bubblewrap python3-torch
+           chromium python3-sklearn python3-xgboost python3-matplotlib python3-pandas
+           python3-croniter python3-websocket jupyter-notebook jupyterhub)
+all_pkgs=(clang libclang-rt-14-dev wrk nginx-light slurm-wlm)
 
 case "$profile" in
   run) want=("${run_pkgs[@]}") ;;
@@ -20,6 +22,9 @@ case "$profile" in
 esac
 
 missing=()
+# The console is built with Node.js and npm; a Node.js installed outside
+# Debian's packages counts.
+command -v npm >/dev/null 2>&1 || want+=(nodejs npm)
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
     || missing+=("$p")
