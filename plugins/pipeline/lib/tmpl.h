@@ -1,0 +1,22 @@
+/* tmpl.h — the small, safe template language of pipeline arguments.
+ *
+ * Contract: pl_tmpl_render replaces every "{{ expr }}" in src. expr is a
+ * dotted variable path looked up in `vars` (a cJSON object; nested objects
+ * for dotted paths, e.g. tasks.split.outputs.rows), followed by zero or
+ * more filters "| name(arg, ...)" with string or number literals:
+ * ds_add(days) on a YYYY-MM-DD or ISO date-time, ds_format(in, out) and
+ * strftime-style format(out), upper, lower, default(value). An unknown
+ * variable or filter, a bad argument or an unclosed "{{" gives NULL with a
+ * message naming it in err. No code execution, no loops, no includes.
+ * Returns a malloc()ed string.
+ */
+#ifndef PL_TMPL_H
+#define PL_TMPL_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+char *pl_tmpl_render(const char *src, const cJSON *vars, char *err, size_t errlen);
+
+#endif
