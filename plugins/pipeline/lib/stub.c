@@ -2,14 +2,7 @@
 #include <stdio.h>
 
 #include "args.h"
-#include "tmpl.h"
 
-char *pl_tmpl_render(const char *src, const cJSON *vars, char *err, size_t errlen)
-{
-    (void)src, (void)vars;
-    snprintf(err, errlen, "templates are not supported yet");
-    return NULL;
-}
 int pl_args_check_schema(const cJSON *schema, char *err, size_t errlen)
 {
     (void)schema;
