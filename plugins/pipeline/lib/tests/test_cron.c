@@ -1,6 +1,7 @@
 /* test_cron.c — cron parsing and next ticks in time zones, against a table
  * of expressions with hand-checked answers (local times with their UTC
- * offsets), DST transitions included, and the parser's error messages. */
+ * offsets), DST transitions included, and the parser's error messages.
+ * Scratch zone directories are made in the working directory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,7 +180,7 @@ static void test_zone_errors(void **state)
     assert_null(pl_tz_load("/etc/passwd", err, sizeof err));
     assert_null(pl_tz_load("", err, sizeof err));
     /* a file that is not TZif */
-    char dir[] = "/tmp/pl-tzdir-XXXXXX";
+    char dir[] = "pl-tzdir-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof path, "%s/Bogus", dir);
@@ -199,7 +200,7 @@ static void test_zone_errors(void **state)
 static void test_utc_without_zoneinfo(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/pl-tzdir-XXXXXX", err[256];
+    char dir[] = "pl-tzdir-XXXXXX", err[256];
     assert_non_null(mkdtemp(dir));
     setenv("TZDIR", dir, 1);
     pl_tz *utc = pl_tz_load("Etc/UTC", err, sizeof err);
@@ -274,7 +275,7 @@ static void test_tzif_v1(void **state)
     size_t v1 = 44 + time * 5 + type * 6 + chars + leap * 8 + isstd + isut;
     assert_true(v1 <= len && time > 100);
     data[4] = '\0';
-    char dir[] = "/tmp/pl-tzdir-XXXXXX", path[256], err[256];
+    char dir[] = "pl-tzdir-XXXXXX", path[256], err[256];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/V1", dir);
     FILE *f = fopen(path, "wb");
@@ -303,7 +304,7 @@ static void test_truncated_tzif(void **state)
     static unsigned char data[8192];
     size_t len = fread(data, 1, sizeof data, in);
     fclose(in);
-    char dir[] = "/tmp/pl-tzdir-XXXXXX", path[256], err[256];
+    char dir[] = "pl-tzdir-XXXXXX", path[256], err[256];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/Cut", dir);
     setenv("TZDIR", dir, 1);
