@@ -119,6 +119,8 @@ static int parse_status_line(const char *p, const char *eol, struct proxy_head *
     for (int i = 9; i < 12; i++)
         if (!isdigit((unsigned char)p[i]))
             return -1;
+    if (eol - p > 12 && p[12] != ' ')
+        return -1;
     h->status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
     return h->status >= 100 && h->status <= 599 ? 0 : -1;
 }
