@@ -30,6 +30,7 @@
 #define PROXY_HEAD_TIMEOUT_MS 120000
 #define PROXY_WRITE_TIMEOUT_MS 30000
 #define PROXY_HEAD_MAX 32768
+#define PROXY_FAST_WAIT_MS 1
 #define PROXY_IO_BLOCK 32768
 
 struct cube_kind;
@@ -98,6 +99,7 @@ struct proxy_call {
     int head_only;                    /* HEAD: the answer carries no body */
     int retried;
     int started;                      /* the answer head was awaited once */
+    int polled;                       /* waited PROXY_FAST_WAIT_MS already */
     char *in;                         /* bytes read from upstream */
     size_t in_len, in_cap;
     uint64_t deadline_ns;             /* for the answer head */

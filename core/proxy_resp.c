@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include "ctx.h"
@@ -348,6 +349,12 @@ int proxy_resp_try(struct proxy_call *call)
             return cube_http_answer_error(req, 502, "BadGateway",
                                           "the upstream closed the connection without "
                                           "answering"), 1;
+        if (!call->polled) {
+            call->polled = 1;
+            struct pollfd pfd = {.fd = call->up->fd, .events = POLLIN};
+            if (poll(&pfd, 1, PROXY_FAST_WAIT_MS) > 0)
+                continue;
+        }
         uint64_t now = cube_now_ns();
         unsigned left = call->deadline_ns > now
                             ? (unsigned)((call->deadline_ns - now) / 1000000u) + 1 : 1;
