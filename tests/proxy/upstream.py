@@ -5,6 +5,7 @@ Every request is recorded (method, path, headers, body digest); answers:
   /close       a body delimited by closing the connection (no length)
   /big?n=N     N bytes of a repeating pattern, with Content-Length
   /ws          a WebSocket that greets ("welcome") and echoes every message
+  /hang        never answers (holds the request for a minute)
   anything     JSON describing the request it got
 """
 import base64
@@ -160,6 +161,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.close_delimited()
         if tail == "ws" and self.headers.get("Upgrade", "").lower() == "websocket":
             return self.websocket()
+        if tail == "hang":
+            time.sleep(60)
+            self.close_connection = True
+            return None
         if tail == "big":
             n = int(self.path.split("n=")[1]) if "n=" in self.path else 1 << 20
             return self.answer(200, (b"0123456789abcdef" * (n // 16 + 1))[:n],
