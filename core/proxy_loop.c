@@ -46,7 +46,7 @@ struct relay {
     int fd[2];
     struct MHD_UpgradeResponseHandle *urh;
     char *buf[2];              /* buf[i]: read from side i, for side !i */
-    size_t off[2], len[2];
+    size_t cap[2], off[2], len[2];
     int eof[2];                /* side i ended its sending */
     int shut[2];               /* we ended our sending to side i */
     uint32_t want[2];          /* current epoll interest of fd[i] */
@@ -184,11 +184,9 @@ static void free_dead(struct proxy_loop *l)
 static int relay_pump(struct relay *r, int s)
 {
     int d = !s;
-    if (!r->eof[s] && r->off[s] + r->len[s] < RELAY_BUF) {
-        if (r->off[s] && !r->len[s])
-            r->off[s] = 0;
+    if (!r->eof[s] && r->off[s] + r->len[s] < r->cap[s]) {
         ssize_t n = recv(r->fd[s], r->buf[s] + r->off[s] + r->len[s],
-                         RELAY_BUF - r->off[s] - r->len[s], 0);
+                         r->cap[s] - r->off[s] - r->len[s], 0);
         if (n > 0)
             r->len[s] += (size_t)n;
         else if (n == 0)
@@ -219,7 +217,7 @@ static int relay_arm(struct proxy_loop *l, struct relay *r)
 {
     for (int i = 0; i < 2; i++) {
         uint32_t want = EPOLLRDHUP;
-        if (!r->eof[i] && r->len[i] < RELAY_BUF)
+        if (!r->eof[i] && r->off[i] + r->len[i] < r->cap[i])
             want |= EPOLLIN;
         if (r->len[!i])
             want |= EPOLLOUT;
@@ -257,8 +255,12 @@ int proxy_loop_relay(struct proxy_loop *l, MHD_socket client,
                      size_t cl_len)
 {
     struct relay *r = calloc(1, sizeof *r);
-    if (!r || up_len > RELAY_BUF || cl_len > RELAY_BUF || !(r->buf[0] = malloc(RELAY_BUF)) ||
-        !(r->buf[1] = malloc(RELAY_BUF)))
+    if (!r)
+        goto fail;
+    /* bytes that came with the handshake may exceed one buffer */
+    r->cap[0] = up_len > RELAY_BUF ? up_len : RELAY_BUF;
+    r->cap[1] = cl_len > RELAY_BUF ? cl_len : RELAY_BUF;
+    if (!(r->buf[0] = malloc(r->cap[0])) || !(r->buf[1] = malloc(r->cap[1])))
         goto fail;
     r->fd[0] = client;
     r->fd[1] = upstream;

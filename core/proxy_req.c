@@ -228,10 +228,13 @@ static enum MHD_Result add_caller_header(void *cls, enum MHD_ValueKind kind, con
         (h->trusted_header && !strcasecmp(name, h->trusted_header)))
         return MHD_YES;
     if (!strcasecmp(name, "Cookie")) {
-        char kept[8192];
-        int n = proxy_strip_cookie(value, kept, sizeof kept);
+        size_t cap = strlen(value) + 1;
+        char *kept = malloc(cap);
+        int n = kept ? proxy_strip_cookie(value, kept, cap) : -1;
         if (n > 0)
             put_header(h->b, "Cookie", kept);
+        h->b->oom |= !kept;
+        free(kept);
         return MHD_YES;
     }
     put_header(h->b, name, value);
