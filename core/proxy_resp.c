@@ -32,7 +32,8 @@ struct proxy_body {
     int eof, done, keepalive, failed;
     uint64_t bytes;                    /* sent to the caller */
     size_t off, len;                   /* raw bytes waiting in buf */
-    char buf[PROXY_IO_BLOCK];
+    size_t cap;
+    char *buf;
 };
 
 /* What a 101 needs until the upgrade handler runs. */
@@ -93,7 +94,7 @@ static ssize_t body_read(void *cls, uint64_t pos, char *out, size_t max)
         }
         if (b->eof)
             goto fail; /* the upstream ended before the body did */
-        ssize_t n = recv(b->up->fd, b->buf, sizeof b->buf, MSG_DONTWAIT);
+        ssize_t n = recv(b->up->fd, b->buf, b->cap, MSG_DONTWAIT);
         if (n > 0) {
             b->len = (size_t)n;
         } else if (n == 0) {
@@ -122,6 +123,7 @@ static void body_free(void *cls)
         proxy_conn_put(b->px, b->up);
     else
         proxy_conn_close(b->px, b->up);
+    free(b->buf);
     free(b);
 }
 
@@ -178,12 +180,16 @@ static int answer_body(struct proxy_call *call, const struct proxy_head *h)
 {
     uint64_t size;
     int mode = body_mode(call, h, &size);
-    struct proxy_body *b = mode < 0 ? NULL : calloc(1, sizeof *b);
-    size_t extra = call->in_len - h->len;
-    if (!b || extra > sizeof b->buf) {
-        free(b);
+    if (mode < 0)
         return cube_http_answer_error(call->req, 502, "BadGateway",
                                       "the upstream's answer is malformed");
+    size_t extra = call->in_len - h->len;
+    struct proxy_body *b = calloc(1, sizeof *b);
+    if (b) /* bytes read with the head may exceed one block */
+        b->cap = extra > PROXY_IO_BLOCK ? extra : PROXY_IO_BLOCK;
+    if (!b || !(b->buf = malloc(b->cap))) {
+        free(b);
+        return cube_http_answer_error(call->req, 503, "Unavailable", "out of memory");
     }
     char conn[128] = "";
     proxy_head_get(h, "Connection", conn, sizeof conn);
@@ -202,6 +208,7 @@ static int answer_body(struct proxy_call *call, const struct proxy_head *h)
         mode == BODY_NONE && !call->head_only ? 0 : size, PROXY_IO_BLOCK, body_read, b,
         body_free);
     if (!resp) {
+        free(b->buf);
         free(b);
         return cube_http_answer_error(call->req, 503, "Unavailable", "out of memory");
     }
