@@ -16,6 +16,7 @@
 #include "log.h"
 #include "objects.h"
 #include "proxy_priv.h"
+#include "util.h"
 
 /* A growable text buffer for the request head. */
 struct buf {
@@ -310,6 +311,7 @@ int proxy_send_head(struct proxy_call *call, const char *host, unsigned port)
         call->up = proxy_conn_get(call->px, host, port, err, sizeof err);
         if (!call->up)
             break;
+        call->sent_ns = cube_now_ns();
         if (proxy_send_all(call->up->fd, call->head, call->head_len) == 0)
             return 0;
         snprintf(err, sizeof err, "send: %s", strerror(errno));
@@ -327,8 +329,7 @@ int cube_proxy_begin(cube_req *req)
 {
     struct cube_proxies *px = req->ctx->proxies;
     const char *rest;
-    const struct proxy_prefix *p = px ? proxy_match(px, req->raw_path, &req->match, &rest)
-                                      : NULL;
+    struct proxy_prefix *p = px ? proxy_match(px, req->raw_path, &req->match, &rest) : NULL;
     if (!p)
         return 0;
     req->route_label = p->tmpl;

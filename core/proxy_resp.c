@@ -317,6 +317,17 @@ static int retry_fresh(struct proxy_call *call)
     return proxy_send_head(call, host, port) == 0 ? 1 : -1;
 }
 
+/* Folds this answer's head latency into the prefix's moving average
+ * (weight 1/8; relaxed: a lost update only skews a hint). */
+static void note_head_time(struct proxy_call *call)
+{
+    atomic_uint *avg = &call->pfx->head_us;
+    uint64_t us = (cube_now_ns() - call->sent_ns) / 1000u;
+    unsigned old = atomic_load_explicit(avg, memory_order_relaxed);
+    unsigned now = us > 10000000u ? 10000000u : (unsigned)us;
+    atomic_store_explicit(avg, old - old / 8 + now / 8, memory_order_relaxed);
+}
+
 int proxy_resp_try(struct proxy_call *call)
 {
     cube_req *req = call->req;
@@ -337,8 +348,10 @@ int proxy_resp_try(struct proxy_call *call)
             call->in_len -= h.len;
             continue;
         }
-        if (rc > 0)
+        if (rc > 0) {
+            note_head_time(call);
             return answer_head(call, &h), 1;
+        }
         if (rc < 0)
             return cube_http_answer_error(req, 502, "BadGateway",
                                           "the upstream's answer head is malformed"), 1;
@@ -356,7 +369,8 @@ int proxy_resp_try(struct proxy_call *call)
             return cube_http_answer_error(req, 502, "BadGateway",
                                           "the upstream closed the connection without "
                                           "answering"), 1;
-        if (!call->polled) {
+        if (!call->polled && atomic_load_explicit(&call->pfx->head_us, memory_order_relaxed) <
+                                 PROXY_FAST_WAIT_MS * 1000u) {
             call->polled = 1;
             struct pollfd pfd = {.fd = call->up->fd, .events = POLLIN};
             if (poll(&pfd, 1, PROXY_FAST_WAIT_MS) > 0)
