@@ -247,6 +247,27 @@ class Proxy(unittest.TestCase):
         self.assertEqual(self.ops.get("/probe/p1/gone/x").status, 404)
         self.assertEqual(self.ops.get("/probe/p1/remote/x").status, 503)
 
+    def test_broken_upstream_answers_are_502(self):
+        for path in ("garbage", "hangup"):
+            r = self.ops.get(f"/probe/p1/app1/{path}")
+            self.assertEqual(r.status, 502, f"{path}: {r.body}")
+            self.assertEqual(r.json()["error"]["code"], "BadGateway")
+
+    def test_http10_client_and_other_methods(self):
+        s = socket.create_connection(("127.0.0.1", self.c.port), timeout=10)
+        s.sendall(f"GET /probe/p1/app1/old HTTP/1.0\r\nAuthorization: "
+                  f"{self.ops.headers['Authorization']}\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+        s.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        self.assertTrue(head.startswith(b"HTTP/1.") and b" 200 " in head, head)
+        self.assertEqual(json.loads(body)["path"], "/probe/p1/app1/old")
+        for method in ("OPTIONS", "DELETE", "PATCH"):
+            r = self.ops.request(method, "/probe/p1/app1/m")
+            self.assertEqual((r.status, r.json()["method"]), (200, method))
+
     def test_bodies_beyond_the_limit_get_413(self):
         # refused from the Content-Length, before the body is read
         c = self.conn()

@@ -6,6 +6,8 @@ Every request is recorded (method, path, headers, body digest); answers:
   /big?n=N     N bytes of a repeating pattern, with Content-Length
   /ws          a WebSocket that greets ("welcome") and echoes every message
   /hang        never answers (holds the request for a minute)
+  /garbage     answers something that is not HTTP
+  /hangup      closes the connection without answering
   anything     JSON describing the request it got
 """
 import base64
@@ -161,6 +163,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.close_delimited()
         if tail == "ws" and self.headers.get("Upgrade", "").lower() == "websocket":
             return self.websocket()
+        if tail in ("garbage", "hangup"):
+            if tail == "garbage":
+                self.wfile.write(b"SPDY/9 what\r\n\r\n")
+            self.close_connection = True
+            return None
         if tail == "hang":
             time.sleep(60)
             self.close_connection = True
