@@ -67,7 +67,8 @@ static int browser_navigation(cube_req *req)
 
 static void put_query(struct buf *b, cube_req *req);
 
-/* 302 to the console's login page, coming back to this path after. */
+/* 302 to the console's login page, coming back to this path after (the
+ * console writes its own ?next= the same way). */
 static void redirect_to_login(cube_req *req)
 {
     static const char HEX[] = "0123456789ABCDEF";
@@ -78,7 +79,7 @@ static void redirect_to_login(cube_req *req)
     for (size_t i = 0; !target.oom && i < target.len; i++) {
         unsigned char c = (unsigned char)target.p[i];
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            strchr("-_.~/", c)) {
+            strchr("-_.!~*'()", c)) { /* as JavaScript's encodeURIComponent */
             put(&loc, (const char *)&c, 1);
         } else {
             char esc[3] = {'%', HEX[c >> 4], HEX[c & 15]};

@@ -102,7 +102,7 @@ class Jupyter(unittest.TestCase):
         self.assertEqual(r.status, 201, r.body)
         r = self.c.get(f"{BASE}/tree", headers={"Accept": "text/html"})
         self.assertEqual((r.status, r.header("location")),
-                         (302, "/login?next=/probe/p1/jup/tree"))
+                         (302, "/login?next=%2Fprobe%2Fp1%2Fjup%2Ftree"))
 
 
 if __name__ == "__main__":

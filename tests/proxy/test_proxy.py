@@ -216,7 +216,7 @@ class Proxy(unittest.TestCase):
         self.assertEqual(r.status, 401, r.body)
         r = self.c.get("/probe/p1/app1/tree?x=1", headers={"Accept": "text/html,*/*"})
         self.assertEqual(r.status, 302)
-        self.assertEqual(r.header("location"), "/login?next=/probe/p1/app1/tree%3Fx%3D1")
+        self.assertEqual(r.header("location"), "/login?next=%2Fprobe%2Fp1%2Fapp1%2Ftree%3Fx%3D1")
         r = self.c.get("/probeop/p1/app1/", headers={"Accept": "text/html"})
         self.assertEqual(r.status, 401)  # no login_redirect on this prefix
 
