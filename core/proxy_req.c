@@ -243,6 +243,39 @@ static enum MHD_Result add_caller_header(void *cls, enum MHD_ValueKind kind, con
     return MHD_YES;
 }
 
+/* 1 when the caller is one of auth.trusted_header.proxies (a front proxy). */
+static int from_front_proxy(cube_req *req)
+{
+    struct cube_auth *a = req->ctx->auth;
+    const char *client = cube_req_client(req);
+    for (size_t i = 0; a && i < a->n_proxies; i++)
+        if (!strcmp(a->proxies[i], client))
+            return 1;
+    return 0;
+}
+
+/* X-Forwarded-*: ours, or a trusted front proxy's extended by ours (a
+ * caller's own are never believed). */
+static void put_forwarded(struct buf *b, cube_req *req)
+{
+    int front = from_front_proxy(req);
+    const char *xff = front ? cube_req_header(req, "X-Forwarded-For") : NULL;
+    const char *proto = front ? cube_req_header(req, "X-Forwarded-Proto") : NULL;
+    const char *host = front ? cube_req_header(req, "X-Forwarded-Host") : NULL;
+    puts_(b, "X-Forwarded-For: ");
+    if (xff) {
+        puts_(b, xff);
+        put(b, ", ", 2);
+    }
+    puts_(b, cube_req_client(req));
+    put(b, "\r\n", 2);
+    put_header(b, "X-Forwarded-Proto", proto ? proto : req->ctx->cfg->tls_cert ? "https" : "http");
+    if (!host)
+        host = cube_req_header(req, "Host");
+    if (host)
+        put_header(b, "X-Forwarded-Host", host);
+}
+
 /* The request line and headers for the upstream (Cube credentials out,
  * X-Forwarded-* and the plugin's header in). */
 static int build_head(struct proxy_call *call, const char *rest,
@@ -266,11 +299,7 @@ static int build_head(struct proxy_call *call, const char *rest,
         put_header(&b, "Connection", "Upgrade");
         put_header(&b, "Upgrade", upgrade);
     }
-    put_header(&b, "X-Forwarded-For", cube_req_client(req));
-    put_header(&b, "X-Forwarded-Proto", req->ctx->cfg->tls_cert ? "https" : "http");
-    const char *host = cube_req_header(req, "Host");
-    if (host)
-        put_header(&b, "X-Forwarded-Host", host);
+    put_forwarded(&b, req);
     if (up->header_name[0])
         put_header(&b, up->header_name, up->header_value);
     const char *cl = cube_req_header(req, "Content-Length");

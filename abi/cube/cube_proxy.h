@@ -25,7 +25,8 @@
  * for its upstream holds no HTTP thread. Cookie-authenticated writes under
  * a prefix need no X-CSRF-Token (the upstream's pages cannot know it; the
  * session cookie is SameSite=Lax and upstreams keep their own XSRF check).
- * X-Forwarded-For is replaced, not appended to.
+ * The caller's X-Forwarded-* are replaced (extended, for a front proxy
+ * listed in auth.trusted_header.proxies).
  */
 #ifndef CUBE_PROXY_H
 #define CUBE_PROXY_H

@@ -75,6 +75,12 @@ class Proxy(unittest.TestCase):
         self.assertEqual(h["x-forwarded-for"], "127.0.0.1")
         self.assertEqual(h["x-forwarded-proto"], "http")
         self.assertEqual(h["x-forwarded-host"], f"127.0.0.1:{self.c.port}")
+        # a caller's own X-Forwarded-* are not believed (no front proxy here)
+        r = self.ops.get("/probe/p1/app1/x", headers={"X-Forwarded-For": "10.9.9.9",
+                                                      "X-Forwarded-Host": "evil"})
+        h = headers_of(r.json())
+        self.assertEqual((h["x-forwarded-for"], h["x-forwarded-host"]),
+                         ("127.0.0.1", f"127.0.0.1:{self.c.port}"))
         self.assertTrue(r.header("x-request-id"))
         c = self.conn()
         c.request("GET", "/probe/p1/app1/cookies", headers=self.ops.headers)
@@ -314,6 +320,35 @@ class Proxy(unittest.TestCase):
     def test_core_routes_still_answer(self):
         self.assertEqual(self.c.get("/healthz").status, 200)
         self.assertEqual(self.ops.get("/api/v1/projects/p1/probeapps/app1").status, 200)
+
+
+class FrontProxy(unittest.TestCase):
+    """Behind a trusted front proxy (auth.trusted_header): its user header
+    signs the caller in and never reaches the upstream, and its
+    X-Forwarded-* are extended rather than replaced."""
+
+    def test_forwarded_headers_and_user_header(self):
+        up = Upstream()
+        c = Cubed(plugins={"proxyprobe": {"port": up.port, "down_port": dead_port()}},
+                  cube={"auth": {"trusted_header": {"header": "X-Remote-User",
+                                                    "proxies": ["127.0.0.1"]}}},
+                  plugin_dir=os.environ["CUBE_PROXY_PLUGIN_DIR"])
+        try:
+            front = {"X-Remote-User": "fp-user"}
+            self.assertEqual(c.get("/api/v1/auth/me", headers=front).status, 200)
+            c.make_project("p1", [("fp-user", "viewer")])
+            r = c.get("/probe/p1/app1/x", headers=dict(front, **{
+                "X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https",
+                "X-Forwarded-Host": "cube.example.org"}))
+            self.assertEqual(r.status, 200, r.body)
+            h = headers_of(r.json())
+            self.assertNotIn("x-remote-user", h)
+            self.assertEqual(h["x-forwarded-for"], "203.0.113.7, 127.0.0.1")
+            self.assertEqual(h["x-forwarded-proto"], "https")
+            self.assertEqual(h["x-forwarded-host"], "cube.example.org")
+        finally:
+            c.close()
+            up.stop()
 
 
 class Shutdown(unittest.TestCase):
