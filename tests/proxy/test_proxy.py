@@ -6,7 +6,10 @@ import hashlib
 import http.client
 import json
 import os
+import shutil
 import socket
+import ssl
+import subprocess
 import sys
 import threading
 import time
@@ -346,6 +349,65 @@ class FrontProxy(unittest.TestCase):
             self.assertEqual(h["x-forwarded-for"], "203.0.113.7, 127.0.0.1")
             self.assertEqual(h["x-forwarded-proto"], "https")
             self.assertEqual(h["x-forwarded-host"], "cube.example.org")
+        finally:
+            c.close()
+            up.stop()
+
+
+class Tls(unittest.TestCase):
+    """Over HTTPS: X-Forwarded-Proto says so, streams pass, and a
+    WebSocket is relayed through MHD's TLS socket pair."""
+
+    def test_https_and_wss(self):
+        openssl = shutil.which("openssl")
+        if not openssl:
+            self.skipTest("openssl command not installed")
+        up = Upstream()
+        c = Cubed(plugins={"proxyprobe": {"port": up.port, "down_port": dead_port()}},
+                  plugin_dir=os.environ["CUBE_PROXY_PLUGIN_DIR"], wait=False)
+        try:
+            key, cert = os.path.join(c.dir, "key.pem"), os.path.join(c.dir, "cert.pem")
+            subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                            "-keyout", key, "-out", cert, "-days", "1",
+                            "-subj", "/CN=127.0.0.1"], check=True, capture_output=True)
+            with open(c.config_path, "a") as f:
+                f.write(f"tls:\n  cert: {cert}\n  key: {key}\n")
+            c.log = open(c.log_path, "w")
+            c.proc = subprocess.Popen([os.path.abspath(os.environ["CUBED"]), "-c",
+                                       c.config_path], stdout=c.log, stderr=subprocess.STDOUT,
+                                      env=c.env, cwd=c.dir)
+            ctx = ssl.create_default_context(cafile=cert)
+            ctx.check_hostname = False
+
+            def https(method, path, body=None, headers=None):
+                for _ in range(250):
+                    try:
+                        h = http.client.HTTPSConnection("127.0.0.1", c.port, context=ctx,
+                                                        timeout=10)
+                        h.request(method, path, body=body, headers=headers or {})
+                        r = h.getresponse()
+                        return r.status, r.getheader("set-cookie"), r.read()
+                    except (ConnectionRefusedError, ConnectionResetError):
+                        time.sleep(0.02)
+                raise AssertionError("cubed did not start:\n" + c.output())
+
+            status, cookie, _ = https("POST", "/api/v1/auth/login", json.dumps(
+                {"username": "admin", "password": c.admin_password}))
+            self.assertEqual(status, 200)
+            cookie = cookie.split(";")[0]
+            status, _, body = https("GET", "/probe/p1/app1/x", headers={"Cookie": cookie})
+            self.assertEqual(status, 200)
+            self.assertEqual(headers_of(json.loads(body))["x-forwarded-proto"], "https")
+            status, _, body = https("GET", "/probe/p1/app1/stream", headers={"Cookie": cookie})
+            self.assertEqual((status, body.count(b"tick")), (200, 5))
+            ws = websocket.create_connection(f"wss://127.0.0.1:{c.port}/probe/p1/app1/ws",
+                                             cookie=cookie, timeout=10,
+                                             sslopt={"ca_certs": cert, "check_hostname": False})
+            self.assertEqual(ws.recv(), "welcome")
+            blob = os.urandom(300_000)
+            ws.send_binary(blob)
+            self.assertEqual(ws.recv(), blob)
+            ws.close()
         finally:
             c.close()
             up.stop()
