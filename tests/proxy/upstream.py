@@ -158,7 +158,11 @@ class Handler(BaseHTTPRequestHandler):
     def dispatch(self):
         tail = self.path.split("?")[0].rsplit("/", 1)[-1]
         if tail == "stream":
-            return self.stream()
+            try:
+                return self.stream()
+            except ConnectionError:  # the proxy went away (shutdown test)
+                self.close_connection = True
+                return None
         if tail == "close":
             return self.close_delimited()
         if tail == "ws" and self.headers.get("Upgrade", "").lower() == "websocket":
