@@ -176,6 +176,25 @@ static int body_mode(struct proxy_call *call, const struct proxy_head *h, uint64
     return no_body ? BODY_NONE : BODY_CLOSE;
 }
 
+/* A small answer that arrived whole with its head goes out as one buffer
+ * (one write, no content reader) and the connection back to the pool. */
+static int answer_whole(struct proxy_call *call, const struct proxy_head *h, size_t size,
+                        int keepalive)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        size, call->in + h->len, MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return cube_http_answer_error(call->req, 503, "Unavailable", "out of memory");
+    if (keepalive && call->in_len - h->len == size)
+        proxy_conn_put(call->px, call->up);
+    else
+        proxy_conn_close(call->px, call->up);
+    call->up = NULL;
+    call->req->resp_bytes = size;
+    copy_headers(resp, h);
+    return cube_http_queue(call->req, h->status, resp);
+}
+
 static int answer_body(struct proxy_call *call, const struct proxy_head *h)
 {
     uint64_t size;
@@ -184,6 +203,11 @@ static int answer_body(struct proxy_call *call, const struct proxy_head *h)
         return cube_http_answer_error(call->req, 502, "BadGateway",
                                       "the upstream's answer is malformed");
     size_t extra = call->in_len - h->len;
+    char conn[128] = "";
+    proxy_head_get(h, "Connection", conn, sizeof conn);
+    int keepalive = mode != BODY_CLOSE && h->minor >= 1 && !proxy_connection_lists(conn, "close");
+    if (mode == BODY_LENGTH && size <= extra && size <= PROXY_IO_BLOCK)
+        return answer_whole(call, h, (size_t)size, keepalive);
     struct proxy_body *b = calloc(1, sizeof *b);
     if (b) /* bytes read with the head may exceed one block */
         b->cap = extra > PROXY_IO_BLOCK ? extra : PROXY_IO_BLOCK;
@@ -191,15 +215,12 @@ static int answer_body(struct proxy_call *call, const struct proxy_head *h)
         free(b);
         return cube_http_answer_error(call->req, 503, "Unavailable", "out of memory");
     }
-    char conn[128] = "";
-    proxy_head_get(h, "Connection", conn, sizeof conn);
     b->px = call->px;
     b->up = call->up;
     b->mhd = call->req->conn;
     b->mode = mode;
     b->left = mode == BODY_LENGTH ? size : 0;
-    b->keepalive = mode != BODY_CLOSE && h->minor >= 1 &&
-                   !proxy_connection_lists(conn, "close");
+    b->keepalive = keepalive;
     memcpy(b->buf, call->in + h->len, extra);
     b->len = extra;
     if (mode == BODY_NONE && call->head_only && size == MHD_SIZE_UNKNOWN)
