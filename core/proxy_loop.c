@@ -50,6 +50,7 @@ struct relay {
     int eof[2];                /* side i ended its sending */
     int shut[2];               /* we ended our sending to side i */
     uint32_t want[2];          /* current epoll interest of fd[i] */
+    int added[2];              /* fd[i] is in the epoll set */
     int dead;                  /* closed; freed after the current batch */
     struct relay *next, *prev;
 };
@@ -216,16 +217,19 @@ static int relay_pump(struct relay *r, int s)
 static int relay_arm(struct proxy_loop *l, struct relay *r)
 {
     for (int i = 0; i < 2; i++) {
-        uint32_t want = EPOLLRDHUP;
+        /* No EPOLLRDHUP: level-triggered, it would fire without end while
+         * the other direction still flows; EPOLLIN sees the EOF once. */
+        uint32_t want = 0;
         if (!r->eof[i] && r->off[i] + r->len[i] < r->cap[i])
             want |= EPOLLIN;
         if (r->len[!i])
             want |= EPOLLOUT;
-        if (want == r->want[i])
+        if (r->added[i] && want == r->want[i])
             continue;
         struct epoll_event ev = {.events = want, .data.ptr = &r->end[i]};
-        if (epoll_ctl(l->ep, r->want[i] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, r->fd[i], &ev) < 0)
+        if (epoll_ctl(l->ep, r->added[i] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, r->fd[i], &ev) < 0)
             return -1;
+        r->added[i] = 1;
         r->want[i] = want;
     }
     return 0;
@@ -288,7 +292,7 @@ int proxy_loop_relay(struct proxy_loop *l, MHD_socket client,
     pthread_mutex_unlock(&l->mu);
     return 0;
 fail:
-    if (r && (r->want[0] || r->want[1])) {
+    if (r && (r->added[0] || r->added[1])) {
         epoll_ctl(l->ep, EPOLL_CTL_DEL, client, NULL);
         epoll_ctl(l->ep, EPOLL_CTL_DEL, upstream, NULL);
     }

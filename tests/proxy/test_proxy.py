@@ -203,6 +203,16 @@ class Proxy(unittest.TestCase):
         self.assertEqual(h["x-probe-token"], "token-app1")
         self.assertNotIn("authorization", h)
 
+    def test_websocket_half_close_still_delivers_the_answer(self):
+        token = self.ops.headers["Authorization"]
+        ws = self.ws("/probe/p1/app1/ws", header=[f"Authorization: {token}"])
+        self.assertEqual(ws.recv(), "welcome")
+        ws.send("last words")
+        ws.sock.shutdown(socket.SHUT_WR)  # our side is done sending
+        self.assertEqual(ws.recv(), "last words")
+        self.assertEqual(ws.sock.recv(10), b"")  # then the relay closes
+        ws.sock.close()
+
     def test_websocket_with_session_cookie_and_many_at_once(self):
         s = self.c.login("ops1", "password-" + "x" * 8)
         socks = [self.ws("/probe/p1/app1/ws", cookie=s.headers["Cookie"]) for _ in range(20)]
