@@ -7,7 +7,8 @@
  *   proxy_conn.c   upstream connections: connect with a timeout, keep-alive
  *   proxy_loop.c   the relay thread: wakes parked requests, splices
  *                  upgraded (WebSocket) connections
- *   proxy_util.c   pure helpers (header filtering, chunked decoding, paths)
+ *   proxy_util.c   pure helpers (header filtering, addresses, the answer
+ *                  head parser, chunked decoding)
  */
 #ifndef CUBE_PROXY_PRIV_H
 #define CUBE_PROXY_PRIV_H
@@ -26,8 +27,9 @@
 
 #define PROXY_MAX_SEGS 16
 #define PROXY_CONNECT_TIMEOUT_MS 5000
-/* How long an upstream may take to start answering, and to accept bytes
- * we write; a parked request holds no HTTP thread meanwhile. */
+/* How long an upstream may take to start answering (a parked request holds
+ * no HTTP thread meanwhile), and to accept bytes we write (the writing
+ * HTTP thread waits). */
 #define PROXY_HEAD_TIMEOUT_MS 120000
 #define PROXY_WRITE_TIMEOUT_MS 30000
 #define PROXY_HEAD_MAX 32768
@@ -40,7 +42,7 @@ struct cube_kind;
 struct cube_metric;
 struct proxy_loop;
 
-/* One registered prefix (read-only once HTTP starts). */
+/* One registered prefix (read-only once HTTP starts, but for head_us). */
 struct proxy_prefix {
     struct cube_plugin *plugin;
     char *tmpl;                        /* "/notebook/{project}/{name}" */
