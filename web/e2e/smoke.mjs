@@ -59,6 +59,7 @@ try {
   await page.getByText('我的项目').waitFor();
   await page.reload();
   await page.getByText('我的项目').waitFor();
+  await shot('home-zh');
   await page.getByLabel('语言').first().click();
   await page.locator('.ant-select-item-option').filter({ hasText: 'English' }).click();
   await page.getByText('My projects').waitFor();
