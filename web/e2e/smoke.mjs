@@ -87,6 +87,16 @@ try {
   await page.goto(`${url}/p/demo/k/jobs`);
   await page.getByTestId('coming-soon').waitFor();
 
+  step = 'change my password';
+  await page.getByRole('button', { name: user }).click();
+  await page.getByText('Change password').click();
+  const pw = page.getByRole('dialog');
+  await pw.getByLabel('Current password').fill(password);
+  await pw.getByLabel('New password', { exact: true }).fill(`${password}-new`);
+  await pw.getByLabel('New password again').fill(`${password}-new`);
+  await pw.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Password changed').waitFor();
+
   step = 'sign out';
   await page.getByRole('button', { name: user }).click();
   await page.getByText('Sign out').click();
