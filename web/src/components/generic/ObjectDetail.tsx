@@ -71,10 +71,12 @@ interface Props {
   tabs?: (obj: CubeObject) => { key: string; label: string; children: ReactNode }[];
   /** Buttons before the kind's actions. */
   extraActions?: (obj: CubeObject) => ReactNode;
+  /** Kind actions the page draws itself (e.g. the jobs page's stop). */
+  hideActions?: string[];
 }
 
 /** The kind's actions as buttons that POST (or GET) the sub-resource. */
-function ActionButtons({ kind, project, obj }: { kind: KindInfo; project?: string; obj: CubeObject }) {
+function ActionButtons({ kind, project, obj, hide }: { kind: KindInfo; project?: string; obj: CubeObject; hide?: string[] }) {
   const [busy, setBusy] = useState<string | null>(null);
   const run = async (a: KindAction) => {
     setBusy(a.name);
@@ -90,7 +92,7 @@ function ActionButtons({ kind, project, obj }: { kind: KindInfo; project?: strin
   };
   return (
     <>
-      {(kind.actions ?? []).map((a) => (
+      {(kind.actions ?? []).filter((a) => !hide?.includes(a.name)).map((a) => (
         <Button key={a.name} title={a.summary} loading={busy === a.name} onClick={() => void run(a)}>
           {a.name.charAt(0).toUpperCase() + a.name.slice(1)}
         </Button>
@@ -99,7 +101,7 @@ function ActionButtons({ kind, project, obj }: { kind: KindInfo; project?: strin
   );
 }
 
-export function ObjectDetail({ kind, project, name, listPath, editPath, summary, tabs, extraActions }: Props) {
+export function ObjectDetail({ kind, project, name, listPath, editPath, summary, tabs, extraActions, hideActions }: Props) {
   const t = useT();
   const navigate = useNavigate();
   const { obj, error, deleted } = useLiveObject(kind, project, name);
@@ -153,7 +155,7 @@ export function ObjectDetail({ kind, project, name, listPath, editPath, summary,
         </Space>
         <Space wrap>
           {extraActions?.(obj)}
-          <ActionButtons kind={kind} project={project} obj={obj} />
+          <ActionButtons kind={kind} project={project} obj={obj} hide={hideActions} />
           {editPath && <Button onClick={() => navigate(editPath)}>{t('generic.detail.edit')}</Button>}
           <Popconfirm
             title={t('generic.detail.confirmDelete', { name })}
