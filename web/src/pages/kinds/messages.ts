@@ -3,6 +3,7 @@ import { registerMessages } from '../../i18n';
 
 const bundle = {
   en: {
+    'kinds.title': 'Resources',
     'kinds.create': 'Create {kind}',
     'kinds.new': 'New {kind}',
     'kinds.edit': 'Edit {name}',
@@ -12,6 +13,7 @@ const bundle = {
     'kinds.cluster': 'cluster',
   },
   zh: {
+    'kinds.title': '资源',
     'kinds.create': '创建 {kind}',
     'kinds.new': '新建 {kind}',
     'kinds.edit': '编辑 {name}',
