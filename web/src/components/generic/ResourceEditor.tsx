@@ -194,8 +194,10 @@ export function ResourceEditor({ kind, project, initial, onSaved, onCancel }: Pr
           style={{ fontFamily: 'monospace', maxWidth: 880 }}
         />
       )}
+      {/* disabled, not antd's `loading`: its spinner adds "loading" to the
+          button's accessible name and can linger after the request ends. */}
       <Space style={{ marginTop: 16 }}>
-        <Button type="primary" loading={saving} onClick={() => (mode === 'form' ? form.submit() : void submit())}>
+        <Button type="primary" disabled={saving} aria-busy={saving} onClick={() => (mode === 'form' ? form.submit() : void submit())}>
           {editing ? t('generic.form.save') : t('generic.form.create')}
         </Button>
         {onCancel && <Button onClick={onCancel}>{t('generic.form.cancel')}</Button>}
