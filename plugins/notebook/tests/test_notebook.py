@@ -1,0 +1,210 @@
+"""Notebooks through a running cubed with executor-local and Debian's
+Jupyter: a created notebook runs as its owner's Job and answers; through
+cubed's reverse proxy (when the core has one) the tree page answers 200,
+a kernel executes 1+1 over a proxied WebSocket, another user gets 403 and
+an anonymous browser a redirect to login; stop and restart; idle culling
+stops a notebook with an event; a restart of cubed keeps a running notebook
+reachable; bad specs are 422 naming the field."""
+import json
+import os
+import tempfile
+import time
+import unittest
+import uuid
+
+from cubetest import Cubed
+
+BASE = "/api/v1/projects/lab/notebooks"
+
+
+def plugin_dir():
+    d = tempfile.mkdtemp(prefix="cube-nb-plugins-")
+    for var, name in (("CUBE_LOCAL_PLUGIN_DIR", "cube-executor-local.so"),
+                      ("CUBE_NOTEBOOK_PLUGIN_DIR", "cube-notebook.so")):
+        os.symlink(os.path.join(os.environ[var], name), os.path.join(d, name))
+    return d
+
+
+def have_jupyter():
+    return os.path.exists("/usr/bin/jupyter-notebook") or os.path.exists("/usr/bin/jupyter-lab")
+
+
+class Notebooks(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not have_jupyter():
+            raise unittest.SkipTest("Jupyter is not installed (apt-get install jupyter-notebook)")
+        cls.c = Cubed(plugins={"executor-local": None,
+                               "notebook": {"cull_interval_seconds": 1,
+                                            "idle_timeout_seconds": 3600}},
+                      plugin_dir=plugin_dir())
+        cls.alice = cls.c.make_user("alice")
+        cls.bob = cls.c.make_user("bob")
+        cls.c.make_project("lab", [("alice", "dev"), ("bob", "dev")])
+        cls.proxied = cls.proxy_works()
+
+    @classmethod
+    def tearDownClass(cls):
+        for n in ("nb", "idle", "keep", "cycle"):
+            cls.c.admin().request("DELETE", f"{BASE}/{n}")
+        time.sleep(0.5)
+        cls.c.close()
+
+    @classmethod
+    def proxy_works(cls):
+        return "refused the proxy prefix" not in cls.c.output() and \
+               "has no reverse proxy" not in cls.c.output()
+
+    def create(self, name, spec=None, who=None, status=201):
+        r = (who or self.alice).request("POST", BASE, {"metadata": {"name": name},
+                                                       "spec": spec or {}})
+        self.assertEqual(r.status, status, r.body)
+        return r.json()
+
+    def wait(self, name, phases, timeout=60):
+        deadline = time.time() + timeout
+        st = {}
+        while time.time() < deadline:
+            st = self.alice.get(f"{BASE}/{name}").json().get("status", {})
+            if st.get("phase") in phases:
+                return st
+            time.sleep(0.1)
+        self.fail(f"{name} did not reach {phases}: {st}\n{self.c.output()[-3000:]}")
+
+    def job(self, name):
+        return self.c.admin().get(f"/api/v1/projects/lab/jobs/{name}").json()
+
+    def port_of(self, st):
+        return int(self.job(st["job"])["spec"]["command"][5])
+
+    def direct(self, port, path):
+        import http.client
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("GET", path)
+        r = conn.getresponse()
+        r.read()
+        conn.close()
+        return r.status
+
+    def test_1_runs_answers_and_keeps_its_secret(self):
+        self.create("nb", {"resources": {"cpu": "1", "memory": "1Gi"}})
+        st = self.wait("nb", ("Running", "Failed"))
+        self.assertEqual(st["phase"], "Running", st)
+        self.assertEqual(st["url"], "/notebook/lab/nb/")
+        self.assertTrue(st.get("started") and st.get("lastActivity"), st)
+        job = self.job(st["job"])
+        self.assertEqual(job["metadata"]["ownerReferences"][0]["kind"], "Notebook")
+        self.assertEqual(job["status"]["phase"], "Running")
+        text = json.dumps(job) + json.dumps(self.alice.get(f"{BASE}/nb").json())
+        self.assertNotIn("JUPYTER_TOKEN", text)
+        self.assertNotIn("token=", text)
+        port = self.port_of(st)
+        # Jupyter answers on loopback and refuses callers without the secret.
+        self.assertEqual(self.direct(port, "/notebook/lab/nb/api/status"), 403)
+        r = self.alice.get(f"{BASE}/nb/open")
+        self.assertEqual((r.status, r.header("location")), (302, "/notebook/lab/nb/"))
+
+    def test_2_proxy_tree_kernel_and_access(self):
+        if not self.proxied:
+            self.skipTest("this cubed's core refuses register_proxy (reverse proxy not built)")
+        self.wait("nb", ("Running",))
+        r = self.alice.get("/notebook/lab/nb/tree")
+        self.assertEqual(r.status, 200, r.body[:500])
+        self.assertEqual(self.bob.get("/notebook/lab/nb/tree").status, 403)
+        r = self.c.get("/notebook/lab/nb/tree", headers={"Accept": "text/html"})
+        self.assertEqual(r.status, 302, r.body[:300])
+        self.assertIn("next=", r.header("location"))
+        self.assertEqual(self.execute("nb", "1+1"), "2")
+
+    def execute(self, name, code):
+        import websocket
+        r = self.alice.request("POST", f"/notebook/lab/{name}/api/kernels", {"name": "python3"})
+        self.assertEqual(r.status, 201, r.body)
+        kid = r.json()["id"]
+        ws = websocket.create_connection(
+            f"ws://127.0.0.1:{self.c.port}/notebook/lab/{name}/api/kernels/{kid}/channels",
+            header=[f"Authorization: {self.alice.headers['Authorization']}"], timeout=30)
+        msg_id = uuid.uuid4().hex
+        ws.send(json.dumps({
+            "header": {"msg_id": msg_id, "username": "alice", "session": uuid.uuid4().hex,
+                       "msg_type": "execute_request", "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "channel": "shell",
+            "content": {"code": code, "silent": False, "store_history": False,
+                        "user_expressions": {}, "allow_stdin": False}}))
+        deadline = time.time() + 30
+        try:
+            while time.time() < deadline:
+                m = json.loads(ws.recv())
+                if m.get("parent_header", {}).get("msg_id") == msg_id and \
+                        m["msg_type"] == "execute_result":
+                    return m["content"]["data"]["text/plain"]
+        finally:
+            ws.close()
+        self.fail("no execute_result")
+
+    def test_3_stop_and_restart(self):
+        self.create("cycle")
+        st = self.wait("cycle", ("Running", "Failed"))
+        self.assertEqual(st["phase"], "Running", st)
+        first_job = st["job"]
+        r = self.alice.request("POST", f"{BASE}/cycle/stop", {})
+        self.assertEqual(r.status, 200, r.body)
+        st = self.wait("cycle", ("Stopped",))
+        self.assertEqual(st["reason"], "Stopped")
+        self.assertNotIn("url", st)
+        r = self.alice.request("POST", f"{BASE}/cycle/restart", {})
+        self.assertEqual(r.status, 200, r.body)
+        st = self.wait("cycle", ("Running", "Failed"))
+        self.assertEqual((st["phase"], st["generation"]), ("Running", 2), st)
+        self.assertNotEqual(st["job"], first_job)
+        self.assertEqual(self.c.admin().get(f"/api/v1/projects/lab/jobs/{first_job}").status, 404)
+        self.assertEqual(self.bob.request("POST", f"{BASE}/cycle/stop", {}).status, 403)
+
+    def test_4_idle_notebook_is_culled(self):
+        self.create("idle", {"idleTimeoutSeconds": 3})
+        st = self.wait("idle", ("Running", "Failed"))
+        self.assertEqual(st["phase"], "Running", st)
+        st = self.wait("idle", ("Stopped",), timeout=30)
+        self.assertEqual(st["reason"], "Idle", st)
+        ev = self.alice.get(f"{BASE}/idle/events").body
+        self.assertIn("Idle", ev)
+        self.assertEqual(self.c.admin().get(f"/api/v1/projects/lab/jobs/{st['job']}").status, 404)
+
+    def test_5_bad_specs_name_the_field(self):
+        for spec, field in (({"ide": "emacs"}, "spec.ide"),
+                            ({"ide": "vscode"}, "spec.ide"),
+                            ({"resources": {"cpu": "-2"}}, "spec.resources.cpu"),
+                            ({"resources": {"nvidia.com/gpu": 1.5}}, "spec.resources.nvidia.com/gpu"),
+                            ({"env": {"CUBE_TOKEN": "x"}}, "spec.env.CUBE_TOKEN"),
+                            ({"idleTimeoutSeconds": -1}, "spec.idleTimeoutSeconds"),
+                            ({"colour": "red"}, "spec.colour")):
+            r = self.alice.request("POST", BASE, {"metadata": {"name": "bad"}, "spec": spec})
+            self.assertTrue(400 <= r.status < 500, (spec, r.status, r.body))
+            self.assertIn(field, r.body, spec)
+
+    def test_6_restart_of_cubed_keeps_it_reachable(self):
+        self.create("keep")
+        st = self.wait("keep", ("Running", "Failed"))
+        self.assertEqual(st["phase"], "Running", st)
+        port = self.port_of(st)
+        self.c.stop()
+        self.c.start()
+        type(self).alice = self.c.bearer(self.alice.headers["Authorization"][7:])
+        self.c._admin = None
+        st2 = self.wait("keep", ("Running",))
+        self.assertEqual((st2["job"], st2["started"]), (st["job"], st["started"]))
+        self.assertEqual(self.port_of(st2), port)
+        if self.proxied:
+            deadline = time.time() + 10
+            while time.time() < deadline:
+                r = self.alice.get("/notebook/lab/keep/api/status")
+                if r.status == 200:
+                    break
+                time.sleep(0.1)
+            self.assertEqual(r.status, 200, r.body)
+        else:
+            self.assertEqual(self.direct(port, "/notebook/lab/keep/api/status"), 403)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
