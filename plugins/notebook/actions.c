@@ -67,18 +67,21 @@ static int restart_action(void *state, cube_req *req)
         cJSON_GetObjectItemCaseSensitive(obj, "status"), "generation"));
     cJSON_Delete(obj);
     nb_key(p, n, key, sizeof key);
-    if (nb_table_get(&nb->table, key, &e) == 0) {
-        int rc = nb->host->obj_delete(nb->self, "Job", p, e.job);
-        if (rc != CUBE_OK && rc != CUBE_ENOTFOUND)
-            return nb->host->resp_error(req, 503, "Unavailable", "cannot stop the server now");
-        nb_table_drop(&nb->table, key);
-    }
+    int had = nb_table_get(&nb->table, key, &e) == 0;
     snprintf(patch, sizeof patch, "{\"phase\":\"Pending\",\"reason\":\"Restarting\","
              "\"message\":\"restarting the server\",\"generation\":%u,\"url\":null,"
              "\"expiryWarned\":null}", (g >= 1 && g < 1e9 ? (unsigned)g : 1) + 1);
-    nb->host->obj_event(nb->self, NB_KIND, p, n, "Normal", "Restarting", "restart requested");
+    /* The new generation first, then the old Job goes: a reconcile that
+     * sees the old Job end already follows the new one. */
     if (nb_status_merge(nb, p, n, patch) != CUBE_OK)
         return nb->host->resp_error(req, 503, "Unavailable", "cannot restart now; retry");
+    nb->host->obj_event(nb->self, NB_KIND, p, n, "Normal", "Restarting", "restart requested");
+    if (had) {
+        nb->host->obj_delete(nb->self, "Job", p, e.job);
+        struct nb_entry now;
+        if (nb_table_get(&nb->table, key, &now) == 0 && now.generation == e.generation)
+            nb_table_drop(&nb->table, key);
+    }
     return answer_object(nb, req, p, n);
 }
 

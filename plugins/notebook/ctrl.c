@@ -19,14 +19,15 @@ static const char *str(const cJSON *o, const char *key)
 }
 
 /* Writes status when it differs from the stored one (a status write
- * queues another reconcile: unchanged writes would loop). */
+ * queues another reconcile: unchanged writes would loop). With rv, only
+ * over that version of the object (CUBE_ECONFLICT otherwise). */
 static int write_status(struct nb *nb, const char *project, const char *name,
-                        const cJSON *old, const cJSON *st)
+                        const cJSON *old, const cJSON *st, const char *rv)
 {
     char *a = old ? cJSON_PrintUnformatted(old) : NULL, *b = cJSON_PrintUnformatted(st);
     int rc = CUBE_OK;
     if (b && (!a || strcmp(a, b))) {
-        char *out = nb->host->obj_update_status(nb->self, NB_KIND, project, name, b, NULL, &rc);
+        char *out = nb->host->obj_update_status(nb->self, NB_KIND, project, name, b, rv, &rc);
         nb->host->free(out);
     }
     free(a);
@@ -52,7 +53,7 @@ int nb_status_merge(struct nb *nb, const char *project, const char *name, const 
         if (!cJSON_IsNull(v))
             cJSON_AddItemToObject(st, v->string, cJSON_Duplicate(v, 1));
     }
-    rc = write_status(nb, project, name, old, st);
+    rc = write_status(nb, project, name, old, st, NULL);
     cJSON_Delete(st);
     cJSON_Delete(obj);
     cJSON_Delete(patch);
@@ -63,14 +64,8 @@ int nb_stop(struct nb *nb, const char *project, const char *name, const char *re
             const char *message)
 {
     char key[NB_KEY_LEN], patch[1024];
-    struct nb_entry e;
-    nb_key(project, name, key, sizeof key);
-    if (nb_table_get(&nb->table, key, &e) == 0) {
-        int rc = nb->host->obj_delete(nb->self, "Job", project, e.job);
-        if (rc != CUBE_OK && rc != CUBE_ENOTFOUND)
-            return rc;
-        nb_table_drop(&nb->table, key);
-    }
+    /* The phase first: a reconcile that sees the Job end after this knows
+     * the end was asked for. */
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "phase", "Stopped");
     cJSON_AddStringToObject(p, "reason", reason);
@@ -79,12 +74,15 @@ int nb_stop(struct nb *nb, const char *project, const char *name, const char *re
     cJSON_PrintPreallocated(p, patch, sizeof patch, 0);
     cJSON_Delete(p);
     int rc = nb_status_merge(nb, project, name, patch);
+    if (rc != CUBE_OK)
+        return rc;
     nb->host->obj_event(nb->self, NB_KIND, project, name, "Normal", reason, message);
-    return rc;
+    nb_key(project, name, key, sizeof key);
+    return nb_ensure_stopped(nb, project, key);
 }
 
 /* Not running: the Job of the last generation, if any, goes. */
-static int ensure_stopped(struct nb *nb, const char *project, const char *key)
+int nb_ensure_stopped(struct nb *nb, const char *project, const char *key)
 {
     struct nb_entry e;
     if (nb_table_get(&nb->table, key, &e) == 0) {
@@ -117,12 +115,16 @@ int nb_reconcile(void *state, const char *kind, const char *project, const char 
         return CUBE_EINVAL;
     if (cJSON_GetObjectItemCaseSensitive(meta, "deletionTimestamp") ||
         (phase && (!strcmp(phase, "Stopped") || !strcmp(phase, "Failed")))) {
-        rc = ensure_stopped(nb, project, key);
+        rc = nb_ensure_stopped(nb, project, key);
     } else {
         cJSON *st = old ? cJSON_Duplicate(old, 1) : cJSON_CreateObject();
         rc = nb_follow(nb, obj, object_json, project, name, key, st);
-        int wrc = write_status(nb, project, name, old, st);
-        rc = wrc != CUBE_OK && wrc != CUBE_ENOTFOUND ? wrc : rc;
+        const char *rv = str(meta, "resourceVersion");
+        int wrc = write_status(nb, project, name, old, st, rv);
+        if (wrc == CUBE_ECONFLICT)
+            rc = 10;          /* changed meanwhile (stop, restart): look again */
+        else if (wrc != CUBE_OK && wrc != CUBE_ENOTFOUND)
+            rc = wrc;
         cJSON_Delete(st);
     }
     cJSON_Delete(obj);

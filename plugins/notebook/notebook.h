@@ -108,6 +108,8 @@ int nb_reconcile(void *state, const char *kind, const char *project,
 /* Writes a status (JSON text) merged over the object's; CUBE_OK or error. */
 int nb_status_merge(struct nb *nb, const char *project, const char *name,
                     const char *patch_json);
+/* Deletes the Job of key's server, if any, and forgets the server. */
+int nb_ensure_stopped(struct nb *nb, const char *project, const char *key);
 /* Stops the server (deletes its Job), sets phase Stopped with reason and
  * message, records an event. */
 int nb_stop(struct nb *nb, const char *project, const char *name,
