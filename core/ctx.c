@@ -17,6 +17,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "router.h"
+#include "proxy.h"
 #include "tasks.h"
 
 /* Watch events kept for resuming; older resourceVersions get 410. */
@@ -234,6 +235,7 @@ void cube_ctx_free(struct cube_ctx *ctx)
     if (ctx->tasks)
         cube_tasks_free(ctx->tasks);
     ctx->tasks = NULL;
+    cube_proxy_free(ctx);
     cube_sched_free(ctx);
     cube_hub_free(ctx->hub);
     cube_auth_free(ctx);

@@ -18,6 +18,7 @@
 #include "http_req.h"
 #include "log.h"
 #include "metrics.h"
+#include "proxy.h"
 #include "util.h"
 
 /* MHD would decode the path before splitting it into segments; the router
@@ -230,6 +231,8 @@ static enum MHD_Result begin(struct cube_http *http, struct MHD_Connection *conn
                                "request headers exceed limits.max_header_bytes");
         return MHD_YES;
     }
+    if (cube_proxy_begin(req))
+        return MHD_YES;
     const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  "Content-Length");
     if (cl && strtoull(cl, NULL, 10) > cfg->max_body_bytes) {
@@ -253,6 +256,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         *upload_size = 0; /* discard the rest of a refused body */
         return MHD_YES;
     }
+    if (req->proxy)
+        return (enum MHD_Result)cube_proxy_on_request(req, upload, upload_size);
     if (*upload_size) {
         body_append(req, upload, *upload_size);
         *upload_size = 0;
@@ -314,6 +319,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
     cube_req *req = *con_cls;
     if (!req)
         return;
+    cube_proxy_req_done(req);
     double seconds = (double)(cube_now_ns() - req->start_ns) / 1e9;
     char status[8];
     status_text(status, req->status ? req->status : 499);
@@ -386,7 +392,7 @@ static struct MHD_Daemon *start_daemon(struct cube_http *http,
     struct sockaddr_storage ss;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
-                     MHD_USE_TURBO;
+                     MHD_USE_TURBO | MHD_ALLOW_UPGRADE;
     if (listen_addr(cfg, &ss, &flags) < 0)
         return NULL;
     if (tls)
@@ -431,11 +437,16 @@ int cube_http_start(struct cube_ctx *ctx)
     int tls = load_tls(http, cfg);
     if (tls < 0 || cube_http_streams_init(http) < 0)
         goto fail;
+    if (cube_proxy_http_start(ctx) < 0) {
+        cube_http_streams_shutdown(http);
+        goto fail;
+    }
     http->daemon = start_daemon(http, cfg, tls);
     if (!http->daemon) {
         cube_log(CUBE_LOG_ERROR, "http", "cannot listen on %s:%d: %m",
                  cfg->listen_host, cfg->listen_port);
         cube_http_streams_shutdown(http);
+        cube_proxy_http_stop(ctx);
         goto fail;
     }
     const union MHD_DaemonInfo *di =
@@ -464,6 +475,7 @@ void cube_http_stop(struct cube_ctx *ctx, unsigned grace_ms)
     /* Stop accepting; the socket may be closed only after stop_daemon. */
     MHD_socket listen_fd = MHD_quiesce_daemon(http->daemon);
     cube_http_streams_shutdown(http);
+    cube_proxy_http_stop(ctx);
     for (unsigned waited = 0; waited < grace_ms; waited += 10) {
         if (atomic_load(&http->inflight) == 0)
             break;

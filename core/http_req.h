@@ -16,6 +16,7 @@
 
 struct cube_ctx;
 struct cube_route_entry;
+struct proxy_call;
 
 /* A response header queued before the answer. */
 struct cube_hdr {
@@ -54,6 +55,8 @@ struct cube_req {
     struct cube_principal who;     /* auth.c; resolved on first need */
     int who_failed;                /* identify answered 401 */
     char csrf[72];                 /* the session's CSRF token (via SESSION) */
+    int csrf_exempt;               /* proxied prefix: no X-CSRF-Token check */
+    struct proxy_call *proxy;      /* proxied request state (proxy_req.c) */
 };
 
 /* The server; defined in http.c, stream state used by http_stream.c. */

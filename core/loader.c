@@ -13,6 +13,7 @@
 
 #include "auth.h"
 #include "jobs.h"
+#include "proxy.h"
 #include "config.h"
 #include "ctx.h"
 #include "log.h"
@@ -209,6 +210,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_ctx_drop_routes(p);
         cube_kinds_drop_plugin(&ctx->kinds, p);
         cube_auth_drop_plugin(ctx, p);
+        cube_proxy_drop_plugin(ctx, p);
         sched_drop_plugin(ctx->sched, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         return -1;
@@ -219,6 +221,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_ctx_drop_routes(p);
         cube_kinds_drop_plugin(&ctx->kinds, p);
         cube_auth_drop_plugin(ctx, p);
+        cube_proxy_drop_plugin(ctx, p);
         sched_drop_plugin(ctx->sched, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         if (p->desc.fini)

@@ -1,0 +1,299 @@
+"""The core reverse proxy (register_proxy) through a real cubed: the
+proxyprobe plugin registers /probe/{project}/{name} (project:view, login
+redirect) and /probeop/{project}/{name} (project:operate on ProbeApp
+objects, prefix stripped), resolving to a stdlib upstream this test runs."""
+import hashlib
+import http.client
+import json
+import os
+import socket
+import sys
+import threading
+import time
+import unittest
+
+import websocket  # python3-websocket
+
+from cubetest import Cubed
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from upstream import Upstream, dead_port  # noqa: E402
+
+MAX_BODY = 1 << 20
+
+
+def headers_of(rec):
+    return {k.lower(): v for k, v in rec["headers"]}
+
+
+class Proxy(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.up = Upstream()
+        cls.c = Cubed(plugins={"proxyprobe": {"port": cls.up.port, "down_port": dead_port()}},
+                      cube={"limits": {"max_body_bytes": MAX_BODY}},
+                      plugin_dir=os.environ["CUBE_PROXY_PLUGIN_DIR"])
+        c = cls.c
+        cls.ops = c.make_user("ops1")
+        cls.viewer = c.make_user("viewer1")
+        cls.dev = c.make_user("dev1")
+        cls.outsider = c.make_user("outsider1")
+        c.make_project("p1", [("ops1", "ops"), ("viewer1", "viewer"), ("dev1", "dev")])
+        for name, owner in (("app1", None), ("devapp", "dev1")):
+            who = cls.dev if owner else cls.ops
+            r = who.request("POST", "/api/v1/projects/p1/probeapps",
+                            {"metadata": {"name": name}, "spec": {}})
+            assert r.status == 201, r.body
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.c.close()  # fails on a sanitizer report or an unclean exit
+        cls.up.stop()
+
+    def conn(self):
+        return http.client.HTTPConnection("127.0.0.1", self.c.port, timeout=10)
+
+    # -- registration ---------------------------------------------------------
+
+    def test_invalid_registrations_are_refused(self):
+        got = self.c.get("/api/v1/proxyprobe/registrations").json()
+        want = {"api": -1, "ui": -1, "param_first": -1, "overlap": -4, "overlap_param": -4,
+                "bad_perm": -1, "no_project": -1, "bad_kind": -1, "core_route": -1,
+                "trailing_slash": -1}
+        self.assertEqual(got, want)
+
+    # -- relaying ------------------------------------------------------------
+
+    def test_get_keeps_path_and_query_adds_forwarding_headers(self):
+        r = self.ops.get("/probe/p1/app1/some/where%2Fx?a=1&b=x+y&flag&e=")
+        self.assertEqual(r.status, 200, r.body)
+        rec = r.json()
+        self.assertEqual(rec["path"], "/probe/p1/app1/some/where%2Fx?a=1&b=x+y&flag&e=")
+        h = headers_of(rec)
+        self.assertEqual(h["x-probe-token"], "token-app1")
+        self.assertNotIn("authorization", h)
+        self.assertEqual(h["x-forwarded-for"], "127.0.0.1")
+        self.assertEqual(h["x-forwarded-proto"], "http")
+        self.assertEqual(h["x-forwarded-host"], f"127.0.0.1:{self.c.port}")
+        self.assertTrue(r.header("x-request-id"))
+        c = self.conn()
+        c.request("GET", "/probe/p1/app1/cookies", headers=self.ops.headers)
+        r = c.getresponse()
+        r.read()
+        self.assertEqual([v for k, v in r.getheaders() if k.lower() == "set-cookie"],
+                         ["up1=a; Path=/", "up2=b; Path=/"])
+        c.close()
+
+    def test_post_body_arrives_intact(self):
+        body = os.urandom(300_000)
+        r = self.ops.request("POST", "/probe/p1/app1/upload", body=body,
+                             headers={"Content-Type": "application/octet-stream"})
+        self.assertEqual(r.status, 200, r.body)
+        rec = r.json()
+        self.assertEqual((rec["method"], rec["body_len"]), ("POST", len(body)))
+        self.assertEqual(rec["body_sha256"], hashlib.sha256(body).hexdigest())
+
+    def test_chunked_request_body_is_rechunked(self):
+        parts = [os.urandom(5000) for _ in range(7)]
+        c = self.conn()
+        c.request("PUT", "/probe/p1/app1/chunky", body=iter(parts), encode_chunked=True,
+                  headers=dict(self.ops.headers, **{"Transfer-Encoding": "chunked"}))
+        r = c.getresponse()
+        rec = json.loads(r.read())
+        self.assertEqual(r.status, 200)
+        self.assertEqual(rec["body_sha256"], hashlib.sha256(b"".join(parts)).hexdigest())
+        c.close()
+
+    def test_head_and_close_delimited_and_big_answers(self):
+        r = self.ops.request("HEAD", "/probe/p1/app1/big?n=5000")
+        self.assertEqual((r.status, r.header("content-length"), r.body), (200, "5000", ""))
+        r = self.ops.get("/probe/p1/app1/close")
+        self.assertEqual((r.status, r.body), (200, "until the end" * 1000))
+        r = self.ops.get("/probe/p1/app1/big?n=3000001")
+        self.assertEqual((r.status, len(r.body)), (200, 3000001))
+        self.assertEqual(r.body[:32], "0123456789abcdef" * 2)
+
+    def test_session_cookie_never_reaches_upstream_and_needs_no_csrf(self):
+        s = self.c.login("admin", self.c.admin_password)
+        cookie = s.headers["Cookie"]
+        r = self.c.request("POST", "/probe/p1/app1/form", body="x=1",
+                           headers={"Cookie": f"theirs=1; {cookie}; _xsrf=abc"})
+        self.assertEqual(r.status, 200, r.body)  # no X-CSRF-Token sent
+        h = headers_of(r.json())
+        self.assertEqual(h["cookie"], "theirs=1; _xsrf=abc")
+        self.assertNotIn("cube_session", json.dumps(r.json()))
+        r = self.c.request("GET", "/probe/p1/app1/x", headers={"Cookie": cookie})
+        self.assertNotIn("cookie", headers_of(r.json()))
+
+    def test_streamed_answer_arrives_incrementally(self):
+        c = self.conn()
+        t0 = time.time()
+        c.request("GET", "/probe/p1/app1/stream", headers=self.ops.headers)
+        r = c.getresponse()
+        self.assertEqual(r.status, 200)
+        first = r.readline()
+        t_first = time.time() - t0
+        rest = r.read()
+        total = time.time() - t0
+        c.close()
+        self.assertTrue(first.startswith(b"tick 0"), first)
+        self.assertEqual(rest.count(b"tick"), 4)
+        self.assertLess(t_first, 0.5, "the first chunk waited for the whole body")
+        self.assertGreater(total, 0.75)
+
+    def test_connections_to_the_upstream_are_reused(self):
+        self.ops.get("/probe/p1/app1/warm")
+        before = self.up.connections
+        for i in range(20):
+            self.assertEqual(self.ops.get(f"/probe/p1/app1/seq{i}").status, 200)
+        self.assertLessEqual(self.up.connections - before, 2)
+
+    def test_many_concurrent_requests(self):
+        errors = []
+
+        def worker(n):
+            try:
+                c = self.conn()
+                for i in range(15):
+                    body = f"{n}-{i}".encode() * 50
+                    c.request("POST", f"/probe/p1/app1/c{n}/{i}", body=body,
+                              headers=self.ops.headers)
+                    r = c.getresponse()
+                    rec = json.loads(r.read())
+                    if r.status != 200 or rec["path"] != f"/probe/p1/app1/c{n}/{i}" or \
+                            rec["body_sha256"] != hashlib.sha256(body).hexdigest():
+                        errors.append((n, i, r.status))
+                c.close()
+            except Exception as e:  # noqa: BLE001 — reported below
+                errors.append((n, repr(e)))
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(40)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        self.assertEqual(errors, [])
+
+    # -- WebSockets -------------------------------------------------------------
+
+    def ws(self, path, **kw):
+        return websocket.create_connection(f"ws://127.0.0.1:{self.c.port}{path}", timeout=10,
+                                           **kw)
+
+    def test_websocket_echo_both_ways(self):
+        token = self.ops.headers["Authorization"]
+        ws = self.ws("/probe/p1/app1/ws", header=[f"Authorization: {token}"])
+        self.assertEqual(ws.recv(), "welcome")  # sent by the upstream with its 101
+        ws.send("hello")
+        self.assertEqual(ws.recv(), "hello")
+        blob = os.urandom(200_000)
+        ws.send_binary(blob)
+        self.assertEqual(ws.recv(), blob)
+        ws.close()
+        h = headers_of([r for r in self.up.requests if r["method"] == "WS"][-1])
+        self.assertEqual(h["x-probe-token"], "token-app1")
+        self.assertNotIn("authorization", h)
+
+    def test_websocket_with_session_cookie_and_many_at_once(self):
+        s = self.c.login("ops1", "password-" + "x" * 8)
+        socks = [self.ws("/probe/p1/app1/ws", cookie=s.headers["Cookie"]) for _ in range(20)]
+        for i, ws in enumerate(socks):
+            self.assertEqual(ws.recv(), "welcome")
+            ws.send(f"m{i}")
+        for i, ws in enumerate(socks):
+            self.assertEqual(ws.recv(), f"m{i}")
+            ws.close()
+
+    def test_websocket_refused_without_credentials(self):
+        with self.assertRaises(websocket.WebSocketBadStatusException) as e:
+            self.ws("/probe/p1/app1/ws")
+        self.assertEqual(e.exception.status_code, 401)
+
+    # -- who may pass -------------------------------------------------------------
+
+    def test_anonymous_gets_401_or_a_login_redirect(self):
+        r = self.c.get("/probe/p1/app1/tree")
+        self.assertEqual(r.status, 401, r.body)
+        r = self.c.get("/probe/p1/app1/tree?x=1", headers={"Accept": "text/html,*/*"})
+        self.assertEqual(r.status, 302)
+        self.assertEqual(r.header("location"), "/login?next=/probe/p1/app1/tree%3Fx%3D1")
+        r = self.c.get("/probeop/p1/app1/", headers={"Accept": "text/html"})
+        self.assertEqual(r.status, 401)  # no login_redirect on this prefix
+
+    def test_non_members_get_404_viewers_403_on_operate(self):
+        self.assertEqual(self.outsider.get("/probe/p1/app1/").status, 404)
+        self.assertEqual(self.outsider.get("/probeop/p1/app1/").status, 404)
+        self.assertEqual(self.viewer.get("/probe/p1/app1/").status, 200)
+        self.assertEqual(self.viewer.get("/probeop/p1/app1/").status, 403)
+        self.assertEqual(self.ops.get("/probeop/p1/nosuch/").status, 404)
+        self.assertEqual(self.c.get("/probe/nosuchproject/app1/",
+                                    headers=self.ops.headers).status, 404)
+
+    def test_operate_admits_the_owning_dev_only(self):
+        self.assertEqual(self.dev.get("/probeop/p1/app1/x").status, 403)
+        r = self.dev.get("/probeop/p1/devapp/x?q=1")
+        self.assertEqual(r.status, 200, r.body)
+        self.assertEqual(r.json()["path"], "/x?q=1")  # strip_prefix
+        self.assertEqual(self.dev.get("/probeop/p1/devapp").json()["path"], "/")
+
+    # -- failures -----------------------------------------------------------------
+
+    def test_upstream_failures(self):
+        r = self.ops.get("/probe/p1/down/x")
+        self.assertEqual(r.status, 502, r.body)
+        self.assertEqual(r.json()["error"]["code"], "BadGateway")
+        r = self.ops.get("/probe/p1/starting/x")
+        self.assertEqual((r.status, r.header("retry-after")), (503, "2"))
+        self.assertEqual(self.ops.get("/probe/p1/gone/x").status, 404)
+        self.assertEqual(self.ops.get("/probe/p1/remote/x").status, 503)
+
+    def test_bodies_beyond_the_limit_get_413(self):
+        # refused from the Content-Length, before the body is read
+        c = self.conn()
+        c.putrequest("POST", "/probe/p1/app1/big-upload")
+        c.putheader("Authorization", self.ops.headers["Authorization"])
+        c.putheader("Content-Length", str(MAX_BODY + 1))
+        c.endheaders()
+        self.assertEqual(c.getresponse().status, 413)
+        c.close()
+        self.assertEqual(self.send_chunked_until_answered(MAX_BODY // 65536 + 4), 413)
+
+    def send_chunked_until_answered(self, chunks):
+        """Streams a chunked body from a thread (ignoring the reset that
+        follows an early answer) and returns the status the server sent."""
+        s = socket.create_connection(("127.0.0.1", self.c.port), timeout=10)
+        head = (f"POST /probe/p1/app1/big-chunked HTTP/1.1\r\nHost: x\r\n"
+                f"Authorization: {self.ops.headers['Authorization']}\r\n"
+                "Transfer-Encoding: chunked\r\n\r\n").encode()
+
+        def send():
+            try:
+                s.sendall(head)
+                for _ in range(chunks):
+                    s.sendall(b"10000\r\n" + b"y" * 65536 + b"\r\n")
+                s.sendall(b"0\r\n\r\n")
+            except OSError:
+                pass
+
+        t = threading.Thread(target=send)
+        t.start()
+        try:
+            status = int(s.recv(64).split()[1])
+        finally:
+            t.join()
+            s.close()
+        return status
+
+    def test_metrics_count_per_prefix(self):
+        self.ops.get("/probe/p1/app1/counted")
+        m = self.c.get("/metrics").body
+        self.assertIn('cube_proxy_requests_total{prefix="/probe/{project}/{name}",code="200"}',
+                      m)
+
+    def test_core_routes_still_answer(self):
+        self.assertEqual(self.c.get("/healthz").status, 200)
+        self.assertEqual(self.ops.get("/api/v1/projects/p1/probeapps/app1").status, 200)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
