@@ -1,8 +1,8 @@
 """Notebooks through a running cubed with executor-local and Debian's
 Jupyter: a created notebook runs as its owner's Job and answers; through
-cubed's reverse proxy (when the core has one) the tree page answers 200,
-a kernel executes 1+1 over a proxied WebSocket, another user gets 403 and
-an anonymous browser a redirect to login; stop and restart; idle culling
+cubed's reverse proxy the tree page answers 200, a kernel executes 1+1 over
+a proxied WebSocket, another dev gets 403, project ops pass and an
+anonymous browser is redirected to login; stop and restart; idle culling
 stops a notebook with an event; a restart of cubed keeps a running notebook
 reachable; bad specs are 422 naming the field."""
 import json
@@ -40,8 +40,8 @@ class Notebooks(unittest.TestCase):
                       plugin_dir=plugin_dir())
         cls.alice = cls.c.make_user("alice")
         cls.bob = cls.c.make_user("bob")
-        cls.c.make_project("lab", [("alice", "dev"), ("bob", "dev")])
-        cls.proxied = cls.proxy_works()
+        cls.olga = cls.c.make_user("olga")
+        cls.c.make_project("lab", [("alice", "dev"), ("bob", "dev"), ("olga", "ops")])
 
     @classmethod
     def tearDownClass(cls):
@@ -49,11 +49,6 @@ class Notebooks(unittest.TestCase):
             cls.c.admin().request("DELETE", f"{BASE}/{n}")
         time.sleep(0.5)
         cls.c.close()
-
-    @classmethod
-    def proxy_works(cls):
-        return "refused the proxy prefix" not in cls.c.output() and \
-               "has no reverse proxy" not in cls.c.output()
 
     def create(self, name, spec=None, who=None, status=201):
         r = (who or self.alice).request("POST", BASE, {"metadata": {"name": name},
@@ -120,12 +115,14 @@ class Notebooks(unittest.TestCase):
         self.assertEqual((r.status, r.header("location")), (302, "/notebook/lab/nb/"))
 
     def test_2_proxy_tree_kernel_and_access(self):
-        if not self.proxied:
-            self.skipTest("this cubed's core refuses register_proxy (reverse proxy not built)")
+        self.assertNotIn("refused the proxy prefix", self.c.output())
         self.wait("nb", ("Running",))
         r = self.alice.get("/notebook/lab/nb/tree")
         self.assertEqual(r.status, 200, r.body[:500])
+        self.assertIn("Jupyter", r.body)
         self.assertEqual(self.bob.get("/notebook/lab/nb/tree").status, 403)
+        self.assertEqual(self.olga.get("/notebook/lab/nb/api/status").status, 200,
+                         "project ops pass (ops_access: true)")
         r = self.c.get("/notebook/lab/nb/tree", headers={"Accept": "text/html"})
         self.assertEqual(r.status, 302, r.body[:300])
         self.assertIn("next=", r.header("location"))
@@ -209,16 +206,14 @@ class Notebooks(unittest.TestCase):
         st2 = self.wait("keep", ("Running",))
         self.assertEqual((st2["job"], st2["started"]), (st["job"], st["started"]))
         self.assertEqual(self.port_of(st2), port)
-        if self.proxied:
-            deadline = time.time() + 10
-            while time.time() < deadline:
-                r = self.alice.get("/notebook/lab/keep/api/status")
-                if r.status == 200:
-                    break
-                time.sleep(0.1)
-            self.assertEqual(r.status, 200, r.body)
-        else:
-            self.assertEqual(self.direct(port, "/notebook/lab/keep/api/status"), 403)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            r = self.alice.get("/notebook/lab/keep/api/status")
+            if r.status == 200:
+                break
+            time.sleep(0.1)
+        self.assertEqual(r.status, 200, r.body)
+        self.assertEqual(self.direct(port, "/notebook/lab/keep/api/status"), 403)
 
 
 if __name__ == "__main__":
