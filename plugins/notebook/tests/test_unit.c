@@ -223,6 +223,41 @@ static void launch_is_accepted_once(void **st)
     nb_table_drop(&nb->table, "p/l1");
 }
 
+/* Calls the i-th proxy's resolve for /notebook/p/r1 as `user` with `role`. */
+static int resolve_as(int i, const char *user, const char *role, struct cube_proxy_upstream *up)
+{
+    cube_mock_set_user(user, role);
+    return cube_mock_proxy_resolve(i, i == 0 ? "/notebook/p/r1/tree" : "/vscode/p/r1/", up);
+}
+
+static void proxy_resolves_only_ready_servers(void **st)
+{
+    (void)st;
+    struct nb *nb = state;
+    struct cube_proxy_upstream up;
+    assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_EUNAVAIL);     /* not running */
+    struct nb_entry e = {.port = 40003, .generation = 1};
+    snprintf(e.key, sizeof e.key, "p/r1");
+    snprintf(e.job, sizeof e.job, "r1-nb1");
+    snprintf(e.ide, sizeof e.ide, "jupyter");
+    snprintf(e.owner, sizeof e.owner, "alice");
+    assert_int_equal(nb_table_put(&nb->table, &e), 0);
+    assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_EUNAVAIL);     /* no secret yet */
+    assert_int_equal(nb_table_set_token(&nb->table, "p/r1", 1, "0123456789abcdef0123456789abcdef"), 0);
+    nb_table_touch(&nb->table, "p/r1", 1, 0);
+    assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_OK);
+    assert_string_equal(up.host, "127.0.0.1");
+    assert_int_equal(up.port, 40003);
+    assert_string_equal(up.header_name, "Authorization");
+    assert_string_equal(up.header_value, "token 0123456789abcdef0123456789abcdef");
+    assert_int_equal(resolve_as(1, "alice", "dev", &up), CUBE_ENOTFOUND);    /* not VS Code */
+    assert_int_equal(resolve_as(0, "olga", "ops", &up), CUBE_OK);            /* ops_access */
+    nb->conf.ops_access = 0;
+    assert_int_equal(resolve_as(0, "olga", "ops", &up), CUBE_EPERM);
+    assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_OK);
+    nb_table_drop(&nb->table, "p/r1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +267,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_job_carries_no_secret, setup, teardown),
         cmocka_unit_test(server_files_are_private_and_reload),
         cmocka_unit_test_setup_teardown(launch_is_accepted_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(proxy_resolves_only_ready_servers, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
