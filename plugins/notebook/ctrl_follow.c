@@ -11,7 +11,7 @@
 
 #include "notebook.h"
 
-#define POLL_START_MS 100   /* while the server is coming up */
+#define POLL_START_MS 50    /* while the server is coming up */
 #define POLL_QUEUED_MS 1000 /* while its Job waits for room */
 
 static const char *str(const cJSON *o, const char *key)

@@ -1,7 +1,7 @@
 /* job.c — the Job a notebook runs as. Its command is a short Python
  * launcher: it makes the server's secret itself, reports it to cubed with
- * the Job's CUBE_TOKEN (POST .../notebooks/{name}/launch, accepted once per
- * generation), links the project's shared directory into the home, and
+ * the Job's CUBE_TOKEN (POST .../notebooks/{name}/launch over a plain socket,
+ * accepted once per generation), links the project's shared directory into the home, and
  * execs Jupyter or code-server on 127.0.0.1 and the port chosen here. The
  * secret thus never appears in the Job's spec, the command line or a log. */
 #include <stdio.h>
@@ -13,9 +13,9 @@
 #include "notebook.h"
 
 static const char LAUNCHER[] =
-    "import json, os, secrets, sys, urllib.request\n"
+    "import os, socket, sys\n"
     "ide, exe, port, base, project, name, gen = sys.argv[1:8]\n"
-    "tok = secrets.token_hex(32 if ide == 'vscode' else 24)\n"
+    "tok = os.urandom(32 if ide == 'vscode' else 24).hex()\n"
     "home = os.environ.get('HOME') or os.getcwd()\n"
     "pd = os.environ.get('CUBE_PROJECT_DIR')\n"
     "link = os.path.join(home, project)\n"
@@ -24,12 +24,25 @@ static const char LAUNCHER[] =
     "        os.symlink(pd, link)\n"
     "    except OSError:\n"
     "        pass\n"
-    "url = '%s/api/v1/projects/%s/notebooks/%s/launch' % (os.environ['CUBE_API'], project, name)\n"
-    "body = json.dumps({'generation': int(gen), 'token': tok}).encode()\n"
-    "req = urllib.request.Request(url, data=body, method='POST', headers={\n"
-    "    'Authorization': 'Bearer ' + os.environ['CUBE_TOKEN'],\n"
-    "    'Content-Type': 'application/json'})\n"
-    "urllib.request.urlopen(req, timeout=60).read()\n"
+    "hostport = os.environ['CUBE_API'].split('://', 1)[1].split('/', 1)[0]\n"
+    "host, _, p = hostport.rpartition(':')\n"
+    "body = '{\"generation\":%d,\"token\":\"%s\"}' % (int(gen), tok)\n"
+    "req = ('POST /api/v1/projects/%s/notebooks/%s/launch HTTP/1.0\\r\\nHost: %s\\r\\n'\n"
+    "       'Authorization: Bearer %s\\r\\nContent-Type: application/json\\r\\n'\n"
+    "       'Content-Length: %d\\r\\n\\r\\n%s' % (project, name, hostport,\n"
+    "       os.environ['CUBE_TOKEN'], len(body), body)).encode()\n"
+    "s = socket.create_connection((host.strip('[]'), int(p)), timeout=60)\n"
+    "s.sendall(req)\n"
+    "resp = b''\n"
+    "while True:\n"
+    "    d = s.recv(65536)\n"
+    "    if not d:\n"
+    "        break\n"
+    "    resp += d\n"
+    "s.close()\n"
+    "line = resp.split(b'\\r\\n', 1)[0]\n"
+    "if line.split(b' ')[1:2] != [b'200']:\n"
+    "    sys.exit('cube: the launch was refused: ' + line.decode(errors='replace'))\n"
     "env = dict(os.environ)\n"
     "if ide == 'vscode':\n"
     "    env['HASHED_PASSWORD'] = tok\n"
@@ -41,7 +54,6 @@ static const char LAUNCHER[] =
     "    args = [exe, '--no-browser', '--ip=127.0.0.1', '--port=' + port,\n"
     "            '--port-retries=0', '--%s.base_url=%s' % (app, base),\n"
     "            '--notebook-dir=' + home]\n"
-    "sys.stdout.flush()\n"
     "os.execve(exe, args, env)\n";
 
 void nb_base_url(const char *project, const char *name, char *out, size_t len)
@@ -94,8 +106,9 @@ static void add_command(const struct nb *nb, cJSON *spec, const char *ide, unsig
     nb_base_url(project, name, base, sizeof base);
     snprintf(portbuf, sizeof portbuf, "%u", port);
     snprintf(genbuf, sizeof genbuf, "%u", gen);
-    const char *argv[] = {nb->conf.python, "-c", LAUNCHER, ide, ide_exe(nb, ide), portbuf,
-                          base, project, name, genbuf};
+    /* -I -S: the launcher needs only os and socket; start it fast */
+    const char *argv[] = {nb->conf.python, "-I", "-S", "-c", LAUNCHER, ide, ide_exe(nb, ide),
+                          portbuf, base, project, name, genbuf};
     cJSON *cmd = cJSON_AddArrayToObject(spec, "command");
     for (size_t i = 0; i < sizeof argv / sizeof argv[0]; i++)
         cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));

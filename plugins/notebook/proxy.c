@@ -44,8 +44,8 @@ static int resolve(struct nb *nb, cube_req *req, struct cube_proxy_upstream *up,
         return CUBE_ENOTFOUND;
     if (owner_only_refuses(nb, req, &e))
         return CUBE_EPERM;
-    if (!*e.token || !e.ready)
-        return CUBE_EUNAVAIL;                 /* still starting */
+    if (!*e.token)
+        return CUBE_EUNAVAIL;                 /* still starting (no secret yet) */
     snprintf(up->host, sizeof up->host, "127.0.0.1");
     up->port = e.port;
     nb_auth_header(&e, up->header_name, sizeof up->header_name, up->header_value,

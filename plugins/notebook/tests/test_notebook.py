@@ -78,7 +78,7 @@ class Notebooks(unittest.TestCase):
         self.fail(f"Job {name} was not deleted")
 
     def port_of(self, st):
-        return int(self.job(st["job"])["spec"]["command"][5])
+        return int(self.job(st["job"])["spec"]["command"][7])
 
     def direct(self, port, path):
         import http.client

@@ -140,9 +140,9 @@ static void the_job_carries_no_secret(void **st)
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ref, "kind")), "Notebook");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ref, "uid")), "u-1");
     cJSON *cmd = cJSON_GetObjectItem(spec, "command");
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 5)), "41234");
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 6)), "/notebook/vision/lab/");
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 9)), "3");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 7)), "41234");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 8)), "/notebook/vision/lab/");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 11)), "3");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(
         cJSON_GetObjectItem(spec, "env"), "SEED")), "7");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(spec, "image")), "x:1");
