@@ -3,8 +3,9 @@ Jupyter: a created notebook runs as its owner's Job and answers; through
 cubed's reverse proxy the tree page answers 200, a kernel executes 1+1 over
 a proxied WebSocket, another dev gets 403, project ops pass and an
 anonymous browser is redirected to login; stop and restart; idle culling
-stops a notebook with an event; a restart of cubed keeps a running notebook
-reachable; bad specs are 422 naming the field."""
+stops a notebook with an event; a hard expiry warns, is renewed and then
+stops it; a restart of cubed keeps a running notebook reachable; bad specs
+are 422 naming the field."""
 import json
 import os
 import tempfile
@@ -36,7 +37,8 @@ class Notebooks(unittest.TestCase):
             raise unittest.SkipTest("Jupyter is not installed (apt-get install jupyter-notebook)")
         cls.c = Cubed(plugins={"executor-local": None,
                                "notebook": {"cull_interval_seconds": 1,
-                                            "idle_timeout_seconds": 3600}},
+                                            "idle_timeout_seconds": 3600,
+                                            "expiry_warning_seconds": 4}},
                       plugin_dir=plugin_dir())
         cls.alice = cls.c.make_user("alice")
         cls.bob = cls.c.make_user("bob")
@@ -45,7 +47,7 @@ class Notebooks(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        for n in ("nb", "idle", "keep", "cycle"):
+        for n in ("nb", "idle", "keep", "cycle", "gpu"):
             cls.c.admin().request("DELETE", f"{BASE}/{n}")
         time.sleep(0.5)
         cls.c.close()
@@ -181,6 +183,24 @@ class Notebooks(unittest.TestCase):
         ev = self.alice.get(f"{BASE}/idle/events").body
         self.assertIn("Idle", ev)
         self.job_gone(st["job"])
+
+    def test_7_expiry_warns_renews_and_stops(self):
+        self.create("gpu", {"expiresAfterSeconds": 6})
+        st = self.wait("gpu", ("Running", "Failed"))
+        self.assertEqual(st["phase"], "Running", st)
+        first = st["expires"]
+        deadline = time.time() + 10
+        while time.time() < deadline and "ExpiresSoon" not in self.alice.get(f"{BASE}/gpu/events").body:
+            time.sleep(0.2)
+        self.assertIn("ExpiresSoon", self.alice.get(f"{BASE}/gpu/events").body)
+        time.sleep(1.1)
+        r = self.alice.request("POST", f"{BASE}/gpu/renew", {})
+        self.assertEqual(r.status, 200, r.body)
+        self.assertGreater(r.json()["status"]["expires"], first)
+        st = self.wait("gpu", ("Stopped",), timeout=20)
+        self.assertEqual(st["reason"], "Expired", st)
+        r = self.alice.request("POST", f"{BASE}/gpu/renew", {})
+        self.assertEqual(r.status, 409, r.body)
 
     def test_5_bad_specs_name_the_field(self):
         for spec, field in (({"ide": "emacs"}, "spec.ide"),
