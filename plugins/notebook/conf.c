@@ -57,7 +57,10 @@ static char *dup_conf(struct nb *nb, const char *path, const char *def)
 static int find_exec(const char *name, char *out, size_t len)
 {
     if (strchr(name, '/')) {
-        snprintf(out, len, "%s", name);
+        size_t n = strlen(name);
+        if (n >= len)
+            return -1;
+        memcpy(out, name, n + 1);
         return access(name, X_OK) == 0 ? 0 : -1;
     }
     const char *dirs[] = {"/usr/local/bin", "/usr/bin", "/bin"};

@@ -8,6 +8,7 @@ stops it; a restart of cubed keeps a running notebook reachable; bad specs
 are 422 naming the field."""
 import json
 import os
+import shutil
 import tempfile
 import time
 import unittest
@@ -234,6 +235,42 @@ class Notebooks(unittest.TestCase):
             time.sleep(0.1)
         self.assertEqual(r.status, 200, r.body)
         self.assertEqual(self.direct(port, "/notebook/lab/keep/api/status"), 403)
+
+
+def code_server():
+    """code-server's path: CUBE_TEST_CODE_SERVER, else on PATH, else None."""
+    p = os.environ.get("CUBE_TEST_CODE_SERVER") or shutil.which("code-server")
+    return p if p and os.access(p, os.X_OK) else None
+
+
+class VSCode(unittest.TestCase):
+    """ide: vscode through npm's code-server, when it is installed (its npm
+    install fetches dependencies from github.com)."""
+
+    def test_vscode_opens_through_cubed(self):
+        exe = code_server()
+        if not exe:
+            self.skipTest("code-server is not installed (npm install -g code-server@4.96.4)")
+        c = Cubed(plugins={"executor-local": None,
+                           "notebook": {"vscode": {"enabled": True, "command": exe}}},
+                  plugin_dir=plugin_dir())
+        try:
+            alice = c.make_user("alice")
+            c.make_project("lab", [("alice", "dev")])
+            r = alice.request("POST", BASE, {"metadata": {"name": "code"}, "spec": {"ide": "vscode"}})
+            self.assertEqual(r.status, 201, r.body)
+            deadline, st = time.time() + 120, {}
+            while time.time() < deadline and st.get("phase") not in ("Running", "Failed"):
+                time.sleep(0.2)
+                st = alice.get(f"{BASE}/code").json().get("status", {})
+            self.assertEqual((st.get("phase"), st.get("url")), ("Running", "/vscode/lab/code/"), st)
+            r = alice.get("/vscode/lab/code/")
+            self.assertIn(r.status, (200, 302), r.body[:300])
+            self.assertNotIn("login", r.header("location") or "", "the proxy's cookie signs in")
+            alice.request("DELETE", f"{BASE}/code")
+            time.sleep(0.5)
+        finally:
+            c.close()
 
 
 if __name__ == "__main__":
