@@ -2,7 +2,9 @@
  * launcher: it makes the server's secret itself, reports it to cubed with
  * the Job's CUBE_TOKEN (POST .../notebooks/{name}/launch over a plain socket,
  * accepted once per generation), links the project's shared directory into the home, and
- * execs Jupyter or code-server on 127.0.0.1 and the port chosen here. The
+ * execs Jupyter or code-server on 127.0.0.1 and the port chosen here
+ * (Jupyter accepting the Host names cubed is reached by: only cubed, which
+ * adds the secret, can use it). The
  * secret thus never appears in the Job's spec, the command line or a log. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,7 @@ static const char LAUNCHER[] =
     "    app = 'ServerApp' if 'lab' in os.path.basename(exe) else 'NotebookApp'\n"
     "    args = [exe, '--no-browser', '--ip=127.0.0.1', '--port=' + port,\n"
     "            '--port-retries=0', '--%s.base_url=%s' % (app, base),\n"
+    "            '--%s.allow_remote_access=True' % app, '--%s.trust_xheaders=True' % app,\n"
     "            '--notebook-dir=' + home]\n"
     "os.execve(exe, args, env)\n";
 

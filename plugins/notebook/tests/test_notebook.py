@@ -123,6 +123,8 @@ class Notebooks(unittest.TestCase):
         r = self.alice.get("/notebook/lab/nb/tree")
         self.assertEqual(r.status, 200, r.body[:500])
         self.assertIn("Jupyter", r.body)
+        r = self.alice.get("/notebook/lab/nb/api/status", headers={"Host": "cube.example.org"})
+        self.assertEqual(r.status, 200, "cubed's own host name reaches Jupyter: " + r.body[:300])
         self.assertEqual(self.bob.get("/notebook/lab/nb/tree").status, 403)
         self.assertEqual(self.olga.get("/notebook/lab/nb/api/status").status, 200,
                          "project ops pass (ops_access: true)")
