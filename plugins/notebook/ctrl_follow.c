@@ -127,7 +127,7 @@ static int job_running(struct nb *nb, const cJSON *obj, const cJSON *job, const 
         return CUBE_OK;
     }
     if (phase && !strcmp(phase, "Running"))
-        return POLL_START_MS;           /* a restart of cubed, or a hiccup */
+        return POLL_QUEUED_MS;          /* a restart of cubed, or a hiccup */
     set_str(st, "phase", "Starting");
     set_str(st, "reason", "Starting");
     set_str(st, "message", "waiting for the server to answer");

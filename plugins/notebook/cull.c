@@ -77,15 +77,19 @@ static void cull_one(struct nb *nb, const struct nb_entry *e, time_t now)
     char p[NB_KEY_LEN], *n;
     int rc;
     snprintf(p, sizeof p, "%s", e->key);
-    if (!(n = strchr(p, '/')) || !e->ready)
+    if (!(n = strchr(p, '/')))
         return;
     *n++ = '\0';
     char *text = nb->host->obj_get(nb->self, NB_KIND, p, n, &rc);
     cJSON *obj = text ? cJSON_Parse(text) : NULL;
     nb->host->free(text);
+    if (!text && rc == CUBE_ENOTFOUND) {   /* deleted while cubed was down */
+        nb_table_drop(&nb->table, e->key);
+        return;
+    }
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     const char *phase = str(st, "phase");
-    if (phase && !strcmp(phase, "Running") && !check_expiry(nb, p, n, st, now))
+    if (e->ready && phase && !strcmp(phase, "Running") && !check_expiry(nb, p, n, st, now))
         check_idle(nb, e, p, n, obj, now);
     cJSON_Delete(obj);
 }

@@ -2,7 +2,8 @@
 Jupyter: a created notebook runs as its owner's Job and answers; through
 cubed's reverse proxy the tree page answers 200, a kernel executes 1+1 over
 a proxied WebSocket, another dev gets 403, project ops pass and an
-anonymous browser is redirected to login; stop and restart; idle culling
+anonymous browser is redirected to login; a notebook with half a (simulated)
+GPU gets it pinned and sees CUBE_API/CUBE_TOKEN/CUBE_PROJECT; stop and restart; idle culling
 stops a notebook with an event; a hard expiry warns, is renewed and then
 stops it; a restart of cubed keeps a running notebook reachable; bad specs
 are 422 naming the field."""
@@ -22,9 +23,16 @@ BASE = "/api/v1/projects/lab/notebooks"
 def plugin_dir():
     d = tempfile.mkdtemp(prefix="cube-nb-plugins-")
     for var, name in (("CUBE_LOCAL_PLUGIN_DIR", "cube-executor-local.so"),
+                      ("CUBE_ACCEL_SIM_PLUGIN_DIR", "cube-accel-sim.so"),
                       ("CUBE_NOTEBOOK_PLUGIN_DIR", "cube-notebook.so")):
         os.symlink(os.path.join(os.environ[var], name), os.path.join(d, name))
     return d
+
+
+# Two simulated GPUs (accel-sim): the local node offers them, Jobs get them pinned.
+ACCEL = {"resource": "sim.cube.dev/gpu", "visible_env": "SIM_VISIBLE_DEVICES",
+         "devices": [{"id": "0", "model": "SimA100", "memory": "80Gi", "domain": "nvl-0"},
+                     {"id": "1", "model": "SimA100", "memory": "80Gi", "domain": "nvl-0"}]}
 
 
 def have_jupyter():
@@ -36,7 +44,7 @@ class Notebooks(unittest.TestCase):
     def setUpClass(cls):
         if not have_jupyter():
             raise unittest.SkipTest("Jupyter is not installed (apt-get install jupyter-notebook)")
-        cls.c = Cubed(plugins={"executor-local": None,
+        cls.c = Cubed(plugins={"accel-sim": ACCEL, "executor-local": None,
                                "notebook": {"cull_interval_seconds": 1,
                                             "idle_timeout_seconds": 3600,
                                             "expiry_warning_seconds": 4}},
@@ -48,7 +56,7 @@ class Notebooks(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        for n in ("nb", "idle", "keep", "cycle", "gpu"):
+        for n in ("nb", "idle", "keep", "cycle", "gpu", "frac"):
             cls.c.admin().request("DELETE", f"{BASE}/{n}")
         time.sleep(0.5)
         cls.c.close()
@@ -132,6 +140,23 @@ class Notebooks(unittest.TestCase):
         self.assertEqual(r.status, 302, r.body[:300])
         self.assertIn("next=", r.header("location"))
         self.assertEqual(self.execute("nb", "1+1"), "2")
+
+    def test_8_fractional_device_and_cube_variables(self):
+        self.create("frac", {"resources": {"cpu": "500m", "memory": "1Gi", "sim.cube.dev/gpu": 0.5}})
+        st = self.wait("frac", ("Running", "Failed"))
+        self.assertEqual(st["phase"], "Running", st)
+        nb = self.alice.get(f"{BASE}/frac").json()
+        self.assertEqual(nb["spec"]["expiresAfterSeconds"], 259200, "GPU notebooks expire by default")
+        self.assertIn("expires", st)
+        job = self.job(st["job"])
+        self.assertEqual(job["spec"]["resources"]["sim.cube.dev/gpu"], 0.5)
+        devices = job["status"]["replicas"][0]["devices"]
+        self.assertEqual(len(devices), 1, job["status"])
+        code = ("import os; ','.join(os.environ.get(k, '-') for k in ('CUBE_PROJECT', "
+                "'SIM_VISIBLE_DEVICES', 'CUBE_NOTEBOOK')) + ' ' + str(len(os.environ.get('CUBE_TOKEN', '')) > 0) "
+                "+ ' ' + os.environ.get('CUBE_API', '-')[:7]")
+        out = self.execute("frac", code)
+        self.assertEqual(out, repr(f"lab,{devices[0]['id']},frac True http://"), out)
 
     def execute(self, name, code):
         import websocket
