@@ -94,7 +94,6 @@ int nb_ensure_stopped(struct nb *nb, const char *project, const char *key)
     return CUBE_OK;
 }
 
-
 int nb_reconcile(void *state, const char *kind, const char *project, const char *name,
                  const char *object_json)
 {
