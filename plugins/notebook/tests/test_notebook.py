@@ -264,6 +264,23 @@ class Notebooks(unittest.TestCase):
         self.assertEqual(self.direct(port, "/notebook/lab/keep/api/status"), 403)
 
 
+class Config(unittest.TestCase):
+    """Bad plugin config is refused before start, naming file:line and key."""
+
+    def test_bad_config_names_file_line_and_key(self):
+        for conf, key in (({"idle_timeout_seconds": -5}, "config.idle_timeout_seconds"),
+                          ({"python": "python3"}, "config.python"),
+                          ({"vscode": {"enabld": True}}, "config.vscode.enabld")):
+            c = Cubed(plugins={"notebook": conf}, plugin_dir=plugin_dir(), wait=False)
+            try:
+                r = c.run("--check-config")
+            finally:
+                c.tmp.cleanup()
+            out = r.stdout + r.stderr
+            self.assertNotEqual(r.returncode, 0, out)
+            self.assertRegex(out, r"10-notebook\.yaml:\d+:\d+: " + key.replace(".", r"\."), out)
+
+
 def code_server():
     """code-server's path: CUBE_TEST_CODE_SERVER, else on PATH, else None."""
     p = os.environ.get("CUBE_TEST_CODE_SERVER") or shutil.which("code-server")
