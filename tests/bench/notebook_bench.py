@@ -275,8 +275,8 @@ def main():
                      ("hub", "JupyterHub 3 spawn")):
         print(f"  {label:28s} {med[k]:6.2f} s   ({min(times[k]):.2f} .. {max(times[k]):.2f})")
     r_bare, r_hub = med["cube"] / med["bare"], med["cube"] / med["hub"]
-    print(f"  Cube / bare       {r_bare:5.2f}x  (bar <= 1.2x: {'met' if r_bare <= 1.2 else 'NOT met'})")
-    print(f"  Cube / JupyterHub {r_hub:5.2f}x  (bar <= 0.7x: {'met' if r_hub <= 0.7 else 'NOT met'})")
+    print(f"  Cube / bare       {r_bare:6.3f}x  (bar <= 1.2x: {'met' if r_bare <= 1.2 else 'NOT met'})")
+    print(f"  Cube / JupyterHub {r_hub:6.3f}x  (bar <= 0.7x: {'met' if r_hub <= 0.7 else 'NOT met'})")
     print(f"/api/status latency, median of 200: through cubed {proxied:.2f} ms, "
           f"direct {direct:.2f} ms (+{proxied - direct:.2f} ms)")
 
