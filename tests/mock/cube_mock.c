@@ -127,7 +127,13 @@ static double cfg_double(cube_plugin *s, const char *p, double d)
 { (void)s; const cJSON *n = lookup(p); return cJSON_IsNumber(n) ? n->valuedouble : d; }
 static int cfg_bool(cube_plugin *s, const char *p, int d)
 { (void)s; const cJSON *n = lookup(p); return cJSON_IsBool(n) ? cJSON_IsTrue(n) : d; }
-static const char *data_dir(cube_plugin *s) { (void)s; return "/tmp"; }
+static char mock_data_dir[1024] = "/tmp";
+static const char *data_dir(cube_plugin *s) { (void)s; return mock_data_dir; }
+
+void cube_mock_set_data_dir(const char *dir)
+{
+    snprintf(mock_data_dir, sizeof mock_data_dir, "%s", dir ? dir : "/tmp");
+}
 
 static int register_route(cube_plugin *s, const struct cube_route_desc *d)
 {

@@ -82,6 +82,8 @@ struct cube_mock_response {
 /* Creates the fake host and plugin handle. config_json may be NULL ("{}");
  * it is used as given (the mock does not apply schema defaults). */
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self);
+/* What data_dir answers from now on (NULL: "/tmp", the default). */
+void cube_mock_set_data_dir(const char *dir);
 /* Calls desc->init and checks nothing else; returns init's result. */
 int cube_mock_init(const struct cube_plugin_desc *desc, const char *config_json,
                    void **state);

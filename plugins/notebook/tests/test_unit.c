@@ -26,10 +26,12 @@ static const char CONFIG[] =
     "\"jupyter_command\":\"/bin/true\",\"python\":\"/usr/bin/python3\"}";
 
 static void *state;
+static char data_dir[] = "/tmp/nb-unit-data-XXXXXX";
 
 static int setup(void **st)
 {
     (void)st;
+    cube_mock_set_data_dir(data_dir);   /* made in main: the servers/ dir goes there */
     int rc = cube_mock_init(cube_plugin_notebook(), CONFIG, &state);
     if (rc != CUBE_OK)
         fprintf(stderr, "init: %s\n", cube_mock_last_error());
@@ -260,6 +262,8 @@ static void proxy_resolves_only_ready_servers(void **st)
 
 int main(void)
 {
+    if (!mkdtemp(data_dir))
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(kind_and_actions_registered, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_specs_name_their_field, setup, teardown),
@@ -269,5 +273,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(launch_is_accepted_once, setup, teardown),
         cmocka_unit_test_setup_teardown(proxy_resolves_only_ready_servers, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", data_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", data_dir);
+    return failed;
 }
