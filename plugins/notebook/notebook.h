@@ -4,7 +4,8 @@
  *
  * Files: plugin.c (init, registration), conf.c (config schema and reading),
  * spec.c (the Notebook schema and its semantic checks), job.c (the Job a
- * notebook runs as), ctrl.c (the controller), table.c (running servers,
+ * notebook runs as and its launcher), ctrl.c and ctrl_follow.c (the
+ * controller), table.c (running servers,
  * their secrets and private files), probe.c (a tiny HTTP client for the
  * servers' status), cull.c (idle and expiry), actions.c (stop, restart,
  * renew, open, launch), proxy.c (the proxy's resolve). */
@@ -49,7 +50,7 @@ struct nb_entry {
     unsigned port;
     unsigned generation;
     char token[NB_TOKEN_LEN + 1]; /* "" until the server reported it */
-    int ready;                   /* answered its status probe */
+    int ready;                   /* answered its status probe (culling waits for it) */
     time_t last_activity;        /* from the server, UTC seconds; 0 unknown */
     struct nb_entry *next;
 };
