@@ -136,6 +136,8 @@ class Notebooks(unittest.TestCase):
         self.assertEqual(self.bob.get("/notebook/lab/nb/tree").status, 403)
         self.assertEqual(self.olga.get("/notebook/lab/nb/api/status").status, 200,
                          "project ops pass (ops_access: true)")
+        self.assertEqual(self.c.admin().get("/notebook/lab/nb/api/status").status, 200,
+                         "a session cookie works as well as a bearer token")
         r = self.c.get("/notebook/lab/nb/tree", headers={"Accept": "text/html"})
         self.assertEqual(r.status, 302, r.body[:300])
         self.assertIn("next=", r.header("location"))
