@@ -209,10 +209,10 @@ void cube_host_table_init_1_4_proxy(struct cube_host *h)
 
 /* -- matching ----------------------------------------------------------------- */
 
-const struct proxy_prefix *proxy_match(const struct cube_proxies *px, const char *raw_path,
-                                       struct cube_route_match *m, const char **rest)
+struct proxy_prefix *proxy_match(const struct cube_proxies *px, const char *raw_path,
+                                 struct cube_route_match *m, const char **rest)
 {
-    for (const struct proxy_prefix *p = px ? px->prefixes : NULL; p; p = p->next) {
+    for (struct proxy_prefix *p = px ? px->prefixes : NULL; p; p = p->next) {
         const char *s = raw_path;
         size_t i = 0;
         m->n_params = 0;

@@ -177,11 +177,14 @@ void proxy_conn_put(struct cube_proxies *px, struct proxy_conn *c)
 
 void proxy_conn_close(struct cube_proxies *px, struct proxy_conn *c)
 {
+    (void)px;
     if (!c)
         return;
-    if (c->in_epoll && px->loop)
-        proxy_loop_forget(px->loop, c);
-    close(c->fd); /* also leaves the epoll set */
+    /* close() also takes the fd out of the relay loop's epoll set. No
+     * lock is taken here: this runs from MHD's completion callbacks, and
+     * a connection being closed is never parked, so no pending event can
+     * name it. */
+    close(c->fd);
     free(c);
 }
 

@@ -46,10 +46,11 @@ struct relay {
     int fd[2];
     struct MHD_UpgradeResponseHandle *urh;
     char *buf[2];              /* buf[i]: read from side i, for side !i */
-    size_t off[2], len[2];
+    size_t cap[2], off[2], len[2];
     int eof[2];                /* side i ended its sending */
     int shut[2];               /* we ended our sending to side i */
     uint32_t want[2];          /* current epoll interest of fd[i] */
+    int added[2];              /* fd[i] is in the epoll set */
     int dead;                  /* closed; freed after the current batch */
     struct relay *next, *prev;
 };
@@ -184,11 +185,9 @@ static void free_dead(struct proxy_loop *l)
 static int relay_pump(struct relay *r, int s)
 {
     int d = !s;
-    if (!r->eof[s] && r->off[s] + r->len[s] < RELAY_BUF) {
-        if (r->off[s] && !r->len[s])
-            r->off[s] = 0;
+    if (!r->eof[s] && r->off[s] + r->len[s] < r->cap[s]) {
         ssize_t n = recv(r->fd[s], r->buf[s] + r->off[s] + r->len[s],
-                         RELAY_BUF - r->off[s] - r->len[s], 0);
+                         r->cap[s] - r->off[s] - r->len[s], 0);
         if (n > 0)
             r->len[s] += (size_t)n;
         else if (n == 0)
@@ -218,16 +217,19 @@ static int relay_pump(struct relay *r, int s)
 static int relay_arm(struct proxy_loop *l, struct relay *r)
 {
     for (int i = 0; i < 2; i++) {
-        uint32_t want = EPOLLRDHUP;
-        if (!r->eof[i] && r->len[i] < RELAY_BUF)
+        /* No EPOLLRDHUP: level-triggered, it would fire without end while
+         * the other direction still flows; EPOLLIN sees the EOF once. */
+        uint32_t want = 0;
+        if (!r->eof[i] && r->off[i] + r->len[i] < r->cap[i])
             want |= EPOLLIN;
         if (r->len[!i])
             want |= EPOLLOUT;
-        if (want == r->want[i])
+        if (r->added[i] && want == r->want[i])
             continue;
         struct epoll_event ev = {.events = want, .data.ptr = &r->end[i]};
-        if (epoll_ctl(l->ep, r->want[i] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, r->fd[i], &ev) < 0)
+        if (epoll_ctl(l->ep, r->added[i] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, r->fd[i], &ev) < 0)
             return -1;
+        r->added[i] = 1;
         r->want[i] = want;
     }
     return 0;
@@ -257,8 +259,12 @@ int proxy_loop_relay(struct proxy_loop *l, MHD_socket client,
                      size_t cl_len)
 {
     struct relay *r = calloc(1, sizeof *r);
-    if (!r || up_len > RELAY_BUF || cl_len > RELAY_BUF || !(r->buf[0] = malloc(RELAY_BUF)) ||
-        !(r->buf[1] = malloc(RELAY_BUF)))
+    if (!r)
+        goto fail;
+    /* bytes that came with the handshake may exceed one buffer */
+    r->cap[0] = up_len > RELAY_BUF ? up_len : RELAY_BUF;
+    r->cap[1] = cl_len > RELAY_BUF ? cl_len : RELAY_BUF;
+    if (!(r->buf[0] = malloc(r->cap[0])) || !(r->buf[1] = malloc(r->cap[1])))
         goto fail;
     r->fd[0] = client;
     r->fd[1] = upstream;
@@ -286,7 +292,7 @@ int proxy_loop_relay(struct proxy_loop *l, MHD_socket client,
     pthread_mutex_unlock(&l->mu);
     return 0;
 fail:
-    if (r && (r->want[0] || r->want[1])) {
+    if (r && (r->added[0] || r->added[1])) {
         epoll_ctl(l->ep, EPOLL_CTL_DEL, client, NULL);
         epoll_ctl(l->ep, EPOLL_CTL_DEL, upstream, NULL);
     }

@@ -13,6 +13,7 @@
 #define CUBE_PROXY_PRIV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -30,6 +31,9 @@
 #define PROXY_HEAD_TIMEOUT_MS 120000
 #define PROXY_WRITE_TIMEOUT_MS 30000
 #define PROXY_HEAD_MAX 32768
+/* A fast upstream answers while the HTTP thread waits this long (no thread
+ * hop); prefixes whose upstreams usually take longer are parked at once. */
+#define PROXY_FAST_WAIT_MS 1
 #define PROXY_IO_BLOCK 32768
 
 struct cube_kind;
@@ -47,6 +51,7 @@ struct proxy_prefix {
     const struct cube_kind *kind;      /* NULL: none */
     int login_redirect, strip_prefix, allow_remote;
     int (*resolve)(void *state, cube_req *req, struct cube_proxy_upstream *up);
+    atomic_uint head_us;               /* moving average: request sent -> head */
     struct proxy_prefix *next;
 };
 
@@ -86,7 +91,7 @@ struct proxy_body;
 struct proxy_upgrade;
 struct proxy_call {
     struct cube_proxies *px;
-    const struct proxy_prefix *pfx;
+    struct proxy_prefix *pfx;         /* read-only but for its head_us hint */
     cube_req *req;
     struct proxy_conn *up;            /* owned until a body or relay takes it */
     char *head;                       /* the request head, kept for a retry */
@@ -98,9 +103,11 @@ struct proxy_call {
     int head_only;                    /* HEAD: the answer carries no body */
     int retried;
     int started;                      /* the answer head was awaited once */
+    int polled;                       /* waited PROXY_FAST_WAIT_MS already */
     char *in;                         /* bytes read from upstream */
     size_t in_len, in_cap;
     uint64_t deadline_ns;             /* for the answer head */
+    uint64_t sent_ns;                 /* when the head went upstream */
     struct proxy_body *body;          /* the answer's reader, while it lives */
     struct proxy_upgrade *upg;        /* a 101 waiting for its upgrade handler */
 };
@@ -108,8 +115,8 @@ struct proxy_call {
 /* -- proxy.c -------------------------------------------------------------- */
 /* The prefix raw_path lies under; fills m with the decoded params and
  * *rest with the raw remainder ("" or "/..."). NULL when none. */
-const struct proxy_prefix *proxy_match(const struct cube_proxies *px, const char *raw_path,
-                                       struct cube_route_match *m, const char **rest);
+struct proxy_prefix *proxy_match(const struct cube_proxies *px, const char *raw_path,
+                                 struct cube_route_match *m, const char **rest);
 /* Counts a finished proxied request in cube_proxy_requests_total. */
 void proxy_count(struct cube_proxies *px, const struct proxy_prefix *p, int status);
 

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "objects.h"
 #include "proxy_priv.h"
+#include "util.h"
 
 /* A growable text buffer for the request head. */
 struct buf {
@@ -66,7 +67,8 @@ static int browser_navigation(cube_req *req)
 
 static void put_query(struct buf *b, cube_req *req);
 
-/* 302 to the console's login page, coming back to this path after. */
+/* 302 to the console's login page, coming back to this path after (the
+ * console writes its own ?next= the same way). */
 static void redirect_to_login(cube_req *req)
 {
     static const char HEX[] = "0123456789ABCDEF";
@@ -77,7 +79,7 @@ static void redirect_to_login(cube_req *req)
     for (size_t i = 0; !target.oom && i < target.len; i++) {
         unsigned char c = (unsigned char)target.p[i];
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            strchr("-_.~/", c)) {
+            strchr("-_.!~*'()", c)) { /* as JavaScript's encodeURIComponent */
             put(&loc, (const char *)&c, 1);
         } else {
             char esc[3] = {'%', HEX[c >> 4], HEX[c & 15]};
@@ -228,14 +230,50 @@ static enum MHD_Result add_caller_header(void *cls, enum MHD_ValueKind kind, con
         (h->trusted_header && !strcasecmp(name, h->trusted_header)))
         return MHD_YES;
     if (!strcasecmp(name, "Cookie")) {
-        char kept[8192];
-        int n = proxy_strip_cookie(value, kept, sizeof kept);
+        size_t cap = strlen(value) + 1;
+        char *kept = malloc(cap);
+        int n = kept ? proxy_strip_cookie(value, kept, cap) : -1;
         if (n > 0)
             put_header(h->b, "Cookie", kept);
+        h->b->oom |= !kept;
+        free(kept);
         return MHD_YES;
     }
     put_header(h->b, name, value);
     return MHD_YES;
+}
+
+/* 1 when the caller is one of auth.trusted_header.proxies (a front proxy). */
+static int from_front_proxy(cube_req *req)
+{
+    struct cube_auth *a = req->ctx->auth;
+    const char *client = cube_req_client(req);
+    for (size_t i = 0; a && i < a->n_proxies; i++)
+        if (!strcmp(a->proxies[i], client))
+            return 1;
+    return 0;
+}
+
+/* X-Forwarded-*: ours, or a trusted front proxy's extended by ours (a
+ * caller's own are never believed). */
+static void put_forwarded(struct buf *b, cube_req *req)
+{
+    int front = from_front_proxy(req);
+    const char *xff = front ? cube_req_header(req, "X-Forwarded-For") : NULL;
+    const char *proto = front ? cube_req_header(req, "X-Forwarded-Proto") : NULL;
+    const char *host = front ? cube_req_header(req, "X-Forwarded-Host") : NULL;
+    puts_(b, "X-Forwarded-For: ");
+    if (xff) {
+        puts_(b, xff);
+        put(b, ", ", 2);
+    }
+    puts_(b, cube_req_client(req));
+    put(b, "\r\n", 2);
+    put_header(b, "X-Forwarded-Proto", proto ? proto : req->ctx->cfg->tls_cert ? "https" : "http");
+    if (!host)
+        host = cube_req_header(req, "Host");
+    if (host)
+        put_header(b, "X-Forwarded-Host", host);
 }
 
 /* The request line and headers for the upstream (Cube credentials out,
@@ -261,11 +299,7 @@ static int build_head(struct proxy_call *call, const char *rest,
         put_header(&b, "Connection", "Upgrade");
         put_header(&b, "Upgrade", upgrade);
     }
-    put_header(&b, "X-Forwarded-For", cube_req_client(req));
-    put_header(&b, "X-Forwarded-Proto", req->ctx->cfg->tls_cert ? "https" : "http");
-    const char *host = cube_req_header(req, "Host");
-    if (host)
-        put_header(&b, "X-Forwarded-Host", host);
+    put_forwarded(&b, req);
     if (up->header_name[0])
         put_header(&b, up->header_name, up->header_value);
     const char *cl = cube_req_header(req, "Content-Length");
@@ -307,6 +341,7 @@ int proxy_send_head(struct proxy_call *call, const char *host, unsigned port)
         call->up = proxy_conn_get(call->px, host, port, err, sizeof err);
         if (!call->up)
             break;
+        call->sent_ns = cube_now_ns();
         if (proxy_send_all(call->up->fd, call->head, call->head_len) == 0)
             return 0;
         snprintf(err, sizeof err, "send: %s", strerror(errno));
@@ -324,8 +359,7 @@ int cube_proxy_begin(cube_req *req)
 {
     struct cube_proxies *px = req->ctx->proxies;
     const char *rest;
-    const struct proxy_prefix *p = px ? proxy_match(px, req->raw_path, &req->match, &rest)
-                                      : NULL;
+    struct proxy_prefix *p = px ? proxy_match(px, req->raw_path, &req->match, &rest) : NULL;
     if (!p)
         return 0;
     req->route_label = p->tmpl;

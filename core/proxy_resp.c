@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include "ctx.h"
@@ -31,7 +32,8 @@ struct proxy_body {
     int eof, done, keepalive, failed;
     uint64_t bytes;                    /* sent to the caller */
     size_t off, len;                   /* raw bytes waiting in buf */
-    char buf[PROXY_IO_BLOCK];
+    size_t cap;
+    char *buf;
 };
 
 /* What a 101 needs until the upgrade handler runs. */
@@ -92,7 +94,7 @@ static ssize_t body_read(void *cls, uint64_t pos, char *out, size_t max)
         }
         if (b->eof)
             goto fail; /* the upstream ended before the body did */
-        ssize_t n = recv(b->up->fd, b->buf, sizeof b->buf, MSG_DONTWAIT);
+        ssize_t n = recv(b->up->fd, b->buf, b->cap, MSG_DONTWAIT);
         if (n > 0) {
             b->len = (size_t)n;
         } else if (n == 0) {
@@ -121,6 +123,7 @@ static void body_free(void *cls)
         proxy_conn_put(b->px, b->up);
     else
         proxy_conn_close(b->px, b->up);
+    free(b->buf);
     free(b);
 }
 
@@ -173,26 +176,51 @@ static int body_mode(struct proxy_call *call, const struct proxy_head *h, uint64
     return no_body ? BODY_NONE : BODY_CLOSE;
 }
 
+/* A small answer that arrived whole with its head goes out as one buffer
+ * (one write, no content reader) and the connection back to the pool. */
+static int answer_whole(struct proxy_call *call, const struct proxy_head *h, size_t size,
+                        int keepalive)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        size, call->in + h->len, MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return cube_http_answer_error(call->req, 503, "Unavailable", "out of memory");
+    if (keepalive && call->in_len - h->len == size)
+        proxy_conn_put(call->px, call->up);
+    else
+        proxy_conn_close(call->px, call->up);
+    call->up = NULL;
+    call->req->resp_bytes = size;
+    copy_headers(resp, h);
+    return cube_http_queue(call->req, h->status, resp);
+}
+
 static int answer_body(struct proxy_call *call, const struct proxy_head *h)
 {
     uint64_t size;
     int mode = body_mode(call, h, &size);
-    struct proxy_body *b = mode < 0 ? NULL : calloc(1, sizeof *b);
-    size_t extra = call->in_len - h->len;
-    if (!b || extra > sizeof b->buf) {
-        free(b);
+    if (mode < 0)
         return cube_http_answer_error(call->req, 502, "BadGateway",
                                       "the upstream's answer is malformed");
-    }
+    size_t extra = call->in_len - h->len;
     char conn[128] = "";
     proxy_head_get(h, "Connection", conn, sizeof conn);
+    int keepalive = mode != BODY_CLOSE && h->minor >= 1 && !proxy_connection_lists(conn, "close");
+    if (mode == BODY_LENGTH && size <= extra && size <= PROXY_IO_BLOCK)
+        return answer_whole(call, h, (size_t)size, keepalive);
+    struct proxy_body *b = calloc(1, sizeof *b);
+    if (b) /* bytes read with the head may exceed one block */
+        b->cap = extra > PROXY_IO_BLOCK ? extra : PROXY_IO_BLOCK;
+    if (!b || !(b->buf = malloc(b->cap))) {
+        free(b);
+        return cube_http_answer_error(call->req, 503, "Unavailable", "out of memory");
+    }
     b->px = call->px;
     b->up = call->up;
     b->mhd = call->req->conn;
     b->mode = mode;
     b->left = mode == BODY_LENGTH ? size : 0;
-    b->keepalive = mode != BODY_CLOSE && h->minor >= 1 &&
-                   !proxy_connection_lists(conn, "close");
+    b->keepalive = keepalive;
     memcpy(b->buf, call->in + h->len, extra);
     b->len = extra;
     if (mode == BODY_NONE && call->head_only && size == MHD_SIZE_UNKNOWN)
@@ -201,6 +229,7 @@ static int answer_body(struct proxy_call *call, const struct proxy_head *h)
         mode == BODY_NONE && !call->head_only ? 0 : size, PROXY_IO_BLOCK, body_read, b,
         body_free);
     if (!resp) {
+        free(b->buf);
         free(b);
         return cube_http_answer_error(call->req, 503, "Unavailable", "out of memory");
     }
@@ -309,6 +338,17 @@ static int retry_fresh(struct proxy_call *call)
     return proxy_send_head(call, host, port) == 0 ? 1 : -1;
 }
 
+/* Folds this answer's head latency into the prefix's moving average
+ * (weight 1/8; relaxed: a lost update only skews a hint). */
+static void note_head_time(struct proxy_call *call)
+{
+    atomic_uint *avg = &call->pfx->head_us;
+    uint64_t us = (cube_now_ns() - call->sent_ns) / 1000u;
+    unsigned old = atomic_load_explicit(avg, memory_order_relaxed);
+    unsigned now = us > 10000000u ? 10000000u : (unsigned)us;
+    atomic_store_explicit(avg, old - old / 8 + now / 8, memory_order_relaxed);
+}
+
 int proxy_resp_try(struct proxy_call *call)
 {
     cube_req *req = call->req;
@@ -329,8 +369,10 @@ int proxy_resp_try(struct proxy_call *call)
             call->in_len -= h.len;
             continue;
         }
-        if (rc > 0)
+        if (rc > 0) {
+            note_head_time(call);
             return answer_head(call, &h), 1;
+        }
         if (rc < 0)
             return cube_http_answer_error(req, 502, "BadGateway",
                                           "the upstream's answer head is malformed"), 1;
@@ -348,6 +390,13 @@ int proxy_resp_try(struct proxy_call *call)
             return cube_http_answer_error(req, 502, "BadGateway",
                                           "the upstream closed the connection without "
                                           "answering"), 1;
+        if (!call->polled && atomic_load_explicit(&call->pfx->head_us, memory_order_relaxed) <
+                                 PROXY_FAST_WAIT_MS * 1000u) {
+            call->polled = 1;
+            struct pollfd pfd = {.fd = call->up->fd, .events = POLLIN};
+            if (poll(&pfd, 1, PROXY_FAST_WAIT_MS) > 0)
+                continue;
+        }
         uint64_t now = cube_now_ns();
         unsigned left = call->deadline_ns > now
                             ? (unsigned)((call->deadline_ns - now) / 1000000u) + 1 : 1;

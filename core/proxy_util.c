@@ -130,7 +130,7 @@ int proxy_parse_head(const char *buf, size_t len, struct proxy_head *h)
     const char *end = find_blank_line(buf, len);
     if (!end)
         return len > PROXY_HEAD_MAX ? -1 : 0;
-    memset(h, 0, sizeof *h);
+    h->n = 0; /* h->h[] is filled as far as n: no need to clear 3 KiB */
     h->len = (size_t)(end - buf);
     const char *p = buf, *eol = strstr(p, "\r\n");
     if (parse_status_line(p, eol, h) < 0)

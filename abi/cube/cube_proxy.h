@@ -15,6 +15,18 @@
  * see Cube credentials), adds X-Forwarded-For/-Proto/-Host, adds the one
  * header the plugin names (a notebook's own token, say), and forwards the
  * path and query unchanged unless `strip_prefix` is set.
+ *
+ * How the host answers when the relay cannot (JSON errors, as for routes):
+ * 502 when the upstream refuses the connection (5 s connect timeout),
+ * closes it without answering or stops reading the request body for 30 s;
+ * 503 when `resolve` returns CUBE_EUNAVAIL (with Retry-After) or names an
+ * address it may not; 504 when no answer head came within 120 s; 413 when
+ * the body exceeds the server's limits.max_body_bytes. A request waiting
+ * for its upstream holds no HTTP thread. Cookie-authenticated writes under
+ * a prefix need no X-CSRF-Token (the upstream's pages cannot know it; the
+ * session cookie is SameSite=Lax and upstreams keep their own XSRF check).
+ * The caller's X-Forwarded-* are replaced (extended, for a front proxy
+ * listed in auth.trusted_header.proxies).
  */
 #ifndef CUBE_PROXY_H
 #define CUBE_PROXY_H
@@ -62,7 +74,10 @@ struct cube_proxy_desc {
      * Optional kind of the object that {project}/{name} names. With
      * CUBE_PERM_PROJECT_OPERATE a dev passes only when they own that object
      * (metadata.owner), as on a kind's actions; ops and creators always
-     * pass. A missing object answers 404 before `resolve` runs.
+     * pass. A missing object answers 404 before `resolve` runs. The kind
+     * must be registered before the prefix (by this plugin or an earlier
+     * one), be project-scoped, and the prefix must have {project} and
+     * {name}.
      */
     const char *kind;
     /** Non-zero: an anonymous browser navigation (GET accepting text/html)

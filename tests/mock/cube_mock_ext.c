@@ -1,5 +1,9 @@
 /* cube_mock_ext.c — the fake host's ABI 1.4 slots: reverse-proxied
- * prefixes and console entries are recorded for the test to inspect. */
+ * prefixes and console entries are recorded for the test to inspect.
+ * Prefixes follow the host's rules (first segment a literal other than
+ * api/ui, no trailing '/', a CUBE_PERM_* permission, {project} for project
+ * permissions, a registered kind, overlapping prefixes CUBE_EEXIST) but
+ * for the host's core routes, which the mock does not have. */
 #include "cube_mock.h"
 #include "cube_mock_priv.h"
 
@@ -16,16 +20,73 @@ static struct {
     int n_uis;
 } S;
 
+/* The n-th '/'-separated segment of a template (length in *len), or NULL. */
+static const char *segment(const char *t, int n, size_t *len)
+{
+    for (const char *s = t + 1; *s || n == 0;) {
+        size_t l = strcspn(s, "/");
+        if (n-- == 0) {
+            *len = l;
+            return l ? s : NULL;
+        }
+        s += l;
+        if (*s == '/')
+            s++;
+        else
+            break;
+    }
+    return NULL;
+}
+
+/* As the host: some path lies under both templates ({x} matches anything). */
+static int prefixes_overlap(const char *a, const char *b)
+{
+    for (int i = 0;; i++) {
+        size_t la, lb;
+        const char *sa = segment(a, i, &la), *sb = segment(b, i, &lb);
+        if (!sa || !sb)
+            return 1;
+        if (sa[0] != '{' && sb[0] != '{' && (la != lb || strncmp(sa, sb, la)))
+            return 0;
+    }
+}
+
+/* The host's rules for a prefix, without the core-route check. */
+static int prefix_ok(const char *p)
+{
+    size_t len;
+    const char *first = p && p[0] == '/' ? segment(p, 0, &len) : NULL;
+    return first && first[0] != '{' && p[strlen(p) - 1] != '/' &&
+           !(len == 3 && !strncmp(first, "api", 3)) && !(len == 2 && !strncmp(first, "ui", 2));
+}
+
+/* A CUBE_PERM_* value; 2 for the project ones (they need {project}). */
+static int perm_kind(const char *perm)
+{
+    static const char *const plain[] = {CUBE_PERM_PUBLIC, CUBE_PERM_USER, CUBE_PERM_ADMIN};
+    static const char *const project[] = {CUBE_PERM_PROJECT_VIEW, CUBE_PERM_PROJECT_EDIT,
+                                          CUBE_PERM_PROJECT_OPERATE, CUBE_PERM_PROJECT_MANAGE};
+    for (size_t i = 0; perm && i < 3; i++)
+        if (!strcmp(perm, plain[i]))
+            return 1;
+    for (size_t i = 0; perm && i < 4; i++)
+        if (!strcmp(perm, project[i]))
+            return 2;
+    return 0;
+}
+
 static int register_proxy(cube_plugin *self, const struct cube_proxy_desc *d)
 {
     (void)self;
     if (mock_after_init())
         return CUBE_ESTATE;
     if (!d || d->size < offsetof(struct cube_proxy_desc, resolve) + sizeof d->resolve ||
-        !d->prefix || d->prefix[0] != '/' || !d->permission || !d->resolve)
+        !prefix_ok(d->prefix) || !perm_kind(d->permission) || !d->resolve ||
+        (perm_kind(d->permission) == 2 && !strstr(d->prefix, "/{project}")) ||
+        (d->kind && (!cube_mock_kind(d->kind) || !strstr(d->prefix, "/{name}"))))
         return CUBE_EINVAL;
     for (int i = 0; i < S.n_proxies; i++)
-        if (strcmp(S.proxies[i].prefix, d->prefix) == 0)
+        if (prefixes_overlap(S.proxies[i].prefix, d->prefix))
             return CUBE_EEXIST;
     if (S.n_proxies == MAX_EXT)
         return CUBE_ENOMEM;

@@ -6,7 +6,9 @@
  * both resolving to the test's upstream (config `port`), except the names
  * "starting" (not ready: 503), "down" (config `down_port`, nothing
  * listening: 502) and "gone" (CUBE_ENOTFOUND), "remote" (a non-loopback
- * address). It adds "X-Probe-Token: token-<name>" upstream. During init it
+ * address). It adds "X-Probe-Token: token-<name>" upstream, or, with
+ * config `token`, "Authorization: token <token>" (a Jupyter server's own
+ * token, replacing the caller's Cube credential). During init it
  * also tries invalid registrations and publishes what each returned at
  * GET /api/v1/proxyprobe/registrations. Never built into a release. */
 #include <stdio.h>
@@ -21,7 +23,8 @@ static char RESULTS[1024];
 static const char SCHEMA[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
-    "\"down_port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535}}}";
+    "\"down_port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
+    "\"token\":{\"type\":\"string\",\"maxLength\":200}}}";
 
 static const char APP_SPEC[] = "{\"type\":\"object\",\"properties\":{}}";
 
@@ -35,8 +38,10 @@ static int resolve(void *state, cube_req *req, struct cube_proxy_upstream *up)
         return CUBE_ENOTFOUND;
     snprintf(up->host, sizeof up->host, "%s", strcmp(name, "remote") ? "127.0.0.1" : "192.0.2.1");
     up->port = (unsigned)H->config_int(SELF, strcmp(name, "down") ? "port" : "down_port", 1);
-    snprintf(up->header_name, sizeof up->header_name, "X-Probe-Token");
-    snprintf(up->header_value, sizeof up->header_value, "token-%s", name);
+    const char *token = H->config_string(SELF, "token", NULL);
+    snprintf(up->header_name, sizeof up->header_name, token ? "Authorization" : "X-Probe-Token");
+    snprintf(up->header_value, sizeof up->header_value, "token%s%s", token ? " " : "-",
+             token ? token : name);
     return CUBE_OK;
 }
 

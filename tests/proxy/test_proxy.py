@@ -6,7 +6,10 @@ import hashlib
 import http.client
 import json
 import os
+import shutil
 import socket
+import ssl
+import subprocess
 import sys
 import threading
 import time
@@ -75,6 +78,12 @@ class Proxy(unittest.TestCase):
         self.assertEqual(h["x-forwarded-for"], "127.0.0.1")
         self.assertEqual(h["x-forwarded-proto"], "http")
         self.assertEqual(h["x-forwarded-host"], f"127.0.0.1:{self.c.port}")
+        # a caller's own X-Forwarded-* are not believed (no front proxy here)
+        r = self.ops.get("/probe/p1/app1/x", headers={"X-Forwarded-For": "10.9.9.9",
+                                                      "X-Forwarded-Host": "evil"})
+        h = headers_of(r.json())
+        self.assertEqual((h["x-forwarded-for"], h["x-forwarded-host"]),
+                         ("127.0.0.1", f"127.0.0.1:{self.c.port}"))
         self.assertTrue(r.header("x-request-id"))
         c = self.conn()
         c.request("GET", "/probe/p1/app1/cookies", headers=self.ops.headers)
@@ -194,6 +203,16 @@ class Proxy(unittest.TestCase):
         self.assertEqual(h["x-probe-token"], "token-app1")
         self.assertNotIn("authorization", h)
 
+    def test_websocket_half_close_still_delivers_the_answer(self):
+        token = self.ops.headers["Authorization"]
+        ws = self.ws("/probe/p1/app1/ws", header=[f"Authorization: {token}"])
+        self.assertEqual(ws.recv(), "welcome")
+        ws.send("last words")
+        ws.sock.shutdown(socket.SHUT_WR)  # our side is done sending
+        self.assertEqual(ws.recv(), "last words")
+        self.assertEqual(ws.sock.recv(10), b"")  # then the relay closes
+        ws.sock.close()
+
     def test_websocket_with_session_cookie_and_many_at_once(self):
         s = self.c.login("ops1", "password-" + "x" * 8)
         socks = [self.ws("/probe/p1/app1/ws", cookie=s.headers["Cookie"]) for _ in range(20)]
@@ -216,7 +235,7 @@ class Proxy(unittest.TestCase):
         self.assertEqual(r.status, 401, r.body)
         r = self.c.get("/probe/p1/app1/tree?x=1", headers={"Accept": "text/html,*/*"})
         self.assertEqual(r.status, 302)
-        self.assertEqual(r.header("location"), "/login?next=/probe/p1/app1/tree%3Fx%3D1")
+        self.assertEqual(r.header("location"), "/login?next=%2Fprobe%2Fp1%2Fapp1%2Ftree%3Fx%3D1")
         r = self.c.get("/probeop/p1/app1/", headers={"Accept": "text/html"})
         self.assertEqual(r.status, 401)  # no login_redirect on this prefix
 
@@ -246,6 +265,27 @@ class Proxy(unittest.TestCase):
         self.assertEqual((r.status, r.header("retry-after")), (503, "2"))
         self.assertEqual(self.ops.get("/probe/p1/gone/x").status, 404)
         self.assertEqual(self.ops.get("/probe/p1/remote/x").status, 503)
+
+    def test_broken_upstream_answers_are_502(self):
+        for path in ("garbage", "hangup"):
+            r = self.ops.get(f"/probe/p1/app1/{path}")
+            self.assertEqual(r.status, 502, f"{path}: {r.body}")
+            self.assertEqual(r.json()["error"]["code"], "BadGateway")
+
+    def test_http10_client_and_other_methods(self):
+        s = socket.create_connection(("127.0.0.1", self.c.port), timeout=10)
+        s.sendall(f"GET /probe/p1/app1/old HTTP/1.0\r\nAuthorization: "
+                  f"{self.ops.headers['Authorization']}\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+        s.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        self.assertTrue(head.startswith(b"HTTP/1.") and b" 200 " in head, head)
+        self.assertEqual(json.loads(body)["path"], "/probe/p1/app1/old")
+        for method in ("OPTIONS", "DELETE", "PATCH"):
+            r = self.ops.request(method, "/probe/p1/app1/m")
+            self.assertEqual((r.status, r.json()["method"]), (200, method))
 
     def test_bodies_beyond_the_limit_get_413(self):
         # refused from the Content-Length, before the body is read
@@ -293,6 +333,128 @@ class Proxy(unittest.TestCase):
     def test_core_routes_still_answer(self):
         self.assertEqual(self.c.get("/healthz").status, 200)
         self.assertEqual(self.ops.get("/api/v1/projects/p1/probeapps/app1").status, 200)
+
+
+class FrontProxy(unittest.TestCase):
+    """Behind a trusted front proxy (auth.trusted_header): its user header
+    signs the caller in and never reaches the upstream, and its
+    X-Forwarded-* are extended rather than replaced."""
+
+    def test_forwarded_headers_and_user_header(self):
+        up = Upstream()
+        c = Cubed(plugins={"proxyprobe": {"port": up.port, "down_port": dead_port()}},
+                  cube={"auth": {"trusted_header": {"header": "X-Remote-User",
+                                                    "proxies": ["127.0.0.1"]}}},
+                  plugin_dir=os.environ["CUBE_PROXY_PLUGIN_DIR"])
+        try:
+            front = {"X-Remote-User": "fp-user"}
+            self.assertEqual(c.get("/api/v1/auth/me", headers=front).status, 200)
+            c.make_project("p1", [("fp-user", "viewer")])
+            r = c.get("/probe/p1/app1/x", headers=dict(front, **{
+                "X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https",
+                "X-Forwarded-Host": "cube.example.org"}))
+            self.assertEqual(r.status, 200, r.body)
+            h = headers_of(r.json())
+            self.assertNotIn("x-remote-user", h)
+            self.assertEqual(h["x-forwarded-for"], "203.0.113.7, 127.0.0.1")
+            self.assertEqual(h["x-forwarded-proto"], "https")
+            self.assertEqual(h["x-forwarded-host"], "cube.example.org")
+        finally:
+            c.close()
+            up.stop()
+
+
+class Tls(unittest.TestCase):
+    """Over HTTPS: X-Forwarded-Proto says so, streams pass, and a
+    WebSocket is relayed through MHD's TLS socket pair."""
+
+    def test_https_and_wss(self):
+        openssl = shutil.which("openssl")
+        if not openssl:
+            self.skipTest("openssl command not installed")
+        up = Upstream()
+        c = Cubed(plugins={"proxyprobe": {"port": up.port, "down_port": dead_port()}},
+                  plugin_dir=os.environ["CUBE_PROXY_PLUGIN_DIR"], wait=False)
+        try:
+            key, cert = os.path.join(c.dir, "key.pem"), os.path.join(c.dir, "cert.pem")
+            subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                            "-keyout", key, "-out", cert, "-days", "1",
+                            "-subj", "/CN=127.0.0.1"], check=True, capture_output=True)
+            with open(c.config_path, "a") as f:
+                f.write(f"tls:\n  cert: {cert}\n  key: {key}\n")
+            c.log = open(c.log_path, "w")
+            c.proc = subprocess.Popen([os.path.abspath(os.environ["CUBED"]), "-c",
+                                       c.config_path], stdout=c.log, stderr=subprocess.STDOUT,
+                                      env=c.env, cwd=c.dir)
+            ctx = ssl.create_default_context(cafile=cert)
+            ctx.check_hostname = False
+
+            def https(method, path, body=None, headers=None):
+                for _ in range(250):
+                    try:
+                        h = http.client.HTTPSConnection("127.0.0.1", c.port, context=ctx,
+                                                        timeout=10)
+                        h.request(method, path, body=body, headers=headers or {})
+                        r = h.getresponse()
+                        return r.status, r.getheader("set-cookie"), r.read()
+                    except (ConnectionRefusedError, ConnectionResetError):
+                        time.sleep(0.02)
+                raise AssertionError("cubed did not start:\n" + c.output())
+
+            status, cookie, _ = https("POST", "/api/v1/auth/login", json.dumps(
+                {"username": "admin", "password": c.admin_password}))
+            self.assertEqual(status, 200)
+            cookie = cookie.split(";")[0]
+            status, _, body = https("GET", "/probe/p1/app1/x", headers={"Cookie": cookie})
+            self.assertEqual(status, 200)
+            self.assertEqual(headers_of(json.loads(body))["x-forwarded-proto"], "https")
+            status, _, body = https("GET", "/probe/p1/app1/stream", headers={"Cookie": cookie})
+            self.assertEqual((status, body.count(b"tick")), (200, 5))
+            ws = websocket.create_connection(f"wss://127.0.0.1:{c.port}/probe/p1/app1/ws",
+                                             cookie=cookie, timeout=10,
+                                             sslopt={"ca_certs": cert, "check_hostname": False})
+            self.assertEqual(ws.recv(), "welcome")
+            blob = os.urandom(300_000)
+            ws.send_binary(blob)
+            self.assertEqual(ws.recv(), blob)
+            ws.close()
+        finally:
+            c.close()
+            up.stop()
+
+
+class Shutdown(unittest.TestCase):
+    """cubed stops promptly and cleanly (exit 0, no sanitizer report) with
+    a WebSocket open, a request parked waiting for its answer head and a
+    streamed answer half read."""
+
+    def test_stops_with_open_relays_and_parked_requests(self):
+        up = Upstream()
+        c = Cubed(plugins={"proxyprobe": {"port": up.port, "down_port": dead_port()}},
+                  plugin_dir=os.environ["CUBE_PROXY_PLUGIN_DIR"])
+        try:
+            token = c.admin().headers["Cookie"]
+            ws = websocket.create_connection(f"ws://127.0.0.1:{c.port}/probe/p/a/ws",
+                                             cookie=token, timeout=10)
+            self.assertEqual(ws.recv(), "welcome")
+            hang = socket.create_connection(("127.0.0.1", c.port), timeout=20)
+            hang.sendall(f"GET /probe/p/a/hang HTTP/1.1\r\nHost: x\r\nCookie: {token}"
+                         "\r\n\r\n".encode())
+            stream = socket.create_connection(("127.0.0.1", c.port), timeout=20)
+            stream.sendall(f"GET /probe/p/a/stream HTTP/1.1\r\nHost: x\r\nCookie: {token}"
+                           "\r\n\r\n".encode())
+            self.assertIn(b"200", stream.recv(100))
+            time.sleep(0.3)  # the hanging request is parked by now
+            t0 = time.time()
+            self.assertEqual(c.stop(), 0)
+            self.assertLess(time.time() - t0, 8)
+            answer = hang.recv(200)  # 503 from the parked request, or closed
+            self.assertTrue(answer == b"" or b" 503 " in answer, answer)
+            for s in (ws.sock, hang, stream):
+                s.close()
+        finally:
+            c.close()
+            up.stop()
 
 
 if __name__ == "__main__":

@@ -5,6 +5,9 @@ Every request is recorded (method, path, headers, body digest); answers:
   /close       a body delimited by closing the connection (no length)
   /big?n=N     N bytes of a repeating pattern, with Content-Length
   /ws          a WebSocket that greets ("welcome") and echoes every message
+  /hang        never answers (holds the request for a minute)
+  /garbage     answers something that is not HTTP
+  /hangup      closes the connection without answering
   anything     JSON describing the request it got
 """
 import base64
@@ -155,11 +158,24 @@ class Handler(BaseHTTPRequestHandler):
     def dispatch(self):
         tail = self.path.split("?")[0].rsplit("/", 1)[-1]
         if tail == "stream":
-            return self.stream()
+            try:
+                return self.stream()
+            except ConnectionError:  # the proxy went away (shutdown test)
+                self.close_connection = True
+                return None
         if tail == "close":
             return self.close_delimited()
         if tail == "ws" and self.headers.get("Upgrade", "").lower() == "websocket":
             return self.websocket()
+        if tail in ("garbage", "hangup"):
+            if tail == "garbage":
+                self.wfile.write(b"SPDY/9 what\r\n\r\n")
+            self.close_connection = True
+            return None
+        if tail == "hang":
+            time.sleep(60)
+            self.close_connection = True
+            return None
         if tail == "big":
             n = int(self.path.split("n=")[1]) if "n=" in self.path else 1 << 20
             return self.answer(200, (b"0123456789abcdef" * (n // 16 + 1))[:n],

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# proxy.sh — what cubed's reverse proxy (register_proxy) adds to a request:
+# the same small GET sent straight to a fast upstream (nginx serving a small
+# file on loopback) and through cubed's proxied prefix, same run, same
+# client (wrk --latency), one keep-alive connection at a time and then 16.
+#
+# Prints figures; not a pass/fail test. Exit status 0 whenever it ran.
+#
+# The prefix comes from the test plugin proxyprobe (tests/proxy), built with
+# the tests; the caller is the platform admin token, so the figures are the
+# proxy's own cost plus a bearer token check.
+#
+# Environment:
+#   CUBED=path           cubed binary (default: build it in ./build)
+#   BENCH_PLUGIN_DIR=dir where cube-proxyprobe.so is (default: build/tests/proxy)
+#   BENCH_DURATION=5s    wrk duration per target (a bare number means seconds)
+#   BENCH_WARMUP=1s      warm-up per target (0: none)
+#   BENCH_THREADS=n      cubed limits.threads and nginx workers (default nproc, >= 2)
+#   BENCH_REQUESTS=20000 abclient requests per target
+#
+# Usage: bash tests/bench/proxy.sh
+set -uo pipefail
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HERE=$ROOT/tests/bench
+BENCH_NAME=proxy.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$HERE/lib.sh"
+
+BAR_P99_OVERHEAD_MS=1
+TOKEN=bench-admin-token
+AUTH="Authorization: Bearer $TOKEN"
+FILE=/probe/bench/app/small.txt
+DURATION=$(dur "${BENCH_DURATION:-5s}")
+WARMUP=$(dur "${BENCH_WARMUP:-1s}")
+WRK_THREADS=1
+
+unset CUBE_LISTEN CUBE_DATA_DIR CUBE_DATABASE_URL CUBE_PLUGIN_DIR \
+      CUBE_LOG_LEVEL CUBE_ADMIN_TOKEN
+
+need_http_tools
+find_cubed
+PLUGIN_DIR=${BENCH_PLUGIN_DIR:-$(cd "$(dirname "$CUBED")/../tests/proxy" 2>/dev/null && pwd)}
+[ -e "$PLUGIN_DIR/cube-proxyprobe.so" ] ||
+    die "cube-proxyprobe.so not found in '$PLUGIN_DIR' (build the tests, or set BENCH_PLUGIN_DIR)"
+bench_threads
+
+TMP=$(mktemp -d -t cube-bench.XXXXXX) || die "mktemp failed"
+bench_tmp_setup
+
+# --- nginx: the upstream ----------------------------------------------------------
+
+mkdir -p "$TMP/www/probe/bench/app"
+printf 'hello from the upstream, a small file of about a hundred bytes....................\n' \
+    >"$TMP/www$FILE"
+chmod -R a+rX "$TMP"
+NPORT=$(free_port) || die "no free loopback port"
+start_nginx "$FILE" <<EOF
+        location /probe/ { default_type "text/plain"; }
+EOF
+
+# --- cubed with the probe prefix -------------------------------------------------------
+
+CPORT=$(free_port "$NPORT") || die "no free loopback port"
+mkdir -p "$TMP/data" "$TMP/conf.d"
+cat >"$TMP/cube.yaml" <<EOF
+listen: "127.0.0.1:$CPORT"
+data_dir: "$TMP/data"
+database: sqlite
+plugin_dir: "$PLUGIN_DIR"
+conf_dir: "$TMP/conf.d"
+web_root: ""
+log:
+  level: warn
+  access: "off"
+limits:
+  threads: $THREADS
+EOF
+cat >"$TMP/conf.d/10-proxyprobe.yaml" <<EOF
+plugin: proxyprobe
+config:
+  port: $NPORT
+  down_port: 1
+EOF
+CUBE_ADMIN_TOKEN=$TOKEN "$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
+CPID=$!
+for i in $(seq 1 3000); do
+    cubed_running "$TMP/cubed.err" cubed || die "cubed could not bind port $CPORT"
+    http_status "$CPORT" /readyz 2>/dev/null
+    [ "$HTTP_STATUS" = 200 ] && break
+    [ "$i" = 3000 ] && die "cubed not ready after 15 s"
+    msleep 0.005
+done
+
+DIRECT=http://127.0.0.1:$NPORT$FILE
+PROXIED=http://127.0.0.1:$CPORT$FILE
+curl -sS -H "$AUTH" "$PROXIED" | cmp -s - "$TMP/www$FILE" ||
+    die "the proxied GET did not return the upstream's file"
+
+# --- interleaved sequential requests ----------------------------------------------
+
+command -v cc >/dev/null 2>&1 || die "a C compiler (cc) is needed for abclient"
+cc -O2 -o "$TMP/abclient" "$HERE/abclient.c" || die "cannot build abclient"
+REQUESTS=${BENCH_REQUESTS:-20000}
+posint BENCH_REQUESTS "$REQUESTS"
+say "nproc $(nproc); load $(cut -d' ' -f1-3 /proc/loadavg); cubed threads $THREADS; nginx workers $THREADS; $("$NGINX" -v 2>&1)"
+say ""
+say "abclient: $REQUESTS GETs each, one keep-alive connection each, alternating (ms)"
+bg_wait "$TMP/abclient" "$NPORT" "$FILE" "$CPORT" "$FILE" "$AUTH" "$REQUESTS" >"$TMP/ab.txt" ||
+    die "abclient failed"
+sed -e 's/^A /direct  /' -e 's/^B /proxied /' -e 's/^delta /added   /' "$TMP/ab.txt"
+AB_P99=$(sed -n 's/^delta.* p99=+*\(-*[0-9.]*\) .*/\1/p' "$TMP/ab.txt")
+say ""
+
+# --- load ----------------------------------------------------------------------------
+
+say "wrk -t1 --latency -d$DURATION, keep-alive, GET of a $(wc -c <"$TMP/www$FILE")-byte file"
+say ""
+printf '%-8s %-8s %10s %10s %10s %10s\n' conns target req/s p50_ms p99_ms p99_delta
+for conns in 1 16; do
+    WRK_CONNS=$conns
+    for target in direct proxied; do
+        url=$DIRECT; [ "$target" = proxied ] && url=$PROXIED
+        wrk_warmup -H "$AUTH" "$url"
+        wrk_measure "$TMP/$target-$conns.txt" -H "$AUTH" "$url" ||
+            die "wrk failed against $url"
+        notes=$(wrk_notes "$TMP/$target-$conns.txt")
+        [ -n "$notes" ] && say "note ($target, $conns): $notes"
+    done
+    dp99=$(wrk_p99 "$TMP/direct-$conns.txt")
+    pp99=$(wrk_p99 "$TMP/proxied-$conns.txt")
+    delta=$(awk -v a="$pp99" -v b="$dp99" 'BEGIN { printf "%.3f", a - b }')
+    for target in direct proxied; do
+        f=$TMP/$target-$conns.txt
+        p50=$(to_ms "$(awk '$1 == "50%" { print $2; exit }' "$f")")
+        d=""; [ "$target" = proxied ] && d=$delta
+        printf '%-8s %-8s %10s %10s %10s %10s\n' "$conns" "$target" "$(wrk_rps "$f")" \
+            "$p50" "$(wrk_p99 "$f")" "$d"
+    done
+    [ "$conns" = 1 ] && P99_DELTA_1=$delta
+done
+say ""
+verdict=$(awk -v d="$AB_P99" -v b="$BAR_P99_OVERHEAD_MS" 'BEGIN {
+    if (d !~ /^-?[0-9.]+$/) print "not measured"; else print (d + 0 <= b + 0) ? "meets bar" : "below bar" }')
+say "bar: the proxy adds <= ${BAR_P99_OVERHEAD_MS} ms p99 (abclient, interleaved): ${AB_P99:-?} ms ($verdict)"
+say "(wrk, one connection, separate windows: p99 ${P99_DELTA_1} ms more through the proxy)"
+exit 0
