@@ -4,7 +4,7 @@ cubed's reverse proxy the tree page answers 200, a kernel executes 1+1 over
 a proxied WebSocket, another dev gets 403, project ops pass and an
 anonymous browser is redirected to login; a notebook with half a (simulated)
 GPU gets it pinned and sees CUBE_API/CUBE_TOKEN/CUBE_PROJECT; stop and restart; idle culling
-stops a notebook with an event; a hard expiry warns, is renewed and then
+stops a notebook with an event, but not while a browser is connected; a hard expiry warns, is renewed and then
 stops it; a restart of cubed keeps a running notebook reachable; bad specs
 are 422 naming the field."""
 import json
@@ -56,7 +56,7 @@ class Notebooks(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        for n in ("nb", "idle", "keep", "cycle", "gpu", "frac"):
+        for n in ("nb", "idle", "keep", "cycle", "gpu", "frac", "conn"):
             cls.c.admin().request("DELETE", f"{BASE}/{n}")
         time.sleep(0.5)
         cls.c.close()
@@ -231,6 +231,25 @@ class Notebooks(unittest.TestCase):
         self.assertEqual(st["reason"], "Expired", st)
         r = self.alice.request("POST", f"{BASE}/gpu/renew", {})
         self.assertEqual(r.status, 409, r.body)
+
+    def test_9_open_connections_spare_an_idle_notebook(self):
+        import websocket
+        self.create("conn", {"idleTimeoutSeconds": 3})
+        st = self.wait("conn", ("Running", "Failed"))
+        self.assertEqual(st["phase"], "Running", st)
+        r = self.alice.request("POST", "/notebook/lab/conn/api/kernels", {"name": "python3"})
+        self.assertEqual(r.status, 201, r.body)
+        ws = websocket.create_connection(
+            f"ws://127.0.0.1:{self.c.port}/notebook/lab/conn/api/kernels/{r.json()['id']}/channels",
+            header=[f"Authorization: {self.alice.headers['Authorization']}"], timeout=30)
+        try:
+            time.sleep(6)   # twice the timeout, six culling rounds
+            st = self.alice.get(f"{BASE}/conn").json()["status"]
+            self.assertEqual(st["phase"], "Running", f"a browser is connected: {st}")
+        finally:
+            ws.close()
+        st = self.wait("conn", ("Stopped",), timeout=30)
+        self.assertEqual(st["reason"], "Idle", st)
 
     def test_5_bad_specs_name_the_field(self):
         for spec, field in (({"ide": "emacs"}, "spec.ide"),
