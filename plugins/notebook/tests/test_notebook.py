@@ -1,12 +1,13 @@
 """Notebooks through a running cubed with executor-local and Debian's
 Jupyter: a created notebook runs as its owner's Job and answers; through
 cubed's reverse proxy the tree page answers 200, a kernel executes 1+1 over
-a proxied WebSocket, another dev gets 403, project ops pass and an
-anonymous browser is redirected to login; a notebook with half a (simulated)
-GPU gets it pinned and sees CUBE_API/CUBE_TOKEN/CUBE_PROJECT; stop and restart; idle culling
-stops a notebook with an event, but not while a browser is connected; a hard expiry warns, is renewed and then
-stops it; a restart of cubed keeps a running notebook reachable; bad specs
-are 422 naming the field."""
+a proxied WebSocket, another dev gets 403, project ops pass and an anonymous
+browser is redirected to login; a notebook with half a (simulated) GPU gets
+it pinned and sees CUBE_API/CUBE_TOKEN/CUBE_PROJECT; stop and restart; idle
+culling stops a notebook with an event, but not while a browser is
+connected; a hard expiry warns, is renewed and then stops it; a restart of
+cubed keeps a running notebook reachable; bad specs are 422 naming the
+field, bad plugin config names file:line."""
 import json
 import os
 import shutil
