@@ -8,6 +8,7 @@ culling stops a notebook with an event, but not while a browser is
 connected; a hard expiry warns, is renewed and then stops it; a restart of
 cubed keeps a running notebook reachable; bad specs are 422 naming the
 field, bad plugin config names file:line."""
+import atexit
 import json
 import os
 import shutil
@@ -23,6 +24,7 @@ BASE = "/api/v1/projects/lab/notebooks"
 
 def plugin_dir():
     d = tempfile.mkdtemp(prefix="cube-nb-plugins-")
+    atexit.register(shutil.rmtree, d, True)
     for var, name in (("CUBE_LOCAL_PLUGIN_DIR", "cube-executor-local.so"),
                       ("CUBE_ACCEL_SIM_PLUGIN_DIR", "cube-accel-sim.so"),
                       ("CUBE_NOTEBOOK_PLUGIN_DIR", "cube-notebook.so")):
