@@ -1,15 +1,10 @@
-// routes.tsx — the notebooks area's pages (absolute paths, under the prefixes
-// src/routes.tsx gives this area). Placeholder until the area is built.
+// routes.tsx — the notebooks area: the list of a project's notebooks (with
+// Open, stop, restart, renew and the create form).
 import type { RouteObject } from 'react-router-dom';
-import { ComingSoon } from '../common/ComingSoon';
-import { useT } from '../../i18n';
+import { NotebookListPage } from './NotebookPages';
 export { default as messages } from './messages';
 
-function Placeholder() {
-  const t = useT();
-  return <ComingSoon title={t('notebooks.title')} />;
-}
-
 export const routes: RouteObject[] = [
-  { path: '/p/:project/notebooks/*', element: <Placeholder /> },
+  { path: '/p/:project/notebooks', element: <NotebookListPage /> },
+  { path: '/p/:project/notebooks/*', element: <NotebookListPage /> },
 ];
