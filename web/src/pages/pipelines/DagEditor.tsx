@@ -55,6 +55,13 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
   const [serverError, setServerError] = useState<ServerError | null>(null);
   const [saving, setSaving] = useState(false);
 
+  /** Selects one task, on the canvas too (else the canvas' next selection
+   *  event would undo it). */
+  const selectTask = useCallback((id: string | null) => {
+    setSelected(id);
+    setNodes((ns) => ns.map((n) => (n.selected === (n.id === id) ? n : { ...n, selected: n.id === id })));
+  }, [setNodes]);
+
   useEffect(() => {
     loadTemplates(project).then(setTemplates, setTemplateError);
   }, [project]);
@@ -129,7 +136,7 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
     }
     const bad = Object.entries(argErrors).find(([, errs]) => Object.keys(errs).length);
     if (bad) {
-      setSelected(bad[0]);
+      selectTask(bad[0]);
       setServerError({ task: bad[0], message: t('pipelines.editor.fixArgs', { task: bad[0] }) });
       return;
     }
@@ -155,7 +162,7 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
     const msg = errorMessage(e);
     if (where?.task !== undefined && tasks[where.task]) {
       const task = tasks[where.task].name;
-      setSelected(task);
+      selectTask(task);
       return { task, message: msg, field: where.field, args: where.arg ? { [where.arg]: msg } : undefined };
     }
     return { message: msg, field: e instanceof ApiError ? e.field : undefined };
