@@ -30,6 +30,8 @@ static char *read_file(const char *path)
 static cJSON *pack_object(const char *name, const char *dir, cJSON *doc)
 {
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(doc, "spec");
+    if (!cJSON_IsObject(spec))
+        spec = NULL;
     cJSON *obj = cJSON_CreateObject(), *meta = cJSON_AddObjectToObject(obj, "metadata");
     cJSON_AddStringToObject(obj, "kind", "JobTemplate");
     cJSON_AddStringToObject(meta, "name", name);
@@ -37,12 +39,18 @@ static cJSON *pack_object(const char *name, const char *dir, cJSON *doc)
     cJSON_AddStringToObject(labels, "builtin", "true");
     cJSON *ann = cJSON_AddObjectToObject(meta, "annotations");
     cJSON_AddStringToObject(ann, "pipeline.cube.dev/template-dir", dir);
-    cJSON_AddItemToObject(obj, "spec", cJSON_Duplicate(spec ? spec : doc, 1));
+    spec = cJSON_Duplicate(spec ? spec : doc, 1);
+    /* a spec-only file may name itself: not a spec field */
+    cJSON_DeleteItemFromObjectCaseSensitive(spec, "name");
+    cJSON_DeleteItemFromObjectCaseSensitive(spec, "kind");
+    cJSON_DeleteItemFromObjectCaseSensitive(spec, "metadata");
+    cJSON_AddItemToObject(obj, "spec", spec);
     return obj;
 }
 
-/* Creates the template, or updates it when its spec or directory changed. */
-static void pack_apply(struct pl *p, cJSON *want, const char *name)
+/* Creates the template, or updates it when its spec or directory changed;
+ * 1 when it is stored as wanted. */
+static int pack_apply(struct pl *p, cJSON *want, const char *name)
 {
     int rc;
     char *text = p->host->obj_get(p->self, "JobTemplate", NULL, name, &rc);
@@ -60,7 +68,7 @@ static void pack_apply(struct pl *p, cJSON *want, const char *name)
             cJSON_Compare(cJSON_GetObjectItemCaseSensitive(cmeta, "annotations"),
                           cJSON_GetObjectItemCaseSensitive(wmeta, "annotations"), 1)) {
             cJSON_Delete(cur);
-            return;
+            return 1;
         }
         pl_set_str(wmeta, "resourceVersion", pl_str(cmeta, "resourceVersion"));
         char *doc = cJSON_PrintUnformatted(want);
@@ -71,6 +79,7 @@ static void pack_apply(struct pl *p, cJSON *want, const char *name)
     if (!out)
         p->host->log(p->self, CUBE_LOG_WARN, "built-in template %s: not stored (%d)", name, rc);
     p->host->free(out);
+    return out != NULL;
 }
 
 /* One <dir>/<name>/template.json; returns 1 when loaded. */
@@ -84,17 +93,18 @@ static int pack_entry(struct pl *p, const char *name)
         return 0;
     cJSON *doc = cJSON_Parse(text);
     free(text);
-    const char *tname = pl_meta(doc, "name") ? pl_meta(doc, "name") : name;
+    const char *tname = pl_meta(doc, "name") ? pl_meta(doc, "name")
+                        : pl_str(doc, "name") ? pl_str(doc, "name") : name;
     if (!cJSON_IsObject(doc)) {
         p->host->log(p->self, CUBE_LOG_WARN, "%s: not a JSON object; skipped", path);
         cJSON_Delete(doc);
         return 0;
     }
     cJSON *want = pack_object(tname, dir, doc);
-    pack_apply(p, want, tname);
+    int ok = pack_apply(p, want, tname);
     cJSON_Delete(want);
     cJSON_Delete(doc);
-    return 1;
+    return ok;
 }
 
 void pl_pack_load(struct pl *p)

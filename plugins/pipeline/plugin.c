@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pipeline.h"
 
@@ -21,18 +22,25 @@ static const char SCHEMA[] =
     "\"poll_seconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3600,\"default\":60,"
     "\"description\":\"A schedule is checked at least this often\"}}}";
 
-/* templates/ beside this .so, or "" when unknown. */
+#ifndef PL_TEMPLATES_INSTALLED
+#define PL_TEMPLATES_INSTALLED "/usr/local/share/cube/pipeline/templates"
+#endif
+
+/* templates/ beside this .so when it exists (a build tree), else where
+ * the pack is installed. */
 static void default_templates(char *out, size_t len)
 {
     Dl_info info;
-    *out = '\0';
+    struct stat st;
+    snprintf(out, len, "%s", PL_TEMPLATES_INSTALLED);
     if (!dladdr((void *)default_templates, &info) || !info.dli_fname)
         return;
     const char *slash = strrchr(info.dli_fname, '/');
-    if (slash)
-        snprintf(out, len, "%.*s/templates", (int)(slash - info.dli_fname), info.dli_fname);
-    else
-        snprintf(out, len, "templates");
+    char near[PATH_MAX];
+    snprintf(near, sizeof near, "%.*s/templates", slash ? (int)(slash - info.dli_fname) : 1,
+             slash ? info.dli_fname : ".");
+    if (stat(near, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out, len, "%s", near);
 }
 
 /* <data>/projects from <data>/plugins/pipeline. */

@@ -143,8 +143,12 @@ char *pl_run_create(struct pl *p, const cJSON *pipeline, int64_t t, const char *
                     char *msg, size_t mlen)
 {
     const char *pname = pl_meta(pipeline, "name");
+    const char *owner = pl_meta(pipeline, "owner");
+    const char *for_user = pl_str(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(pipeline, "metadata"), "annotations"), "cube.dev/user");
+    /* the caller; for the scheduler, whom the pipeline is for */
     if (!user || !*user || !strncmp(user, "plugin:", 7) || !strncmp(user, "system:", 7))
-        user = pl_meta(pipeline, "owner") ? pl_meta(pipeline, "owner") : "admin";
+        user = for_user && *for_user ? for_user : owner ? owner : "admin";
     run_name(pname, t, trigger, name_out, name_len);
     cJSON *run = run_object(p, pipeline, t, trigger, user, name_out, msg, mlen);
     if (!run) {
@@ -155,7 +159,9 @@ char *pl_run_create(struct pl *p, const cJSON *pipeline, int64_t t, const char *
     cJSON_Delete(run);
     char *out = doc ? p->host->obj_create(p->self, doc, rc) : NULL;
     free(doc);
-    if (!out && *rc != CUBE_EEXIST)
+    if (!out && *rc != CUBE_EEXIST) {
         snprintf(msg, mlen, "cannot create run %s (%d)", name_out, *rc);
+        p->host->log(p->self, CUBE_LOG_WARN, "%s", msg);
+    }
     return out;
 }
