@@ -86,9 +86,8 @@ static int admit_in_order(struct pl *p, const cJSON *pipeline, const cJSON *firs
 }
 
 /* expiredLimit: deletes the oldest queued runs beyond the newest `keep`. */
-static int expire(struct pl *p, const cJSON *pipeline, const cJSON **q, int n, int keep)
+static void expire(struct pl *p, const cJSON *pipeline, const cJSON **q, int n, int keep)
 {
-    int dropped = 0;
     for (int i = 0; i + keep < n; i++) {
         char msg[200];
         const char *rn = pl_meta(q[i], "name");
@@ -99,9 +98,7 @@ static int expire(struct pl *p, const cJSON *pipeline, const cJSON **q, int n, i
                  rn, exec_date(q[i]), keep);
         p->host->obj_event(p->self, "Pipeline", pl_meta(pipeline, "project"),
                            pl_meta(pipeline, "name"), "Warning", "Expired", msg);
-        dropped++;
     }
-    return dropped;
 }
 
 int pl_admit(struct pl *p, const cJSON *pipeline)
@@ -126,8 +123,10 @@ int pl_admit(struct pl *p, const cJSON *pipeline)
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "dependsOnPast"))) {
         rc = admit_in_order(p, pipeline, q[0], active);
     } else {
-        if (limit > 0 && nq > limit)
-            first = expire(p, pipeline, q, nq, limit);
+        if (limit > 0 && nq > limit) {
+            expire(p, pipeline, q, nq, limit);
+            first = nq - limit;
+        }
         int slots = (int)pl_num(spec, "maxActiveRuns", 3) - active;
         for (int i = first; i < nq && slots > 0; i++, slots--)
             if (admit_run(p, q[i]) != CUBE_OK)

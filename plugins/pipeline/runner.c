@@ -200,6 +200,10 @@ static void consider(struct pass *ps, const struct nix *ix, int i)
 {
     const cJSON *u;
     int ready = 1;
+    if (ps->stop) {
+        task_set(ps->ts[i], "Stopped", "stopped before it ran", ps->now);
+        return;
+    }
     cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(ps->task[i], "upstream")) {
         int k = cJSON_IsString(u) ? nix_find(ix, ps->n, u->valuestring) : -1;
         const char *ph = k >= 0 ? pl_str(ps->ts[k], "phase") : "Failed";
@@ -213,9 +217,7 @@ static void consider(struct pass *ps, const struct nix *ix, int i)
         }
         ready = 0;
     }
-    if (ps->stop)
-        task_set(ps->ts[i], "Stopped", "stopped before it ran", ps->now);
-    else if (ready && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ps->task[i], "skip")))
+    if (ready && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ps->task[i], "skip")))
         task_set(ps->ts[i], "Skipped", NULL, ps->now);
     else if (ready && ps->running < ps->parallelism)
         start_task(ps, i);

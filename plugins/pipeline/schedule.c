@@ -140,10 +140,11 @@ int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
     int64_t delay = 0;
     if (sched && strcmp(sched, "once") != 0 &&
         !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "paused")))
-        delay = make_ticks(p, obj, status);
+        delay = make_ticks(p, obj, status);   /* paused: no ticks, no admission */
     pl_set_num(status, "tasks", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec,
                                                                                     "tasks")));
-    int rc = CUBE_OK, arc = pl_admit(p, obj);
+    int paused = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "paused"));
+    int rc = CUBE_OK, arc = paused ? CUBE_OK : pl_admit(p, obj);
     if (!st || !cJSON_Compare(st, status, 1)) {
         char *doc = cJSON_PrintUnformatted(status);
         char *out = p->host->obj_update_status(p->self, "Pipeline", project, name, doc,

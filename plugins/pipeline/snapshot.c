@@ -110,6 +110,8 @@ static cJSON *run_object(struct pl *p, const cJSON *pipeline, int64_t t, const c
     cJSON *labels = cJSON_AddObjectToObject(meta, "labels");
     cJSON_AddStringToObject(labels, "pipeline", pname);
     cJSON_AddStringToObject(labels, "trigger", trigger);
+    if (strcmp(trigger, "manual") != 0)   /* the Pipeline controller admits it */
+        cJSON_AddStringToObject(labels, "queued", "true");
     cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "annotations"), "cube.dev/user", user);
     cJSON *ref = cJSON_CreateObject();
     cJSON_AddStringToObject(ref, "kind", "Pipeline");
