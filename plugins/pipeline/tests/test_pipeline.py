@@ -297,9 +297,12 @@ class Schedules(Base):
         return r.json()
 
     def unpause(self, name):
-        obj = self.a.get(f"{P}/pipelines/{name}").json()
-        obj["spec"]["paused"] = False
-        r = self.a.request("PUT", f"{P}/pipelines/{name}", obj)
+        for _ in range(10):   # the controller writes status meanwhile: 409, retry
+            obj = self.a.get(f"{P}/pipelines/{name}").json()
+            obj["spec"]["paused"] = False
+            r = self.a.request("PUT", f"{P}/pipelines/{name}", obj)
+            if r.status != 409:
+                break
         self.assertEqual(r.status, 200, r.body)
 
     def daily(self, name, tasks, **kw):
