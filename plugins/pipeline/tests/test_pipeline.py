@@ -372,6 +372,60 @@ class Schedules(Base):
             self.assertIn("Expired", ev.body)
 
 
+class SklearnEndToEnd(unittest.TestCase):
+    """The built-in pack: import iris, split, train a random forest,
+    evaluate: a confusion-matrix image among the results."""
+
+    def test_split_train_evaluate(self):
+        pack = os.environ.get("CUBE_PIPELINE_TEMPLATES", "")
+        if not os.path.exists(os.path.join(pack, "data-split", "template.json")):
+            self.skipTest("the built-in template pack is not in the build tree")
+        c = Cubed(plugins={"executor-local": {"poll_ms": 10},
+                           "pipeline": {"templates_dir": pack}}, plugin_dir=plugin_dir())
+        try:
+            a = c.admin()
+            names = [i["metadata"]["name"] for i in a.get("/api/v1/jobtemplates").json()["items"]]
+            self.assertIn("model-evaluate", names)
+            tmpl = a.get("/api/v1/jobtemplates/data-split").json()
+            self.assertEqual(tmpl["metadata"]["labels"]["builtin"], "true")
+            r = a.request("POST", P + "/pipelines", {"metadata": {"name": "iris"}, "spec": {
+                "parallelism": 2, "tasks": [
+                    {"name": "load", "template": "data-import",
+                     "args": {"--source": "sklearn", "--sklearn_dataset": "iris",
+                              "--save_path": "datasets/iris.csv"}},
+                    {"name": "split", "template": "data-split", "upstream": ["load"],
+                     "args": {"--input_csv": "{{ tasks.load.outputs.path }}"}},
+                    {"name": "train", "template": "sklearn-random-forest",
+                     "upstream": ["split"],
+                     "args": {"--train_csv": "{{ tasks.split.outputs.train_csv }}",
+                              "--label_column": "label"}},
+                    {"name": "evaluate", "template": "model-evaluate",
+                     "upstream": ["train", "split"],
+                     "args": {"--model_path": "{{ tasks.train.outputs.model_path }}",
+                              "--test_csv": "{{ tasks.split.outputs.test_csv }}"}}]}})
+            self.assertEqual(r.status, 201, r.body)
+            run = a.request("POST", P + "/pipelines/iris/run", {}).json()["metadata"]["name"]
+            deadline = time.time() + 240
+            while True:
+                st = a.get(f"{P}/pipelineruns/{run}").json().get("status", {})
+                if st.get("phase") in DONE:
+                    break
+                self.assertLess(time.time(), deadline, st)
+                time.sleep(0.2)
+            logs = {t: a.get(f"{P}/pipelineruns/{run}/tasks/{t}/logs").body[-1500:]
+                    for t in st.get("tasks", {})}
+            self.assertEqual(st["phase"], "Succeeded", json.dumps(st, indent=1) + str(logs))
+            ev = st["tasks"]["evaluate"]
+            self.assertGreater(float(ev["outputs"]["accuracy"]), 0.8, ev["outputs"])
+            res = {x["name"]: x for x in ev["results"]}
+            self.assertIn("confusion_matrix.png", res, res)
+            png = a.get(res["confusion_matrix.png"]["url"])
+            self.assertEqual(png.status, 200)
+            self.assertEqual(png.header("content-type"), "image/png")
+        finally:
+            c.close()
+
+
 class Restart(unittest.TestCase):
     def test_a_restart_mid_run_loses_nothing(self):
         c = start_cubed()
