@@ -111,7 +111,8 @@ static int topo(const cJSON **items, const struct name_ix *ix, int n, int *order
     for (int i = 0; i < n; i++)
         first[i] = -1;
     int e = 0;
-    for (int i = 0; i < n; i++)
+    /* backwards, so each list (built by prepending) runs in task order */
+    for (int i = n - 1; i >= 0; i--)
         cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(items[i], "upstream")) {
             int from = cJSON_IsString(u) ? ix_find(ix, n, u->valuestring) : -1;
             if (from < 0)
