@@ -1,10 +1,12 @@
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { I18nProvider, registerMessages } from '../../i18n';
 import { ArgsForm } from './ArgsForm';
 import messages from './messages';
 import type { ArgsSchema } from './types';
 
 registerMessages(messages);
+// antd validates asynchronously; a loaded machine needs more than the default 1 s
+configure({ asyncUtilTimeout: 10000 });
 
 const schema: ArgsSchema = {
   data: {

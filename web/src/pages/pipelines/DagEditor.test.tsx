@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { I18nProvider, registerMessages } from '../../i18n';
 import { mockFetch } from '../../test/fetchMock';
 import DagEditor from './DagEditor';
@@ -8,6 +8,8 @@ import type { Pipeline } from './types';
 
 registerMessages(shellMessages);
 registerMessages(messages);
+// antd validates asynchronously; a loaded machine needs more than the default 1 s
+configure({ asyncUtilTimeout: 10000 });
 afterEach(() => vi.unstubAllGlobals());
 
 const template = (name: string, args = {}) => ({ metadata: { name }, spec: { command: ['x'], category: 'data', args } });

@@ -1,10 +1,11 @@
 // ImportModal — a pipeline from a YAML or JSON document (pasted or read
-// from a file), created in the current project under its own or a new name.
+// from a file), created in the current project under its own or a new name
+// by the server's import route.
 import { Alert, Input, Modal, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { errorMessage } from '../../api/client';
 import { useT } from '../../i18n';
-import { savePipeline } from './api';
+import { importPipelineDoc } from './api';
 import { importPipeline, ImportError } from './porting';
 import type { Pipeline } from './types';
 
@@ -25,7 +26,7 @@ export function ImportModal({ project, open, onClose, onDone }: { project: strin
     }
     setBusy(true);
     try {
-      onDone(await savePipeline(project, p, true));
+      onDone(await importPipelineDoc(project, { apiVersion: 'cube/v1', ...p }, name.trim() || undefined));
     } catch (e) {
       setError(errorMessage(e));
     } finally {

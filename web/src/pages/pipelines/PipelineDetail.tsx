@@ -53,7 +53,7 @@ export default function PipelineDetail() {
           <Space wrap>
             <Button type="primary" onClick={() => runAndOpen(project, name, navigate, t)}>{t('pipelines.action.run')}</Button>
             <Button onClick={() => askCopy(project, name, navigate, t)}>{t('common.copy')}</Button>
-            <Button onClick={() => exportFile(pipeline)}>{t('pipelines.action.export')}</Button>
+            <Button onClick={() => exportFile(project, name)}>{t('pipelines.action.export')}</Button>
             <Popconfirm title={t('common.confirmDelete', { name })} okText={t('common.yes')} cancelText={t('common.no')}
               onConfirm={() => deletePipeline(project, name).then(() => navigate(`/p/${encodeURIComponent(project)}/pipelines`), (e) => message.error(errorMessage(e)))}>
               <Button danger>{t('common.delete')}</Button>

@@ -47,7 +47,7 @@ export default function PipelineList() {
               <Space size="small" wrap>
                 <Button size="small" onClick={() => runAndOpen(project, p.metadata.name, navigate, t)}>{t('pipelines.action.run')}</Button>
                 <Button size="small" onClick={() => askCopy(project, p.metadata.name, navigate, t)}>{t('common.copy')}</Button>
-                <Button size="small" onClick={() => exportFile(p)}>{t('pipelines.action.export')}</Button>
+                <Button size="small" onClick={() => exportFile(project, p.metadata.name)}>{t('pipelines.action.export')}</Button>
                 <Popconfirm title={t('common.confirmDelete', { name: p.metadata.name })} okText={t('common.yes')} cancelText={t('common.no')}
                   onConfirm={() => deletePipeline(project, p.metadata.name).catch((e) => message.error(errorMessage(e)))}>
                   <Button size="small" danger>{t('common.delete')}</Button>

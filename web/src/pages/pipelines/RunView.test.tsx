@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, within } from '@testing-library/react';
+import { configure, fireEvent, render, screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { I18nProvider, registerMessages } from '../../i18n';
 import shellMessages from '../../shell/messages';
@@ -8,6 +8,8 @@ import RunView from './RunView';
 
 registerMessages(shellMessages);
 registerMessages(messages);
+// antd validates asynchronously; a loaded machine needs more than the default 1 s
+configure({ asyncUtilTimeout: 10000 });
 afterEach(() => vi.unstubAllGlobals());
 
 const base = '/api/v1/projects/p1/pipelineruns/demo-1';

@@ -77,7 +77,7 @@ export function BackfillForm({ project, pipeline }: { project: string; pipeline:
     setResult(null);
     try {
       const a = await backfillPipeline(project, pipeline, v.start.trim(), v.end.trim());
-      setResult(t('pipelines.backfill.done', { ticks: a?.ticks ?? 0, existing: a?.existing ?? 0 }));
+      setResult(t('pipelines.backfill.done', { ticks: a?.ticks ?? 0, created: a?.created?.length ?? 0, existing: a?.existing ?? 0 }));
     } catch (e) {
       setError(e);
     } finally {

@@ -4,10 +4,9 @@ import { Input, message, Modal } from 'antd';
 import type { NavigateFunction } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
 import type { TFunction } from '../../i18n';
-import { copyPipeline, runPipeline } from './api';
+import { copyPipeline, exportPipelineText, runPipeline } from './api';
 import { TASK_NAME_RE } from './dagSpec';
-import { download, exportPipeline } from './porting';
-import type { Pipeline } from './types';
+import { download } from './porting';
 
 export const pipelineUrl = (project: string, name: string) =>
   `/p/${encodeURIComponent(project)}/pipelines/${encodeURIComponent(name)}`;
@@ -48,6 +47,11 @@ export function askCopy(project: string, name: string, navigate: NavigateFunctio
   });
 }
 
-export function exportFile(p: Pipeline) {
-  download(`${p.metadata.name}.pipeline.yaml`, exportPipeline(p));
+/** Downloads the server's export of the pipeline (YAML). */
+export async function exportFile(project: string, name: string) {
+  try {
+    download(`${name}.yaml`, await exportPipelineText(project, name));
+  } catch (e) {
+    message.error(errorMessage(e));
+  }
 }

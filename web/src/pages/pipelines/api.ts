@@ -5,9 +5,10 @@
 //   POST pipelines/{name}/run {executionDate?}   POST pipelines/{name}/backfill {start, end}
 //   POST pipelines/{name}/copy {name}            POST pipelineruns/{name}/stop
 //   POST pipelineruns/{name}/rerun {from?}       GET  pipelineruns/{run}/tasks/{task}/logs
+//   GET  pipelines/{name}/export (YAML)          POST pipelines/import[?name=] (YAML or JSON)
 // Templates: the catalog (cluster JobTemplates) and the project's own
 // (ProjectJobTemplates, listed first, as the server resolves them).
-import { api, ApiError, resourcePath } from '../../api/client';
+import { api, apiFetch, ApiError, errorFromResponse, resourcePath } from '../../api/client';
 import type { ObjectList } from '../../api/types';
 import type { JobTemplate, Pipeline, PipelineRun, PipelineSpec } from './types';
 
@@ -54,11 +55,11 @@ export const patchPipelineSpec = (project: string, name: string, spec: Partial<P
 export const runPipeline = (project: string, name: string, executionDate?: string) =>
   api.post<PipelineRun>(pipelinesPath(project, name, 'run'), executionDate ? { executionDate } : {});
 
+/** The runs a backfill created, how many of its ticks had one already. */
 export interface BackfillAnswer {
-  ticks?: number;
+  created?: string[];
   existing?: number;
-  created?: number;
-  runs?: string[];
+  ticks?: number;
 }
 
 export const backfillPipeline = (project: string, name: string, start: string, end: string) =>
@@ -73,3 +74,14 @@ export const stopRun = (project: string, run: string) => api.post(runsPath(proje
 
 export const rerunRun = (project: string, run: string, from?: string) =>
   api.post<PipelineRun>(runsPath(project, run, 'rerun'), from ? { from } : {});
+
+/** The pipeline as the server exports it (YAML text). */
+export async function exportPipelineText(project: string, name: string): Promise<string> {
+  const res = await apiFetch(pipelinesPath(project, name, 'export'), { headers: { Accept: 'application/yaml' } });
+  if (!res.ok) throw await errorFromResponse(res);
+  return res.text();
+}
+
+/** Creates a pipeline from an exported document (sent as JSON); `name` renames it. */
+export const importPipelineDoc = (project: string, doc: unknown, name?: string) =>
+  api.post<Pipeline>(`${pipelinesPath(project)}/import`, JSON.stringify(doc), { query: { name } });

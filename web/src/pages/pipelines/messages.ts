@@ -142,7 +142,7 @@ export default {
     'pipelines.backfill.start': 'From',
     'pipelines.backfill.end': 'To',
     'pipelines.backfill.submit': 'Backfill',
-    'pipelines.backfill.done': '{ticks} ticks: runs created ({existing} existed already)',
+    'pipelines.backfill.done': '{ticks} ticks: {created} runs created, {existing} existed already',
 
     'pipelines.import.title': 'Import',
     'pipelines.import.help': 'Paste or choose a pipeline exported as YAML or JSON.',
@@ -294,7 +294,7 @@ export default {
     'pipelines.backfill.start': '从',
     'pipelines.backfill.end': '到',
     'pipelines.backfill.submit': '补录',
-    'pipelines.backfill.done': '{ticks} 个时刻：已创建运行（其中 {existing} 个已存在）',
+    'pipelines.backfill.done': '{ticks} 个时刻：新建 {created} 次运行，{existing} 次已存在',
 
     'pipelines.import.title': '导入',
     'pipelines.import.help': '粘贴或选择以 YAML 或 JSON 导出的流水线。',

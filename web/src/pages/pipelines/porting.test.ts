@@ -1,4 +1,5 @@
-import { exportPipeline, importPipeline, ImportError } from './porting';
+import { stringify } from 'yaml';
+import { importPipeline, ImportError } from './porting';
 import type { Pipeline } from './types';
 
 const p: Pipeline = {
@@ -8,10 +9,9 @@ const p: Pipeline = {
   status: { lastRun: 'x' },
 };
 
-describe('export / import', () => {
-  it('round-trips name, labels and spec, and nothing the server owns', () => {
-    const text = exportPipeline(p);
-    expect(text).not.toMatch(/uid|resourceVersion|status|p1/);
+describe('import', () => {
+  it('reads an exported document: name, labels and spec, nothing the server owns', () => {
+    const text = stringify({ apiVersion: 'cube/v1', kind: 'Pipeline', metadata: { name: 'daily', labels: { team: 'a' } }, spec: p.spec });
     expect(importPipeline(text)).toEqual({ kind: 'Pipeline', metadata: { name: 'daily', labels: { team: 'a' } }, spec: p.spec });
     expect(importPipeline(text, 'other').metadata.name).toBe('other');
   });

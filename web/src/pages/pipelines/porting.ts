@@ -1,21 +1,12 @@
-// porting.ts — a pipeline as a YAML (or JSON) document and back.
+// porting.ts — reading a pipeline document before import.
 //
-// Export keeps what defines the pipeline (name, description in spec, labels,
-// spec) and drops what the server owns (uid, versions, status), so a file
-// exported here imports into any project. Import accepts YAML or JSON of
-// that shape, or of a bare spec ({tasks: [...]}) with the name given apart.
-import { parse, stringify } from 'yaml';
+// The server exports {apiVersion, kind, metadata: {name, labels}, spec} as
+// YAML and imports the YAML it writes, or JSON. Documents are read here
+// with a complete YAML parser (hand-edited files may use any YAML), checked
+// for the parts import needs, and sent to the server as JSON. A bare spec
+// ({tasks: [...]}) is accepted when the name is given apart.
+import { parse } from 'yaml';
 import type { Pipeline } from './types';
-
-export function exportPipeline(p: Pipeline): string {
-  const doc: Record<string, unknown> = {
-    apiVersion: 'cube/v1',
-    kind: 'Pipeline',
-    metadata: { name: p.metadata.name, ...(p.metadata.labels ? { labels: p.metadata.labels } : {}) },
-    spec: p.spec,
-  };
-  return stringify(doc);
-}
 
 export class ImportError extends Error {}
 
