@@ -23,7 +23,8 @@ export function ScheduleForm({ project, pipeline, onSaved }: { project: string; 
     setSaving(true);
     setError(null);
     try {
-      const patch: Partial<PipelineSpec> = { ...v, schedule: v.schedule?.trim() || 'once', startTime: v.startTime?.trim() || undefined };
+      // merge patch: null removes a start time that was cleared
+      const patch = { ...v, schedule: v.schedule?.trim() || 'once', startTime: v.startTime?.trim() || null };
       const saved = await patchPipelineSpec(project, pipeline.metadata.name, patch);
       message.success(t('pipelines.schedule.saved'));
       onSaved(saved);

@@ -49,7 +49,8 @@ export function savePipeline(project: string, p: Pipeline, isNew: boolean): Prom
     : api.put<Pipeline>(pipelinesPath(project, p.metadata.name), body);
 }
 
-export const patchPipelineSpec = (project: string, name: string, spec: Partial<PipelineSpec>) =>
+/** A JSON merge patch of the spec (null removes a member). */
+export const patchPipelineSpec = (project: string, name: string, spec: { [K in keyof PipelineSpec]?: PipelineSpec[K] | null }) =>
   api.patch<Pipeline>(pipelinesPath(project, name), { spec });
 
 export const runPipeline = (project: string, name: string, executionDate?: string) =>
