@@ -34,7 +34,7 @@ describe('DagEditor', () => {
       'GET /api/v1/projects/p1/projectjobtemplates': { body: { items: [template('my-step')] } },
       'PUT /api/v1/projects/p1/pipelines/demo': (init) => {
         saved = JSON.parse(String(init.body));
-        return { status: 422, body: { error: { code: 'Invalid', message: 'must be at most 100', field: 'spec.tasks[1].args.--C' } } };
+        return { status: 422, body: { error: { code: 'Invalid', message: 'spec.tasks[1].args.--C: must be at most 100', field: 'spec.tasks[1].args.--C' } } };
       },
     });
     const onSaved = vi.fn();

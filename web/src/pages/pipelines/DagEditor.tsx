@@ -159,7 +159,9 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
 
   const toServerError = (e: unknown, tasks: PipelineTask[]): ServerError => {
     const where = e instanceof ApiError ? locateField(e.field) : null;
-    const msg = errorMessage(e);
+    // the server's message starts with the field it names; the field shows it already
+    const full = errorMessage(e), prefix = e instanceof ApiError && e.field ? `${e.field}: ` : '';
+    const msg = prefix && full.startsWith(prefix) ? full.slice(prefix.length) : full;
     if (where?.task !== undefined && tasks[where.task]) {
       const task = tasks[where.task].name;
       selectTask(task);
