@@ -24,47 +24,41 @@ const pipeline: Pipeline = {
   },
 };
 
-describe('DagEditor', () => {
-  it('saves the graph as the spec and shows a 422 on the task and field it names', async () => {
-    let saved: Pipeline | null = null;
-    mockFetch({
-      'GET /api/v1/jobtemplates': { body: { items: [template('data-split'), template('sklearn-svm', {
-        model: { '--C': { type: 'float', label: 'C', range: '0,1000', default: 1 } },
-      })] } },
-      'GET /api/v1/projects/p1/projectjobtemplates': { body: { items: [template('my-step')] } },
-      'PUT /api/v1/projects/p1/pipelines/demo': (init) => {
-        saved = JSON.parse(String(init.body));
-        return { status: 422, body: { error: { code: 'Invalid', message: 'spec.tasks[1].args.--C: must be at most 100', field: 'spec.tasks[1].args.--C' } } };
-      },
-    });
-    const onSaved = vi.fn();
-    render(<I18nProvider initial="en"><DagEditor project="p1" pipeline={pipeline} isNew={false} onSaved={onSaved} /></I18nProvider>);
-    expect(await screen.findByText('my-step')).toBeInTheDocument();
-    expect(screen.getByText('This project')).toBeInTheDocument();
-    fireEvent.click(screen.getByRole('button', { name: /Save/ }));
-    expect(await screen.findByText('Task train: must be at most 100')).toBeInTheDocument();
-    expect(saved!.metadata.resourceVersion).toBe('7');
-    expect(saved!.spec!.tasks.map((t) => [t.name, t.upstream])).toEqual([['split', undefined], ['train', ['split']]]);
-    // the task the server named is selected, its field shows the message
-    expect(await screen.findByText('must be at most 100')).toBeInTheDocument();
-    expect(screen.getByLabelText('C (--C)')).toHaveValue('5');
-    expect(onSaved).not.toHaveBeenCalled();
-  }, 60000);
+// One render for the whole story: antd and @xyflow/react are slow to mount in jsdom.
+it('saves the graph as the spec, shows a 422 on the task and field it names, adds tasks from the palette', async () => {
+  const saved: Pipeline[] = [];
+  mockFetch({
+    'GET /api/v1/jobtemplates': { body: { items: [template('data-split'), template('sklearn-svm', {
+      model: { '--C': { type: 'float', label: 'C', range: '0,1000', default: 1 } },
+    })] } },
+    'GET /api/v1/projects/p1/projectjobtemplates': { body: { items: [template('my-step')] } },
+    'PUT /api/v1/projects/p1/pipelines/demo': (init) => {
+      saved.push(JSON.parse(String(init.body)));
+      return saved.length === 1
+        ? { status: 422, body: { error: { code: 'Invalid', message: 'spec.tasks[1].args.--C: must be at most 100', field: 'spec.tasks[1].args.--C' } } }
+        : { body: saved[saved.length - 1] };
+    },
+  });
+  const onSaved = vi.fn();
+  render(<I18nProvider initial="en"><DagEditor project="p1" pipeline={pipeline} isNew={false} onSaved={onSaved} /></I18nProvider>);
+  expect(await screen.findByText('my-step')).toBeInTheDocument();
+  expect(screen.getByText('This project')).toBeInTheDocument();
 
-  it('adds a task from the palette below the last one, connected to it', async () => {
-    mockFetch({
-      'GET /api/v1/jobtemplates': { body: { items: [template('data-split'), template('sklearn-svm')] } },
-      'GET /api/v1/projects/p1/projectjobtemplates': { status: 404, body: { error: { code: 'NotFound', message: 'no kind' } } },
-      'PUT /api/v1/projects/p1/pipelines/demo': (init) => ({ body: JSON.parse(String(init.body)) }),
-    });
-    const onSaved = vi.fn();
-    render(<I18nProvider initial="en"><DagEditor project="p1" pipeline={pipeline} isNew={false} onSaved={onSaved} /></I18nProvider>);
-    fireEvent.click(await screen.findByRole('button', { name: 'Add sklearn-svm' }));
-    expect(await screen.findByTestId('task-sklearn-svm')).toBeInTheDocument();
-    fireEvent.click(screen.getByRole('button', { name: /Save/ }));
-    await waitFor(() => expect(onSaved).toHaveBeenCalled());
-    const tasks = (onSaved.mock.calls[0][0] as Pipeline).spec!.tasks;
-    expect(tasks.map((t) => t.name)).toEqual(['split', 'train', 'sklearn-svm']);
-    expect(tasks[2]).toMatchObject({ template: 'sklearn-svm', upstream: ['train'], layout: { x: 0, y: 240 } });
-  }, 60000);
-});
+  fireEvent.click(screen.getByRole('button', { name: /Save/ }));
+  expect(await screen.findByText('Task train: must be at most 100')).toBeInTheDocument();
+  expect(saved[0].metadata.resourceVersion).toBe('7');
+  expect(saved[0].spec!.tasks.map((t) => [t.name, t.upstream])).toEqual([['split', undefined], ['train', ['split']]]);
+  // the task the server named is selected, its field shows the message
+  expect(await screen.findByText('must be at most 100')).toBeInTheDocument();
+  expect(screen.getByLabelText('C (--C)')).toHaveValue('5');
+  expect(onSaved).not.toHaveBeenCalled();
+
+  // + adds the template below the selected task, connected to it
+  fireEvent.click(screen.getByRole('button', { name: 'Add sklearn-svm' }));
+  expect(await screen.findByTestId('task-sklearn-svm')).toBeInTheDocument();
+  fireEvent.click(screen.getByRole('button', { name: /Save/ }));
+  await waitFor(() => expect(onSaved).toHaveBeenCalled());
+  const tasks = saved[1].spec!.tasks;
+  expect(tasks.map((t) => t.name)).toEqual(['split', 'train', 'sklearn-svm']);
+  expect(tasks[2]).toMatchObject({ template: 'sklearn-svm', upstream: ['train'], layout: { x: 0, y: 240 } });
+}, 90000);
