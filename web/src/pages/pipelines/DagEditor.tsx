@@ -16,7 +16,7 @@ import { ApiError, errorMessage } from '../../api/client';
 import { useT } from '../../i18n';
 import { loadTemplates, savePipeline, type TemplateEntry } from './api';
 import type { ArgError } from './argsSchema';
-import { edgeId, graphToSpec, locateField, specToGraph, uniqueTaskName, wouldCreateCycle } from './dagSpec';
+import { edgeId, graphToSpec, locateError, specToGraph, uniqueTaskName, wouldCreateCycle } from './dagSpec';
 import { layeredLayout } from './layout';
 import { TaskPanel } from './TaskPanel';
 import { nodeTypes, type TaskFlowNode } from './TaskNode';
@@ -158,17 +158,16 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
   };
 
   const toServerError = (e: unknown, tasks: PipelineTask[]): ServerError => {
-    const where = e instanceof ApiError ? locateField(e.field) : null;
-    // the server's message starts with the field it names; the field shows it already
-    const full = errorMessage(e), prefix = e instanceof ApiError && e.field ? `${e.field}: ` : '';
-    const msg = prefix && full.startsWith(prefix) ? full.slice(prefix.length) : full;
-    if (where?.task !== undefined && tasks[where.task]) {
+    const field = e instanceof ApiError ? e.field : undefined;
+    const where = locateError(field, errorMessage(e));
+    if (where.task !== undefined && tasks[where.task]) {
       const task = tasks[where.task].name;
       selectTask(task);
-      return { task, message: msg, field: where.field, args: where.arg ? { [where.arg]: msg } : undefined };
+      return { task, message: where.message, field: where.field, args: where.arg ? { [where.arg]: where.message } : undefined };
     }
-    return { message: msg, field: e instanceof ApiError ? e.field : undefined };
+    return { message: where.message, field };
   };
+
 
   const current = nodes.find((n) => n.id === selected);
   const shownNodes = useMemo(() => nodes.map((n) => ({

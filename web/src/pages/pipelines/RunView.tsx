@@ -91,7 +91,7 @@ export default function RunView({ project, pipeline, name }: { project: string; 
             <Button danger loading={busy}>{t('pipelines.run.stop')}</Button>
           </Popconfirm>
         )}
-        {DONE.has(phase) && (
+        {(phase === 'Failed' || phase === 'Stopped') && (
           <Button loading={busy} onClick={() => act(() => rerunRun(project, name), 'pipelines.run.rerunStarted')}>{t('pipelines.run.rerunFailed')}</Button>
         )}
         {DONE.has(phase) && picked && (

@@ -1,4 +1,4 @@
-import { graphToSpec, locateField, specToGraph, uniqueTaskName, wouldCreateCycle, TASK_NAME_RE } from './dagSpec';
+import { graphToSpec, locateError, locateField, specToGraph, uniqueTaskName, wouldCreateCycle, TASK_NAME_RE } from './dagSpec';
 import type { PipelineTask } from './types';
 
 const tasks: PipelineTask[] = [
@@ -69,5 +69,17 @@ describe('locateField', () => {
     expect(locateField('spec.tasks[1].upstream')).toEqual({ task: 1, field: 'upstream' });
     expect(locateField('spec.schedule')).toEqual({ field: 'schedule' });
     expect(locateField(undefined)).toBeNull();
+  });
+});
+
+describe('locateError', () => {
+  it('strips the field prefix and finds the argument in the message when needed', () => {
+    expect(locateError('spec.tasks[1].args.--C', 'spec.tasks[1].args.--C: 500 is outside the range 0,100'))
+      .toEqual({ task: 1, arg: '--C', message: '500 is outside the range 0,100' });
+    expect(locateError('spec.tasks[4].args', 'spec.tasks[4].args: --train_csv is required'))
+      .toEqual({ task: 4, arg: '--train_csv', field: undefined, message: '--train_csv is required' });
+    expect(locateError('spec.schedule', 'spec.schedule: minute: 61 is out of range'))
+      .toEqual({ field: 'schedule', message: 'minute: 61 is out of range' });
+    expect(locateError(undefined, 'conflict')).toEqual({ message: 'conflict' });
   });
 });

@@ -111,3 +111,13 @@ export function locateField(field: string | undefined): { task?: number; arg?: s
   const s = field.match(/^spec\.(.+)$/);
   return s ? { field: s[1] } : { field };
 }
+
+/** A server error located: locateField's answer, the argument also taken
+ *  from a message such as "--x is required" when the field is a task's
+ *  args, and the message without the "<field>: " prefix the server adds. */
+export function locateError(field: string | undefined, message: string) {
+  const text = field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
+  const where = locateField(field) ?? {};
+  const arg = where.arg ?? (where.task !== undefined && where.field === 'args' ? text.match(/^(--[\w-]+)[\s:]/)?.[1] : undefined);
+  return { ...where, ...(arg ? { arg, field: undefined } : {}), message: text };
+}
