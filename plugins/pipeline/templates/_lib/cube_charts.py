@@ -41,7 +41,8 @@ def confusion_echarts(matrix, labels, title):
                   "data": names, "inverse": True, "splitArea": {"show": True}},
         "visualMap": {"min": 0, "max": int(matrix.max()) if matrix.size else 0, "calculable": True,
                       "orient": "horizontal", "left": "center", "bottom": 10},
-        "series": [{"name": "count", "type": "heatmap", "data": data, "label": {"show": True}}],
+        "series": [{"name": "count", "type": "heatmap", "data": data,
+                    "label": {"show": True, "formatter": "{@[2]}"}}],
     }
 
 
