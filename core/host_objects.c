@@ -85,7 +85,10 @@ static char *obj_get(cube_plugin *self, const char *kind, const char *project,
     struct cube_op_error e;
     if (!k || !name)
         return *rc = CUBE_EINVAL, NULL;
-    return result(self, cube_obj_get(self->ctx, k, project, name, &out, &e) == 0, out, &e, rc);
+    /* Two statements: the order in which arguments are evaluated is
+     * unspecified, and `out` must be read after cube_obj_get filled it. */
+    int ok = cube_obj_get(self->ctx, k, project, name, &out, &e) == 0;
+    return result(self, ok, out, &e, rc);
 }
 
 static char *obj_list(cube_plugin *self, const char *kind, const char *project,

@@ -11,7 +11,7 @@ run_pkgs=(meson ninja-build gcc pkg-config libmicrohttpd-dev libcjson-dev libcur
 test_pkgs=(libcmocka-dev python3 openssl curl prometheus json-schema-test-suite
            binutils postgresql slapd ldap-utils bubblewrap python3-torch
            chromium python3-sklearn python3-xgboost python3-matplotlib python3-pandas
-           python3-croniter python3-websocket jupyter-notebook jupyterhub)
+           python3-croniter python3-websocket jupyter-notebook jupyterhub fonts-wqy-microhei)
 all_pkgs=(clang libclang-rt-14-dev wrk nginx-light slurm-wlm)
 
 case "$profile" in

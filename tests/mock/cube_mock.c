@@ -127,7 +127,13 @@ static double cfg_double(cube_plugin *s, const char *p, double d)
 { (void)s; const cJSON *n = lookup(p); return cJSON_IsNumber(n) ? n->valuedouble : d; }
 static int cfg_bool(cube_plugin *s, const char *p, int d)
 { (void)s; const cJSON *n = lookup(p); return cJSON_IsBool(n) ? cJSON_IsTrue(n) : d; }
-static const char *data_dir(cube_plugin *s) { (void)s; return "/tmp"; }
+static char mock_data_dir[1024] = "/tmp";
+static const char *data_dir(cube_plugin *s) { (void)s; return mock_data_dir; }
+
+void cube_mock_set_data_dir(const char *dir)
+{
+    snprintf(mock_data_dir, sizeof mock_data_dir, "%s", dir ? dir : "/tmp");
+}
 
 static int register_route(cube_plugin *s, const struct cube_route_desc *d)
 {
@@ -409,6 +415,33 @@ static void drain_stream(cube_req *r)
     }
     if (r->stream.close)
         r->stream.close(r->stream.cls);
+}
+
+int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream *up)
+{
+    const struct cube_proxy_desc *d = cube_mock_proxy(i);
+    struct cube_mock_response out = {0};
+    cube_req r = {.method = "GET", .path = path, .out = &out};
+    char head[512];
+    size_t segs = 0, n = 0;
+    if (!d)
+        return CUBE_ENOTFOUND;
+    for (const char *t = d->prefix; *t; t++)
+        segs += *t == '/';
+    /* the first `segs` segments of path, matched against the prefix */
+    for (; path[n] && n < sizeof head - 1; n++) {
+        if (path[n] == '/' && segs-- == 0)
+            break;
+        head[n] = path[n];
+    }
+    head[n] = '\0';
+    if (!match(d->prefix, head, &r))
+        return CUBE_ENOTFOUND;
+    memset(up, 0, sizeof *up);
+    up->size = sizeof *up;
+    int rc = d->resolve(M.state, &r, up);
+    free(out.body), free(out.content_type), free(out.headers);
+    return rc;
 }
 
 struct cube_mock_response cube_mock_request(const char *method, const char *path,

@@ -82,6 +82,8 @@ struct cube_mock_response {
 /* Creates the fake host and plugin handle. config_json may be NULL ("{}");
  * it is used as given (the mock does not apply schema defaults). */
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self);
+/* What data_dir answers from now on (NULL: "/tmp", the default). */
+void cube_mock_set_data_dir(const char *dir);
 /* Calls desc->init and checks nothing else; returns init's result. */
 int cube_mock_init(const struct cube_plugin_desc *desc, const char *config_json,
                    void **state);
@@ -154,6 +156,11 @@ const struct cube_mock_exit *cube_mock_exits(int *count);
 
 /* ABI 1.4: the i-th registered proxy prefix / console entry, or NULL. */
 const struct cube_proxy_desc *cube_mock_proxy(int i);
+/* Calls the i-th proxy's resolve for a request to `path` (its {params}
+ * filled from the prefix; req_user/req_project_role as cube_mock_set_user
+ * set them) with a zeroed *up; returns resolve's result, or
+ * CUBE_ENOTFOUND when the path is not under the prefix. */
+int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream *up);
 const struct cube_ui_desc *cube_mock_ui(int i);
 /* Calls fini (if any) with state and forgets (frees) everything, 1.1 state included. */
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state);

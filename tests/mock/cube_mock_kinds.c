@@ -141,6 +141,18 @@ static void action_free(struct cube_action_desc *a)
     free((char *)a->permission); free((char *)a->summary);
 }
 
+/* One of the CUBE_PERM_* strings (1.0 and 1.2). */
+static int mock_known_permission(const char *p)
+{
+    static const char *const KNOWN[] = {
+        CUBE_PERM_PUBLIC, CUBE_PERM_ADMIN, CUBE_PERM_USER, CUBE_PERM_PROJECT_VIEW,
+        CUBE_PERM_PROJECT_EDIT, CUBE_PERM_PROJECT_OPERATE, CUBE_PERM_PROJECT_MANAGE};
+    for (size_t i = 0; p && i < sizeof KNOWN / sizeof KNOWN[0]; i++)
+        if (!strcmp(p, KNOWN[i]))
+            return 1;
+    return 0;
+}
+
 static int register_action(cube_plugin *self, const struct cube_action_desc *in)
 {
     (void)self;
@@ -153,8 +165,7 @@ static int register_action(cube_plugin *self, const struct cube_action_desc *in)
     if (!d.kind || !d.handler || !d.method ||
         (strcmp(d.method, "POST") != 0 && strcmp(d.method, "GET") != 0) ||
         !mock_dns_label(d.action) || strcmp(d.action, "status") == 0 ||
-        strcmp(d.action, "events") == 0 || !d.permission ||
-        (strcmp(d.permission, CUBE_PERM_PUBLIC) != 0 && strcmp(d.permission, CUBE_PERM_ADMIN) != 0))
+        strcmp(d.action, "events") == 0 || !mock_known_permission(d.permission))
         return mock_logf("register_action: a bad field"), CUBE_EINVAL;
     for (int i = 0; i < O.n_actions; i++) {
         const struct cube_action_desc *a = &O.actions[i];

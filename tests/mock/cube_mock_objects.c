@@ -261,6 +261,8 @@ static char *obj_create(cube_plugin *self, const char *json, int *rc)
         return cJSON_Delete(obj), NULL;
     meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name"));
+    /* defaulting may have replaced obj: read the project again */
+    project = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "project"));
     if (find_obj(k->kind, scoped(k, project), name))
         return mock_logf("%s/%s already exists", k->plural, name), cJSON_Delete(obj),
                *rc = CUBE_EEXIST, NULL;

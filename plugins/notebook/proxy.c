@@ -1,0 +1,91 @@
+/* proxy.c — cubed's reverse proxy in front of the servers: the core checks
+ * the caller (session or bearer token, project:operate on the Notebook,
+ * which admits its owner and project ops/creators) and `resolve` then
+ * names the loopback port of a server this plugin started, with the
+ * server's secret as the one added header. Jupyter knows its base URL and
+ * gets the path unchanged; code-server gets it with the prefix removed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "notebook.h"
+
+/* Owner-only mode: ops and creators (and administrators) are refused. */
+static int owner_only_refuses(struct nb *nb, cube_req *req, const struct nb_entry *e)
+{
+    if (nb->conf.ops_access)
+        return 0;
+    const char *user = nb->host->req_user(req);
+    return !user || strcmp(user, e->owner);
+}
+
+void nb_auth_header(const struct nb_entry *e, char *name, size_t nlen, char *value, size_t vlen)
+{
+    if (!strcmp(e->ide, "vscode")) {
+        snprintf(name, nlen, "Cookie");
+        snprintf(value, vlen, "code-server-session=%s", e->token);
+    } else {
+        snprintf(name, nlen, "Authorization");
+        snprintf(value, vlen, "token %s", e->token);
+    }
+}
+
+static int resolve(struct nb *nb, cube_req *req, struct cube_proxy_upstream *up,
+                   const char *ide)
+{
+    const char *p = nb->host->req_param(req, "project"), *n = nb->host->req_param(req, "name");
+    char key[NB_KEY_LEN];
+    struct nb_entry e;
+    if (!p || !n)
+        return CUBE_ENOTFOUND;
+    nb_key(p, n, key, sizeof key);
+    if (nb_table_get(&nb->table, key, &e) < 0)
+        return CUBE_EUNAVAIL;                 /* the notebook exists but is not running */
+    if (strcmp(e.ide, ide))
+        return CUBE_ENOTFOUND;
+    if (owner_only_refuses(nb, req, &e))
+        return CUBE_EPERM;
+    if (!*e.token)
+        return CUBE_EUNAVAIL;                 /* still starting (no secret yet) */
+    snprintf(up->host, sizeof up->host, "127.0.0.1");
+    up->port = e.port;
+    nb_auth_header(&e, up->header_name, sizeof up->header_name, up->header_value,
+                   sizeof up->header_value);
+    return CUBE_OK;
+}
+
+static int resolve_jupyter(void *state, cube_req *req, struct cube_proxy_upstream *up)
+{
+    return resolve(state, req, up, "jupyter");
+}
+
+static int resolve_vscode(void *state, cube_req *req, struct cube_proxy_upstream *up)
+{
+    return resolve(state, req, up, "vscode");
+}
+
+int nb_register_proxy(struct nb *nb)
+{
+    const struct cube_proxy_desc d[] = {
+        {.size = sizeof d[0], .prefix = "/notebook/{project}/{name}",
+         .permission = CUBE_PERM_PROJECT_OPERATE, .kind = NB_KIND, .login_redirect = 1,
+         .strip_prefix = 0, .resolve = resolve_jupyter},
+        {.size = sizeof d[0], .prefix = "/vscode/{project}/{name}",
+         .permission = CUBE_PERM_PROJECT_OPERATE, .kind = NB_KIND, .login_redirect = 1,
+         .strip_prefix = 1, .resolve = resolve_vscode},
+    };
+    if (!CUBE_HOST_HAS(nb->host, register_proxy)) {
+        nb->host->log(nb->self, CUBE_LOG_WARN, "this cubed has no reverse proxy (ABI < 1.4): "
+                      "notebooks run but cannot be opened through cubed");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+        int rc = nb->host->register_proxy(nb->self, &d[i]);
+        if (rc != CUBE_OK) {
+            nb->host->log(nb->self, CUBE_LOG_WARN, "cubed refused the proxy prefix %s (%d): "
+                          "notebooks run but cannot be opened through cubed", d[i].prefix, rc);
+            return 0;
+        }
+    }
+    nb->proxied = 1;
+    return 0;
+}

@@ -1,0 +1,188 @@
+/* pipeline.h — what the pipeline plugin's files share.
+ *
+ * Kinds: JobTemplate (cluster: the catalog), ProjectJobTemplate (a
+ * project's own templates, found first), Pipeline (a DAG of tasks built
+ * from templates, run once, on a cron schedule or over past dates) and
+ * PipelineRun (a snapshot of a pipeline with its execution date, owned by
+ * the pipeline; one Job per task, owned by the run).
+ *
+ * Files, one concern each:
+ *   plugin.c     descriptor, configuration, init/start, registrations
+ *   kinds.c      the kinds' schemas and printer columns
+ *   validate.c   semantic validation: DAG, templates, argument schemas
+ *   pack.c       the built-in template pack (<templates_dir>/x/template.json)
+ *   snapshot.c   a PipelineRun from a Pipeline (templates resolved)
+ *   runner.c     the PipelineRun controller: tasks, Jobs, phases
+ *   taskjob.c    the Job of one task: rendering, command, env, dirs
+ *   outputs.c    task outputs (CUBE_OUTPUTS) and result files
+ *   schedule.c   the Pipeline controller: cron ticks, admission of runs
+ *   actions.c    run, backfill, stop, rerun, logs, copy
+ *   porting.c    export (YAML) and import (YAML subset or JSON)
+ *   yaml.c       a small YAML writer and reader for that subset
+ *   util.c       JSON and time helpers
+ */
+#ifndef PIPELINE_H
+#define PIPELINE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <cube/cube.h>
+
+#define PL_NAME "pipeline"
+#define PL_NAME_MAX 63            /* object names are DNS labels */
+#define PL_MAX_TASKS 2000
+#define PL_ERR 400
+
+struct pl {
+    const struct cube_host *host;
+    cube_plugin *self;
+    char templates_dir[PATH_MAX];  /* built-in pack, "" when none */
+    char files_root[PATH_MAX];     /* <data>/projects: project files */
+    int64_t max_backfill;          /* runs one backfill may create */
+    int64_t max_catchup;           /* ticks one schedule pass may create */
+    int64_t poll_seconds;          /* schedule re-check at most this late */
+};
+
+/* -- util.c ------------------------------------------------------------ */
+
+/* A member's string value, or NULL. */
+const char *pl_str(const cJSON *o, const char *key);
+/* A member's number value, or def. */
+double pl_num(const cJSON *o, const char *key, double def);
+/* Sets (replacing) a string / number / bool member. */
+void pl_set_str(cJSON *o, const char *key, const char *v);
+void pl_set_num(cJSON *o, const char *key, double v);
+void pl_set_item(cJSON *o, const char *key, cJSON *item);
+/* "<a>-<b>", shortened with a hash to fit a 63-character name. */
+void pl_join_name(const char *a, const char *b, char *out, size_t len);
+/* Unix seconds from "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS][.fff][Z|+hh:mm]"
+ * (a space may replace T; no zone means UTC); -1 when malformed. */
+int64_t pl_time_parse(const char *s);
+/* "YYYY-MM-DDTHH:MM:SSZ" of t. */
+void pl_time_format(int64_t t, char *out, size_t len);
+/* The time now, Unix seconds, and as text. */
+int64_t pl_now(void);
+void pl_now_text(char *out, size_t len);
+/* Parses JSON text from the host (NULL stays NULL) and frees the text. */
+cJSON *pl_parse_host(struct pl *p, char *text);
+/* The object's metadata member string ("name", "project", "uid"). */
+const char *pl_meta(const cJSON *obj, const char *key);
+/* Writes a precise error: field and message. */
+int pl_fail(char *field, size_t flen, char *msg, size_t mlen, const char *f,
+            const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* -- kinds.c ----------------------------------------------------------- */
+
+int pl_kinds_register(struct pl *p);
+
+/* -- validate.c -------------------------------------------------------- */
+
+/* Checks a template's spec (command, args schema). 0, or -1 with field
+ * (relative to spec, e.g. "args") and msg. */
+int pl_template_check(const cJSON *spec, char *field, size_t flen, char *msg, size_t mlen);
+/* Checks a Pipeline (schema already passed): task names, upstreams, cycles,
+ * templates, args, schedule, time zone. 0 or -1 with field and msg. */
+int pl_pipeline_check(struct pl *p, const cJSON *obj, char *field, size_t flen, char *msg,
+                      size_t mlen);
+/* The template a task names, project first (a new tree, or NULL). */
+cJSON *pl_template_find(struct pl *p, const char *project, const char *name);
+/* The tasks in an order where every upstream comes first: indexes into
+ * tasks (n entries), or -1 with the name of a task on a cycle in *cyclic. */
+int pl_topo_order(const cJSON *tasks, int *order, int n, const char **cyclic);
+
+/* -- pack.c ------------------------------------------------------------ */
+
+/* Creates or updates the JobTemplates of the built-in pack. */
+void pl_pack_load(struct pl *p);
+
+/* -- snapshot.c -------------------------------------------------------- */
+
+/* Creates a PipelineRun of pipeline obj for execution time t (trigger:
+ * "manual", "schedule", "backfill"; user: whose run, NULL: the pipeline's
+ * creator). name_out gets its name. Returns the stored run (text to free
+ * with host->free), or NULL with *rc (CUBE_EEXIST: that tick's run
+ * exists) and msg. */
+char *pl_run_create(struct pl *p, const cJSON *pipeline, int64_t t, const char *trigger,
+                    const char *user, char *name_out, size_t name_len, int *rc,
+                    char *msg, size_t mlen);
+
+/* -- runner.c ---------------------------------------------------------- */
+
+int pl_run_reconcile(void *state, const char *kind, const char *project, const char *name,
+                     const char *object_json);
+/* Edits a run's status with retries on conflicts: edit returns 0 to
+ * write, 1 to leave it, -1 on error. */
+typedef int (*pl_status_edit)(void *cls, const cJSON *run, cJSON *status);
+int pl_run_edit_status(struct pl *p, const char *project, const char *name,
+                       pl_status_edit edit, void *cls);
+/* Terminal task / run phases. */
+int pl_task_done(const char *phase);
+int pl_run_done(const char *phase);
+
+/* -- taskjob.c --------------------------------------------------------- */
+
+/* The Job for task (a snapshot task) of run, whose current status is
+ * status (outputs of finished tasks): name, owner, labels, spec.
+ * NULL with msg when a template value does not render. */
+cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJSON *task,
+                   const char *job_name, char *msg, size_t mlen);
+/* Paths of a task, relative to the project's files ("pipeline-runs/..."). */
+void pl_task_path(const char *run, const char *task, const char *leaf, char *out, size_t len);
+/* The absolute path of a project file path. */
+void pl_abs_path(struct pl *p, const char *project, const char *rel, char *out, size_t len);
+
+/* -- outputs.c --------------------------------------------------------- */
+
+/* Reads a finished task's outputs file and result list into tstatus
+ * ("outputs", "results"). */
+void pl_outputs_collect(struct pl *p, const char *project, const char *run, const char *task,
+                        cJSON *tstatus);
+/* GET .../pipelineruns/{name}/tasks/{task}/results/{file}. */
+int pl_result_route(void *state, cube_req *req);
+
+/* -- schedule.c -------------------------------------------------------- */
+
+int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
+                          const char *name, const char *object_json);
+/* The execution times of a schedule in [from, to] (at most max): a new
+ * array of Unix seconds in *out, count returned; -1 with msg. */
+int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max,
+                      int64_t **out, char *msg, size_t mlen);
+
+/* -- admit.c ----------------------------------------------------------- */
+
+/* Admits queued runs of a pipeline (dependsOnPast, expiredLimit,
+ * maxActiveRuns). CUBE_OK or an error to retry. */
+int pl_admit(struct pl *p, const cJSON *pipeline);
+
+/* -- actions.c / porting.c --------------------------------------------- */
+
+int pl_pipeline_actions(struct pl *p);   /* actions.c */
+int pl_run_actions(struct pl *p);        /* runactions.c */
+int pl_porting_register(struct pl *p);
+/* The request body as a JSON object ({} when empty), or NULL after
+ * answering 400. */
+cJSON *pl_body_object(struct pl *p, cube_req *req);
+/* The object of kind named by {project}/{name}, or NULL after answering. */
+cJSON *pl_req_object(struct pl *p, cube_req *req, const char *kind);
+/* 1 when the caller is ops or above, or the dev the object is for (owner
+ * or cube.dev/user); else answers 403 and returns 0. */
+int pl_may_operate(struct pl *p, cube_req *req, const cJSON *obj);
+/* Answers with an error JSON naming a field. */
+int pl_resp_error(struct pl *p, cube_req *req, int status, const char *code,
+                  const char *msg);
+/* Answers with a host object text (freed here), or the error for rc. */
+int pl_resp_obj(struct pl *p, cube_req *req, int status, char *text, int rc);
+
+/* -- yaml.c ------------------------------------------------------------ */
+
+/* A YAML document of a JSON tree (block style, quoted strings). */
+char *pl_yaml_write(const cJSON *v);
+/* Parses the YAML subset pl_yaml_write emits (block maps and lists,
+ * plain or quoted scalars, flow [] and {}), or JSON. NULL with msg. */
+cJSON *pl_yaml_read(const char *text, char *msg, size_t mlen);
+
+#endif

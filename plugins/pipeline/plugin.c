@@ -1,0 +1,135 @@
+/* plugin.c — the pipeline plugin: descriptor, configuration, init (kinds,
+ * actions, routes) and start (the built-in template pack). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pipeline.h"
+
+static const char SCHEMA[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"templates_dir\":{\"type\":\"string\",\"default\":\"\",\"description\":"
+    "\"Built-in template pack (<dir>/<name>/template.json); default: templates/ next to "
+    "the plugin's .so; \\\"none\\\" loads none\"},"
+    "\"files_root\":{\"type\":\"string\",\"default\":\"\",\"description\":"
+    "\"Where project files live (executor-local's projects_root); default <data dir>/projects\"},"
+    "\"max_backfill\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":1000,"
+    "\"description\":\"Runs one backfill request may create\"},"
+    "\"max_catchup\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":1000,"
+    "\"description\":\"Missed ticks one schedule pass creates (the rest follow)\"},"
+    "\"poll_seconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3600,\"default\":60,"
+    "\"description\":\"A schedule is checked at least this often\"}}}";
+
+#ifndef PL_TEMPLATES_INSTALLED
+#define PL_TEMPLATES_INSTALLED "/usr/local/share/cube/pipeline/templates"
+#endif
+
+/* templates/ beside this .so when it exists (a build tree), else where
+ * the pack is installed. */
+static void default_templates(char *out, size_t len)
+{
+    Dl_info info;
+    struct stat st;
+    snprintf(out, len, "%s", PL_TEMPLATES_INSTALLED);
+    if (!dladdr((void *)default_templates, &info) || !info.dli_fname)
+        return;
+    const char *slash = strrchr(info.dli_fname, '/');
+    char near[PATH_MAX];
+    snprintf(near, sizeof near, "%.*s/templates", slash ? (int)(slash - info.dli_fname) : 1,
+             slash ? info.dli_fname : ".");
+    if (stat(near, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out, len, "%s", near);
+}
+
+/* <data>/projects from <data>/plugins/pipeline. */
+static void default_files_root(const char *data_dir, char *out, size_t len)
+{
+    const char *tail = "/plugins/" PL_NAME;
+    size_t n = strlen(data_dir), t = strlen(tail);
+    if (n > t && !strcmp(data_dir + n - t, tail))
+        snprintf(out, len, "%.*s/projects", (int)(n - t), data_dir);
+    else
+        snprintf(out, len, "%s/projects", data_dir);
+}
+
+static int load_conf(struct pl *p)
+{
+    const struct cube_host *h = p->host;
+    const char *tdir = h->config_string(p->self, "templates_dir", "");
+    const char *froot = h->config_string(p->self, "files_root", "");
+    if (!strcmp(tdir, "none"))
+        p->templates_dir[0] = '\0';
+    else if (*tdir)
+        snprintf(p->templates_dir, sizeof p->templates_dir, "%s", tdir);
+    else
+        default_templates(p->templates_dir, sizeof p->templates_dir);
+    if (*froot && froot[0] != '/') {
+        h->set_error(p->self, "files_root: \"%s\" must be an absolute path", froot);
+        return -1;
+    }
+    if (*froot)
+        snprintf(p->files_root, sizeof p->files_root, "%s", froot);
+    else
+        default_files_root(h->data_dir(p->self), p->files_root, sizeof p->files_root);
+    p->max_backfill = h->config_int(p->self, "max_backfill", 1000);
+    p->max_catchup = h->config_int(p->self, "max_catchup", 1000);
+    p->poll_seconds = h->config_int(p->self, "poll_seconds", 60);
+    return 0;
+}
+
+static int pl_init(const struct cube_host *host, cube_plugin *self, void **state)
+{
+    struct pl *p = calloc(1, sizeof *p);
+    if (!p) {
+        host->set_error(self, "out of memory");
+        return CUBE_ENOMEM;
+    }
+    *state = p;
+    p->host = host;
+    p->self = self;
+    if (load_conf(p) < 0 || pl_kinds_register(p) < 0) {
+        free(p);
+        *state = NULL;
+        return CUBE_EINVAL;
+    }
+    if (pl_pipeline_actions(p) < 0 || pl_run_actions(p) < 0 || pl_porting_register(p) < 0) {
+        host->set_error(self, "cannot register the pipeline actions and routes (see the log)");
+        free(p);
+        *state = NULL;
+        return CUBE_EINVAL;
+    }
+    return CUBE_OK;
+}
+
+static void pack_task(void *state, void *arg)
+{
+    (void)arg;
+    pl_pack_load(state);
+}
+
+static int pl_start(void *state)
+{
+    struct pl *p = state;
+    /* after start-up: the store and the other kinds are ready by then */
+    if (p->host->submit(p->self, pack_task, NULL) != CUBE_OK)
+        pl_pack_load(p);
+    return CUBE_OK;
+}
+
+static void pl_fini(void *state)
+{
+    free(state);
+}
+
+CUBE_PLUGIN_DEFINE(pipeline,
+    .name = PL_NAME,
+    .version = "1.0.0",
+    .vendor = "Cube",
+    .license = "Apache-2.0",
+    .description = "Pipelines: job templates, DAG runs, cron schedules, backfill",
+    .config_schema = SCHEMA,
+    .init = pl_init,
+    .start = pl_start,
+    .fini = pl_fini)

@@ -1,0 +1,410 @@
+/* runner.c — the PipelineRun controller. Each pass re-derives the run from
+ * the run object and its Jobs (so a restart of cubed loses nothing):
+ *
+ *   - a run waits while labelled queued=true (the Pipeline controller
+ *     admits scheduled and backfilled runs, schedule.c);
+ *   - a Pending task whose upstreams all Succeeded (or were Skipped) gets
+ *     its Job <run>-<task>[-<rerun>] (owned by the run, so its changes
+ *     bring the run back here), while fewer than spec.parallelism run;
+ *     creating a Job that exists adopts it (a pass cut short earlier);
+ *   - a Running task follows its Job: Succeeded (outputs collected),
+ *     Failed (the Job failed after its retries, timed out, or is gone);
+ *   - a task with a failed upstream becomes UpstreamFailed, a skipped one
+ *     Skipped;
+ *   - stopRequested deletes the Jobs of running tasks (their finalizer
+ *     stops the replicas) and marks what had not finished Stopped;
+ *   - when every task is done the run is Succeeded, Failed or Stopped,
+ *     labelled finished=true, and an alert event is recorded when the
+ *     pipeline asked for one.
+ * Status is written only when it changed, with the version read (a
+ * conflict is retried by the host). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline.h"
+
+int pl_task_done(const char *ph)
+{
+    return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed") || !strcmp(ph, "Skipped") ||
+                  !strcmp(ph, "UpstreamFailed") || !strcmp(ph, "Stopped"));
+}
+
+int pl_run_done(const char *ph)
+{
+    return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed") || !strcmp(ph, "Stopped"));
+}
+
+static int task_ok(const char *ph)
+{
+    return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Skipped"));
+}
+
+struct pass {
+    struct pl *p;
+    const char *project, *name;
+    const cJSON *run;
+    cJSON *status, *tstat;          /* status (copy) and status.tasks */
+    const cJSON **task;             /* task specs by index */
+    cJSON **ts;                     /* their status objects */
+    int n, running, parallelism, stop;
+    char now[40];
+};
+
+/* Sorted names for upstream lookups. */
+struct nix {
+    const char *name;
+    int i;
+};
+
+static int nix_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct nix *)a)->name, ((const struct nix *)b)->name);
+}
+
+static int nix_find(const struct nix *ix, int n, const char *name)
+{
+    struct nix key = {name, 0};
+    const struct nix *hit = bsearch(&key, ix, (size_t)n, sizeof *ix, nix_cmp);
+    return hit ? hit->i : -1;
+}
+
+/* The status object of each task, made when missing. */
+static int pass_tasks(struct pass *ps)
+{
+    const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "tasks"), *t;
+    ps->n = cJSON_GetArraySize(tasks);
+    ps->task = calloc((size_t)ps->n + 1, sizeof *ps->task);
+    ps->ts = calloc((size_t)ps->n + 1, sizeof *ps->ts);
+    if (!ps->task || !ps->ts)
+        return -1;
+    ps->tstat = cJSON_GetObjectItemCaseSensitive(ps->status, "tasks");
+    if (!cJSON_IsObject(ps->tstat)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(ps->status, "tasks");
+        ps->tstat = cJSON_AddObjectToObject(ps->status, "tasks");
+    }
+    /* status.tasks in the order of spec.tasks: index i is task i */
+    int i = 0, aligned = 1;
+    cJSON *s = ps->tstat->child;
+    cJSON_ArrayForEach(t, tasks) {
+        ps->task[i] = t;
+        const char *name = pl_str(t, "name");
+        if (aligned && s && !strcmp(s->string, name)) {
+            ps->ts[i] = s;
+            s = s->next;
+        } else {
+            aligned = 0;
+            ps->ts[i] = cJSON_GetObjectItemCaseSensitive(ps->tstat, name);
+        }
+        if (!ps->ts[i]) {
+            ps->ts[i] = cJSON_AddObjectToObject(ps->tstat, name);
+            cJSON_AddStringToObject(ps->ts[i], "phase", "Pending");
+        }
+        i++;
+    }
+    return 0;
+}
+
+static void task_set(cJSON *ts, const char *phase, const char *msg, const char *now)
+{
+    pl_set_str(ts, "phase", phase);
+    if (msg)
+        pl_set_str(ts, "message", msg);
+    if (pl_task_done(phase) && now)
+        pl_set_str(ts, "finished", now);
+}
+
+/* The Job name of task i (its rerun generation in the status). */
+static void job_name(const struct pass *ps, int i, char *out, size_t len)
+{
+    int gen = (int)pl_num(ps->ts[i], "rerun", 0);
+    char leaf[64];
+    if (gen > 0)
+        snprintf(leaf, sizeof leaf, "%s-%d", pl_str(ps->task[i], "name"), gen);
+    else
+        snprintf(leaf, sizeof leaf, "%s", pl_str(ps->task[i], "name"));
+    pl_join_name(ps->name, leaf, out, len);
+}
+
+/* A Running task: follow its Job. */
+static void follow_job(struct pass *ps, int i)
+{
+    struct pl *p = ps->p;
+    cJSON *ts = ps->ts[i];
+    const char *jname = pl_str(ts, "job");
+    int rc;
+    cJSON *job = jname ? pl_parse_host(p, p->host->obj_get(p->self, "Job", ps->project,
+                                                            jname, &rc)) : NULL;
+    if (!job) {
+        if (!ps->stop)
+            task_set(ts, "Failed", "its Job is gone (deleted)", ps->now);
+        else
+            task_set(ts, "Stopped", "stopped", ps->now);
+        return;
+    }
+    const cJSON *js = cJSON_GetObjectItemCaseSensitive(job, "status");
+    const char *ph = pl_str(js, "phase") ? pl_str(js, "phase") : "";
+    double att = pl_num(js, "attempts", 0);
+    if (att > 0 && att != pl_num(ts, "attempts", 0))
+        pl_set_num(ts, "attempts", att);
+    if (!strcmp(ph, "Succeeded")) {
+        task_set(ts, "Succeeded", NULL, ps->now);
+        cJSON_DeleteItemFromObjectCaseSensitive(ts, "message");
+        pl_outputs_collect(p, ps->project, ps->name, pl_str(ps->task[i], "name"), ts);
+    } else if (!strcmp(ph, "Failed") || !strcmp(ph, "Cancelled")) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "Job %s: %s: %s", jname, pl_str(js, "reason") ?
+                 pl_str(js, "reason") : ph, pl_str(js, "message") ? pl_str(js, "message") : "");
+        task_set(ts, ps->stop ? "Stopped" : "Failed", msg, ps->now);
+    } else if (ps->stop) {
+        p->host->obj_delete(p->self, "Job", ps->project, jname);
+        task_set(ts, "Stopped", "stopped with the run", ps->now);
+    } else {
+        ps->running++;
+    }
+    cJSON_Delete(job);
+}
+
+/* Starts task i: creates (or adopts) its Job. */
+static void start_task(struct pass *ps, int i)
+{
+    struct pl *p = ps->p;
+    char jname[PL_NAME_MAX + 1], msg[PL_ERR];
+    int rc;
+    job_name(ps, i, jname, sizeof jname);
+    cJSON *job = pl_task_job(p, ps->run, ps->status, ps->task[i], jname, msg, sizeof msg);
+    if (!job) {
+        task_set(ps->ts[i], "Failed", msg, ps->now);
+        return;
+    }
+    char *doc = cJSON_PrintUnformatted(job);
+    cJSON_Delete(job);
+    char *out = doc ? p->host->obj_create(p->self, doc, &rc) : NULL;
+    free(doc);
+    p->host->free(out);
+    if (!out && rc != CUBE_EEXIST) {
+        snprintf(msg, sizeof msg, "cannot create Job %s (error %d; see the log)", jname, rc);
+        task_set(ps->ts[i], "Failed", msg, ps->now);
+        return;
+    }
+    pl_set_str(ps->ts[i], "phase", "Running");
+    pl_set_str(ps->ts[i], "job", jname);
+    pl_set_str(ps->ts[i], "started", ps->now);
+    cJSON_DeleteItemFromObjectCaseSensitive(ps->ts[i], "message");
+    ps->running++;
+}
+
+/* A Pending task: upstream states decide. */
+static void consider(struct pass *ps, const struct nix *ix, int i)
+{
+    const cJSON *u;
+    int ready = 1;
+    if (ps->stop) {
+        task_set(ps->ts[i], "Stopped", "stopped before it ran", ps->now);
+        return;
+    }
+    cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(ps->task[i], "upstream")) {
+        int k = cJSON_IsString(u) ? nix_find(ix, ps->n, u->valuestring) : -1;
+        const char *ph = k >= 0 ? pl_str(ps->ts[k], "phase") : "Failed";
+        if (task_ok(ph))
+            continue;
+        if (pl_task_done(ph)) {
+            char msg[120];
+            snprintf(msg, sizeof msg, "upstream %s %s", k >= 0 ? u->valuestring : "?", ph);
+            task_set(ps->ts[i], "UpstreamFailed", msg, ps->now);
+            return;
+        }
+        ready = 0;
+    }
+    if (ready && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ps->task[i], "skip")))
+        task_set(ps->ts[i], "Skipped", NULL, ps->now);
+    else if (ready && ps->running < ps->parallelism)
+        start_task(ps, i);
+}
+
+/* One pass over the tasks in dependency order. */
+static int advance(struct pass *ps)
+{
+    struct nix *ix = calloc((size_t)ps->n + 1, sizeof *ix);
+    int *order = calloc((size_t)ps->n + 1, sizeof *order);
+    const char *cyclic;
+    const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "tasks");
+    if (!ix || !order || pl_topo_order(tasks, order, ps->n, &cyclic) < 0) {
+        free(ix), free(order);
+        return -1;
+    }
+    for (int i = 0; i < ps->n; i++)
+        ix[i] = (struct nix){pl_str(ps->task[i], "name"), i};
+    qsort(ix, (size_t)ps->n, sizeof *ix, nix_cmp);
+    /* Running tasks first: they decide how many more may start. */
+    for (int i = 0; i < ps->n; i++)
+        if (!strcmp(pl_str(ps->ts[i], "phase") ? pl_str(ps->ts[i], "phase") : "", "Running"))
+            follow_job(ps, i);
+    for (int k = 0; k < ps->n; k++) {
+        int i = order[k];
+        const char *ph = pl_str(ps->ts[i], "phase");
+        if (!ph || !strcmp(ph, "Pending"))
+            consider(ps, ix, i);
+    }
+    free(ix), free(order);
+    return 0;
+}
+
+/* Overall phase and progress from the tasks. */
+static const char *summarize(struct pass *ps)
+{
+    int done = 0, failed = 0, stopped = 0;
+    for (int i = 0; i < ps->n; i++) {
+        const char *ph = pl_str(ps->ts[i], "phase");
+        done += pl_task_done(ph);
+        failed += !strcmp(ph, "Failed") || !strcmp(ph, "UpstreamFailed");
+        stopped += !strcmp(ph, "Stopped");
+    }
+    char prog[40];
+    snprintf(prog, sizeof prog, "%d/%d", done, ps->n);
+    pl_set_str(ps->status, "progress", prog);
+    if (done < ps->n)
+        return "Running";
+    return stopped || ps->stop ? "Stopped" : failed ? "Failed" : "Succeeded";
+}
+
+/* A finished run: labelled finished=true (the Pipeline controller counts
+ * active runs by it), an event, and an alert when the pipeline asked. */
+static void finish(struct pass *ps, const char *phase)
+{
+    struct pl *p = ps->p;
+    char msg[200];
+    cJSON *obj = cJSON_Duplicate(ps->run, 1);
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
+    cJSON_DeleteItemFromObjectCaseSensitive(meta, "resourceVersion");
+    cJSON *labels = cJSON_GetObjectItemCaseSensitive(meta, "labels");
+    if (!labels)
+        labels = cJSON_AddObjectToObject(meta, "labels");
+    pl_set_str(labels, "finished", "true");
+    char *doc = cJSON_PrintUnformatted(obj), *out = NULL;
+    int rc;
+    cJSON_Delete(obj);
+    if (doc && !(out = p->host->obj_update(p->self, doc, &rc)))
+        p->host->log(p->self, CUBE_LOG_WARN, "run %s/%s: cannot label it finished (%d)",
+                     ps->project, ps->name, rc);
+    else
+        p->host->free(out);
+    free(doc);
+    snprintf(msg, sizeof msg, "run %s: %s (%s tasks done)", ps->name, phase,
+             pl_str(ps->status, "progress"));
+    p->host->obj_event(p->self, "PipelineRun", ps->project, ps->name,
+                       strcmp(phase, "Succeeded") ? "Warning" : "Normal", phase, msg);
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(
+                              cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "alerts"))
+        if (cJSON_IsString(a) && !strcmp(a->valuestring, phase))
+            p->host->obj_event(p->self, "PipelineRun", ps->project, ps->name, "Warning",
+                               "Alert", msg);
+}
+
+/* Writes the status when it changed; CUBE_ECONFLICT when someone else
+ * wrote first (the host retries the pass). */
+static int write_status(struct pass *ps)
+{
+    struct pl *p = ps->p;
+    const cJSON *old = cJSON_GetObjectItemCaseSensitive(ps->run, "status");
+    if (old && cJSON_Compare(old, ps->status, 1))
+        return CUBE_OK;
+    char *doc = cJSON_PrintUnformatted(ps->status);
+    int rc = CUBE_ENOMEM;
+    char *out = doc ? p->host->obj_update_status(p->self, "PipelineRun", ps->project, ps->name,
+                                                 doc, pl_meta(ps->run, "resourceVersion"), &rc)
+                    : NULL;
+    free(doc);
+    p->host->free(out);
+    return out ? CUBE_OK : rc;
+}
+
+static int reconcile(struct pass *ps)
+{
+    const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(ps->run, "metadata"), "labels");
+    const char *phase = pl_str(ps->status, "phase");
+    if (pl_run_done(phase))
+        return CUBE_OK;
+    if (!strcmp(pl_str(labels, "queued") ? pl_str(labels, "queued") : "", "true")) {
+        if (phase)
+            return CUBE_OK;
+        pl_set_str(ps->status, "phase", "Queued");
+        return write_status(ps);
+    }
+    ps->stop = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ps->status, "stopRequested"));
+    ps->parallelism = (int)pl_num(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"),
+                                  "parallelism", 1);
+    if (!phase || !strcmp(phase, "Queued")) {
+        pl_set_str(ps->status, "phase", "Running");
+        pl_set_str(ps->status, "started", ps->now);
+    }
+    if (pass_tasks(ps) < 0 || advance(ps) < 0)
+        return CUBE_ENOMEM;
+    const char *now_phase = summarize(ps);
+    pl_set_str(ps->status, "phase", now_phase);
+    int done = pl_run_done(now_phase);
+    if (done)
+        pl_set_str(ps->status, "finished", ps->now);
+    int rc = write_status(ps);
+    if (rc == CUBE_OK && done)
+        finish(ps, now_phase);
+    return rc;
+}
+
+int pl_run_reconcile(void *state, const char *kind, const char *project, const char *name,
+                     const char *object_json)
+{
+    (void)kind;
+    if (!object_json)
+        return CUBE_OK;   /* deleted: its Jobs go with it (ownerReferences) */
+    struct pass ps = {.p = state, .project = project, .name = name};
+    cJSON *run = cJSON_Parse(object_json);
+    if (!run)
+        return CUBE_ENOMEM;
+    ps.run = run;
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "status");
+    ps.status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
+    pl_now_text(ps.now, sizeof ps.now);
+    int rc = reconcile(&ps);
+    free(ps.task), free(ps.ts);
+    cJSON_Delete(ps.status);
+    cJSON_Delete(run);
+    return rc;
+}
+
+int pl_run_edit_status(struct pl *p, const char *project, const char *name,
+                       pl_status_edit edit, void *cls)
+{
+    for (int attempt = 0; attempt < 8; attempt++) {
+        int rc;
+        cJSON *run = pl_parse_host(p, p->host->obj_get(p->self, "PipelineRun", project, name,
+                                                       &rc));
+        if (!run)
+            return rc ? rc : CUBE_ENOMEM;
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "status");
+        cJSON *status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
+        int e = edit(cls, run, status);
+        char *out = NULL;
+        if (e == 0) {
+            char *doc = cJSON_PrintUnformatted(status);
+            out = p->host->obj_update_status(p->self, "PipelineRun", project, name, doc,
+                                             pl_meta(run, "resourceVersion"), &rc);
+            free(doc);
+            p->host->free(out);
+        }
+        cJSON_Delete(status);
+        cJSON_Delete(run);
+        if (e != 0)
+            return e < 0 ? CUBE_EINVAL : CUBE_OK;
+        if (out)
+            return CUBE_OK;
+        if (rc != CUBE_ECONFLICT)
+            return rc;
+    }
+    return CUBE_ECONFLICT;
+}

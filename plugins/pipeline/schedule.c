@@ -1,0 +1,164 @@
+/* schedule.c — the Pipeline controller, as Cube Studio schedules:
+ *
+ *   - each cron tick since spec.startTime (else since the pipeline was
+ *     created), up to now, gets a run with that execution date, labelled
+ *     queued=true; status.lastTick remembers the last one made (so a
+ *     restart neither repeats nor skips a tick), and the controller asks
+ *     to be called again at the next tick (at most poll_seconds later);
+ *   - queued runs (scheduled or backfilled) are admitted by dropping the
+ *     label: with dependsOnPast only the earliest, and only once the run
+ *     before it Succeeded and none is active; otherwise, with
+ *     expiredLimit N, only the newest N queued runs are kept (older ones
+ *     are deleted with an event), and up to maxActiveRuns run at once.
+ * A run's changes come back here (the pipeline owns its runs). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cron.h"
+#include "pipeline.h"
+
+int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max,
+                      int64_t **out, char *msg, size_t mlen)
+{
+    const char *expr = pl_str(spec, "schedule"), *tzname = pl_str(spec, "timezone");
+    char err[PL_ERR];
+    *out = NULL;
+    if (!expr || !strcmp(expr, "once"))
+        return snprintf(msg, mlen, "the pipeline has no cron schedule (schedule: once)"), -1;
+    pl_cron *c = pl_cron_parse(expr, err, sizeof err);
+    pl_tz *tz = NULL;
+    if (!c)
+        return snprintf(msg, mlen, "schedule: %s", err), -1;
+    if (tzname && strcmp(tzname, "UTC") != 0 && !(tz = pl_tz_load(tzname, err, sizeof err))) {
+        pl_cron_free(c);
+        return snprintf(msg, mlen, "timezone: %s", err), -1;
+    }
+    int64_t n = 0, cap = 16;
+    int64_t *ticks = malloc((size_t)cap * sizeof *ticks);
+    for (int64_t t = pl_cron_next(c, tz, from - 1); ticks && t >= 0 && t <= to;
+         t = pl_cron_next(c, tz, t)) {
+        if (n == max) {
+            snprintf(msg, mlen, "more than %lld ticks in that range", (long long)max);
+            n = -1;
+            break;
+        }
+        if (n == cap) {
+            int64_t *more = realloc(ticks, (size_t)(cap *= 2) * sizeof *ticks);
+            if (!more)
+                break;
+            ticks = more;
+        }
+        ticks[n++] = t;
+    }
+    pl_cron_free(c);
+    pl_tz_free(tz);
+    if (n < 0 || !ticks) {
+        free(ticks);
+        return n < 0 ? -1 : (snprintf(msg, mlen, "out of memory"), -1);
+    }
+    *out = ticks;
+    return (int)n;
+}
+
+/* The first tick after `after`, or -1. */
+static int64_t next_tick(const cJSON *spec, int64_t after)
+{
+    const char *tzname = pl_str(spec, "timezone");
+    char err[PL_ERR];
+    pl_cron *c = pl_cron_parse(pl_str(spec, "schedule"), err, sizeof err);
+    pl_tz *tz = tzname && strcmp(tzname, "UTC") ? pl_tz_load(tzname, err, sizeof err) : NULL;
+    int64_t t = c ? pl_cron_next(c, tz, after) : -1;
+    pl_cron_free(c);
+    pl_tz_free(tz);
+    return t;
+}
+
+/* Makes the runs of ticks up to now; returns ms until the next tick (0:
+ * none). */
+static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
+{
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
+    const char *last_s = pl_str(status, "lastTick"), *start = pl_str(spec, "startTime");
+    int64_t now = pl_now(), from;
+    if (last_s)
+        from = pl_time_parse(last_s) + 1;
+    else if (start)
+        from = pl_time_parse(start);
+    else
+        from = pl_time_parse(pl_meta(obj, "created")) + 1;
+    if (from < 0)
+        from = now;
+    int64_t *ticks = NULL, last = from - 1;
+    char msg[PL_ERR], name[PL_NAME_MAX + 1], when[40];
+    int n = pl_schedule_ticks(spec, from, now, p->max_catchup, &ticks, msg, sizeof msg);
+    int capped = n < 0;
+    if (capped)   /* more than max_catchup due: the first ones now, the rest soon */
+        n = pl_schedule_ticks(spec, from, now, INT64_MAX, &ticks, msg, sizeof msg);
+    if (n > p->max_catchup)
+        n = (int)p->max_catchup;
+    for (int i = 0; i < n; i++) {
+        int rc;
+        char *run = pl_run_create(p, obj, ticks[i], "schedule", NULL, name, sizeof name, &rc,
+                                  msg, sizeof msg);
+        p->host->free(run);
+        if (!run && rc != CUBE_EEXIST)
+            p->host->obj_event(p->self, "Pipeline", pl_meta(obj, "project"),
+                               pl_meta(obj, "name"), "Warning", "TickFailed", msg);
+        last = ticks[i];
+        pl_time_format(last, when, sizeof when);
+        pl_set_str(status, "lastTick", when);
+    }
+    free(ticks);
+    if (capped)
+        return 1;
+    int64_t next = next_tick(spec, last > now ? last : now);
+    if (next > now) {
+        pl_time_format(next, when, sizeof when);
+        pl_set_str(status, "nextTick", when);
+        return (next - now) * 1000;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "nextTick");
+    return 0;
+}
+
+int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
+                          const char *name, const char *object_json)
+{
+    (void)kind, (void)project, (void)name;
+    struct pl *p = state;
+    if (!object_json)
+        return CUBE_OK;
+    cJSON *obj = cJSON_Parse(object_json);
+    if (!obj)
+        return CUBE_ENOMEM;
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    cJSON *status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
+    const char *sched = pl_str(spec, "schedule");
+    int64_t delay = 0;
+    if (sched && strcmp(sched, "once") != 0 &&
+        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "paused")))
+        delay = make_ticks(p, obj, status);   /* paused: no ticks, no admission */
+    pl_set_num(status, "tasks", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec,
+                                                                                    "tasks")));
+    int paused = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "paused"));
+    int rc = CUBE_OK, arc = paused ? CUBE_OK : pl_admit(p, obj);
+    if (!st || !cJSON_Compare(st, status, 1)) {
+        char *doc = cJSON_PrintUnformatted(status);
+        char *out = p->host->obj_update_status(p->self, "Pipeline", project, name, doc,
+                                               pl_meta(obj, "resourceVersion"), &rc);
+        free(doc);
+        if (!out)
+            rc = rc == CUBE_OK ? CUBE_EUNAVAIL : rc;
+        p->host->free(out);
+    }
+    cJSON_Delete(status);
+    cJSON_Delete(obj);
+    if (rc != CUBE_OK || arc != CUBE_OK)
+        return rc != CUBE_OK ? rc : arc;
+    if (delay > p->poll_seconds * 1000)
+        delay = p->poll_seconds * 1000;
+    return delay > 0 ? (int)delay : CUBE_OK;
+}

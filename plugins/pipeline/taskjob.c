@@ -1,0 +1,221 @@
+/* taskjob.c — the Job of one task of a run. Values with "{{" (command,
+ * args, env) are rendered with the run's variables: execution_date, ds,
+ * run_id, creator, pipeline_name, project, template_dir and
+ * tasks.<name>.outputs.<key> of finished upstreams. Args are checked
+ * against the template's schema after rendering and appended as flags.
+ *
+ * Each task gets three paths under the project's files, which the task
+ * itself creates (a wrapper shell line), so they belong to the account it
+ * runs as and the project's group:
+ *   CUBE_RUN_DIR     pipeline-runs/<run>/work          shared by the run
+ *   CUBE_OUTPUT_DIR  pipeline-runs/<run>/tasks/<t>/results  result files
+ *   CUBE_OUTPUTS     pipeline-runs/<run>/tasks/<t>/outputs  key=value or JSON
+ * The wrapper also clears an old outputs file (a rerun) and, without a
+ * workdir of the task's own, starts the command in CUBE_RUN_DIR. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "pipeline.h"
+#include "tmpl.h"
+
+static const char WRAPPER[] =
+    "mkdir -p \"$CUBE_OUTPUT_DIR\" \"$CUBE_RUN_DIR\" && rm -f \"$CUBE_OUTPUTS\" && exec \"$@\"";
+static const char WRAPPER_CD[] =
+    "mkdir -p \"$CUBE_OUTPUT_DIR\" \"$CUBE_RUN_DIR\" && rm -f \"$CUBE_OUTPUTS\" && "
+    "cd \"$CUBE_RUN_DIR\" && exec \"$@\"";
+
+void pl_task_path(const char *run, const char *task, const char *leaf, char *out, size_t len)
+{
+    if (task)
+        snprintf(out, len, "pipeline-runs/%s/tasks/%s/%s", run, task, leaf);
+    else
+        snprintf(out, len, "pipeline-runs/%s/%s", run, leaf);
+}
+
+void pl_abs_path(struct pl *p, const char *project, const char *rel, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s/%s", p->files_root, project, rel);
+}
+
+/* The variables templates see. */
+static cJSON *run_vars(const cJSON *run, const cJSON *status, const cJSON *task)
+{
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run, "spec"), *t;
+    cJSON *v = cJSON_CreateObject();
+    const char *date = pl_str(spec, "executionDate") ? pl_str(spec, "executionDate") : "";
+    char ds[16];
+    snprintf(ds, sizeof ds, "%.10s", date);
+    cJSON_AddStringToObject(v, "execution_date", date);
+    cJSON_AddStringToObject(v, "ds", ds);
+    cJSON_AddStringToObject(v, "run_id", pl_meta(run, "name"));
+    cJSON_AddStringToObject(v, "creator", pl_str(spec, "creator") ? pl_str(spec, "creator") : "");
+    cJSON_AddStringToObject(v, "pipeline_name", pl_str(spec, "pipeline"));
+    cJSON_AddStringToObject(v, "project", pl_meta(run, "project"));
+    cJSON_AddStringToObject(v, "template_dir", pl_str(task, "templateDir") ?
+                            pl_str(task, "templateDir") : "");
+    cJSON *tasks = cJSON_AddObjectToObject(v, "tasks");
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(status, "tasks")) {
+        const cJSON *out = cJSON_GetObjectItemCaseSensitive(t, "outputs");
+        cJSON *o = cJSON_AddObjectToObject(tasks, t->string);
+        cJSON_AddItemToObject(o, "outputs", out ? cJSON_Duplicate(out, 1) : cJSON_CreateObject());
+    }
+    return v;
+}
+
+/* Renders every string of v (recursively) that holds "{{". */
+static int render_all(cJSON *v, const cJSON *vars, const char *what, char *msg, size_t mlen)
+{
+    char err[PL_ERR];
+    if (cJSON_IsString(v) && strstr(v->valuestring, "{{")) {
+        char *r = pl_tmpl_render(v->valuestring, vars, err, sizeof err);
+        if (!r)
+            return snprintf(msg, mlen, "%s: %s", what, err), -1;
+        cJSON_SetValuestring(v, r);
+        free(r);
+        return 0;
+    }
+    cJSON *c;
+    cJSON_ArrayForEach(c, v)
+        if (render_all(c, vars, what, msg, mlen) < 0)
+            return -1;
+    return 0;
+}
+
+/* command + rendered args flags (a new array), or NULL with msg. */
+static cJSON *task_argv(const cJSON *task, const cJSON *vars, char *msg, size_t mlen)
+{
+    char err[PL_ERR];
+    cJSON *argv = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(task, "command"), 1);
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(task, "argsSchema");
+    if (!cJSON_IsArray(argv) || render_all(argv, vars, "command", msg, mlen) < 0)
+        goto fail;
+    if (!schema)
+        return argv;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(task, "args");
+    cJSON *args = cJSON_IsObject(a) ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
+    cJSON *flags = NULL;
+    if (render_all(args, vars, "args", msg, mlen) == 0) {
+        if (pl_args_validate(schema, args, err, sizeof err) < 0)
+            snprintf(msg, mlen, "args: %s", err);
+        else if (!(flags = pl_args_render(schema, args)))
+            snprintf(msg, mlen, "args: cannot render them as flags");
+    }
+    cJSON_Delete(args);
+    if (!flags)
+        goto fail;
+    cJSON *f;
+    while ((f = cJSON_DetachItemFromArray(flags, 0)))
+        cJSON_AddItemToArray(argv, f);
+    cJSON_Delete(flags);
+    return argv;
+fail:
+    if (!*msg)
+        snprintf(msg, mlen, "the task has no command");
+    cJSON_Delete(argv);
+    return NULL;
+}
+
+/* Global env, the task's env (both rendered), then Cube's variables. */
+static cJSON *task_env(struct pl *p, const cJSON *run, const cJSON *task, const cJSON *vars,
+                       char *msg, size_t mlen)
+{
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run, "spec"), *v;
+    const char *project = pl_meta(run, "project"), *rname = pl_meta(run, "name");
+    const char *tname = pl_str(task, "name");
+    cJSON *env = cJSON_CreateObject();
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(spec, "env"))
+        pl_set_item(env, v->string, cJSON_Duplicate(v, 1));
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(task, "env"))
+        pl_set_item(env, v->string, cJSON_Duplicate(v, 1));
+    if (render_all(env, vars, "env", msg, mlen) < 0) {
+        cJSON_Delete(env);
+        return NULL;
+    }
+    char rel[512], abs[PATH_MAX + 600];
+    pl_set_str(env, "CUBE_PIPELINE", pl_str(spec, "pipeline"));
+    pl_set_str(env, "CUBE_PIPELINE_RUN", rname);
+    pl_set_str(env, "CUBE_TASK", tname);
+    pl_set_str(env, "CUBE_EXECUTION_DATE", pl_str(spec, "executionDate"));
+    pl_task_path(rname, NULL, "work", rel, sizeof rel);
+    pl_abs_path(p, project, rel, abs, sizeof abs);
+    pl_set_str(env, "CUBE_RUN_DIR", abs);
+    pl_task_path(rname, tname, "results", rel, sizeof rel);
+    pl_abs_path(p, project, rel, abs, sizeof abs);
+    pl_set_str(env, "CUBE_OUTPUT_DIR", abs);
+    pl_task_path(rname, tname, "outputs", rel, sizeof rel);
+    pl_abs_path(p, project, rel, abs, sizeof abs);
+    pl_set_str(env, "CUBE_OUTPUTS", abs);
+    return env;
+}
+
+/* metadata of the Job: labels, the user it runs for, owned by the run. */
+static void job_meta(cJSON *job, const cJSON *run, const cJSON *task, const char *name)
+{
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run, "spec");
+    cJSON *meta = cJSON_AddObjectToObject(job, "metadata");
+    cJSON_AddStringToObject(meta, "name", name);
+    cJSON_AddStringToObject(meta, "project", pl_meta(run, "project"));
+    cJSON *labels = cJSON_AddObjectToObject(meta, "labels");
+    cJSON_AddStringToObject(labels, "pipeline", pl_str(spec, "pipeline"));
+    cJSON_AddStringToObject(labels, "pipelinerun", pl_meta(run, "name"));
+    cJSON_AddStringToObject(labels, "task", pl_str(task, "name"));
+    const char *user = pl_str(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(run, "metadata"), "annotations"), "cube.dev/user");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "annotations"), "cube.dev/user",
+                            user ? user : pl_str(spec, "creator"));
+    cJSON *ref = cJSON_CreateObject();
+    cJSON_AddStringToObject(ref, "kind", "PipelineRun");
+    cJSON_AddStringToObject(ref, "name", pl_meta(run, "name"));
+    cJSON_AddStringToObject(ref, "uid", pl_meta(run, "uid") ? pl_meta(run, "uid") : "");
+    cJSON_AddTrueToObject(ref, "controller");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(meta, "ownerReferences"), ref);
+}
+
+/* Copies a task member into the Job spec under another name. */
+static void copy_as(cJSON *js, const cJSON *task, const char *from, const char *to)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(task, from);
+    if (v && !(cJSON_IsObject(v) && !v->child) && !(cJSON_IsString(v) && !*v->valuestring))
+        cJSON_AddItemToObject(js, to, cJSON_Duplicate(v, 1));
+}
+
+cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJSON *task,
+                   const char *job_name, char *msg, size_t mlen)
+{
+    *msg = '\0';
+    cJSON *vars = run_vars(run, status, task);
+    cJSON *argv = task_argv(task, vars, msg, mlen);
+    cJSON *env = argv ? task_env(p, run, task, vars, msg, mlen) : NULL;
+    cJSON_Delete(vars);
+    if (!env) {
+        cJSON_Delete(argv);
+        return NULL;
+    }
+    cJSON *job = cJSON_CreateObject();
+    cJSON_AddStringToObject(job, "kind", "Job");
+    job_meta(job, run, task, job_name);
+    cJSON *js = cJSON_AddObjectToObject(job, "spec");
+    const char *wd = pl_str(task, "workdir");
+    cJSON *cmd = cJSON_AddArrayToObject(js, "command");
+    cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/sh"));
+    cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
+    cJSON_AddItemToArray(cmd, cJSON_CreateString(wd && *wd ? WRAPPER : WRAPPER_CD));
+    cJSON_AddItemToArray(cmd, cJSON_CreateString("cube-task"));
+    cJSON *a;
+    while ((a = cJSON_DetachItemFromArray(argv, 0)))
+        cJSON_AddItemToArray(cmd, a);
+    cJSON_Delete(argv);
+    cJSON_AddItemToObject(js, "env", env);
+    copy_as(js, task, "resources", "resources");
+    copy_as(js, task, "image", "image");
+    copy_as(js, task, "workdir", "workdir");
+    copy_as(js, task, "nodeSelector", "nodeSelector");
+    copy_as(js, task, "mounts", "mounts");
+    copy_as(js, task, "timeoutSeconds", "timeoutSeconds");
+    cJSON *retries = cJSON_AddObjectToObject(js, "retries");
+    cJSON_AddNumberToObject(retries, "limit", pl_num(task, "retries", 0));
+    cJSON_AddNumberToObject(retries, "backoffSeconds", pl_num(task, "retryBackoffSeconds", 10));
+    return job;
+}
