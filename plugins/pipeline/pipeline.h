@@ -44,6 +44,8 @@ struct pl {
     int64_t max_backfill;          /* runs one backfill may create */
     int64_t max_catchup;           /* ticks one schedule pass may create */
     int64_t poll_seconds;          /* schedule re-check at most this late */
+    cube_metric *passes;           /* reconcile seconds by kind (histogram) */
+    cube_metric *jobs;             /* task Jobs created (counter) */
 };
 
 /* -- util.c ------------------------------------------------------------ */
@@ -66,6 +68,8 @@ void pl_time_format(int64_t t, char *out, size_t len);
 /* The time now, Unix seconds, and as text. */
 int64_t pl_now(void);
 void pl_now_text(char *out, size_t len);
+/* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
+double pl_clock(void);
 /* Parses JSON text from the host (NULL stays NULL) and frees the text. */
 cJSON *pl_parse_host(struct pl *p, char *text);
 /* The object's metadata member string ("name", "project", "uid"). */
@@ -155,8 +159,12 @@ int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max,
 /* -- admit.c ----------------------------------------------------------- */
 
 /* Admits queued runs of a pipeline (dependsOnPast, expiredLimit,
- * maxActiveRuns). CUBE_OK or an error to retry. */
-int pl_admit(struct pl *p, const cJSON *pipeline);
+ * maxActiveRuns); *left gets how many still wait. CUBE_OK or an error to
+ * retry. */
+int pl_admit(struct pl *p, const cJSON *pipeline, int *left);
+/* Tells the Pipeline controller that runs of it wait to be admitted
+ * (status.queuedRuns; it lists runs only while some wait). */
+void pl_note_queued(struct pl *p, const char *project, const char *pipeline, int n);
 
 /* -- actions.c / porting.c --------------------------------------------- */
 

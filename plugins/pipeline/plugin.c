@@ -79,6 +79,22 @@ static int load_conf(struct pl *p)
     return 0;
 }
 
+static void metrics(struct pl *p)
+{
+    static const char *const kind[] = {"kind"};
+    static const double buckets[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5};
+    const struct cube_metric_desc passes = {
+        .size = sizeof passes, .type = CUBE_METRIC_HISTOGRAM,
+        .name = "cube_pipeline_reconcile_seconds",
+        .help = "Time of one pass of the Pipeline and PipelineRun controllers",
+        .label_names = kind, .label_count = 1, .buckets = buckets, .bucket_count = 9};
+    const struct cube_metric_desc jobs = {
+        .size = sizeof jobs, .type = CUBE_METRIC_COUNTER,
+        .name = "cube_pipeline_task_jobs_total", .help = "Jobs created for pipeline tasks"};
+    p->passes = p->host->metric_register(p->self, &passes);
+    p->jobs = p->host->metric_register(p->self, &jobs);
+}
+
 static int pl_init(const struct cube_host *host, cube_plugin *self, void **state)
 {
     struct pl *p = calloc(1, sizeof *p);
@@ -89,6 +105,7 @@ static int pl_init(const struct cube_host *host, cube_plugin *self, void **state
     *state = p;
     p->host = host;
     p->self = self;
+    metrics(p);
     if (load_conf(p) < 0 || pl_kinds_register(p) < 0) {
         free(p);
         *state = NULL;

@@ -183,6 +183,8 @@ static void start_task(struct pass *ps, int i)
     char *out = doc ? p->host->obj_create(p->self, doc, &rc) : NULL;
     free(doc);
     p->host->free(out);
+    if (out && p->jobs)
+        p->host->metric_add(p->jobs, NULL, 1);
     if (!out && rc != CUBE_EEXIST) {
         snprintf(msg, sizeof msg, "cannot create Job %s (error %d; see the log)", jname, rc);
         task_set(ps->ts[i], "Failed", msg, ps->now);
@@ -370,7 +372,11 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "status");
     ps.status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
     pl_now_text(ps.now, sizeof ps.now);
+    double t0 = pl_clock();
     int rc = reconcile(&ps);
+    if (ps.p->passes)
+        ps.p->host->metric_observe(ps.p->passes, (const char *const[]){"PipelineRun"},
+                                   pl_clock() - t0);
     free(ps.task), free(ps.ts);
     cJSON_Delete(ps.status);
     cJSON_Delete(run);
