@@ -287,6 +287,10 @@ if [ -f "$TMP/cube.json" ]; then
     printf '%-44s %10s\n' "  dispatch: upstream ended -> Job created (ms)" "$(jget "$TMP/cube.json" dispatch_ms_mean)"
     printf '%-44s %10s\n' "  queue: Job created -> started (ms)" "$(jget "$TMP/cube.json" queue_ms_mean)"
     printf '%-44s %10s\n' "  run: started -> ended (ms)" "$(jget "$TMP/cube.json" run_ms_mean)"
+    printf '%-44s %10s\n' "PipelineRun controller: passes" "$(jget "$TMP/cube.json" PipelineRun_passes)"
+    printf '%-44s %10s\n' "PipelineRun controller: time in passes (s)" "$(jget "$TMP/cube.json" PipelineRun_s)"
+    printf '%-44s %10s\n' "Pipeline controller: passes / time (s)" \
+        "$(jget "$TMP/cube.json" Pipeline_passes)/$(jget "$TMP/cube.json" Pipeline_s)"
 fi
 [ -f "$TMP/slurm.json" ] && printf '%-44s %10s\n' "Slurm: all sbatch done after (s)" "$(jget "$TMP/slurm.json" submit_s)"
 exit 0

@@ -132,6 +132,21 @@ def breakdown(api, project, run, spec_tasks):
             "run_ms_mean": mean(runs)}
 
 
+def controller_seconds(api):
+    """{kind: (passes, seconds)} of cube_pipeline_reconcile_seconds at /metrics."""
+    api.conn.request("GET", "/metrics", headers={"Authorization": "Bearer " + api.token})
+    r = api.conn.getresponse()
+    text = r.read().decode()
+    out = {}
+    for line in text.splitlines():
+        for kind in ("PipelineRun", "Pipeline"):
+            for part in ("sum", "count"):
+                key = f'cube_pipeline_reconcile_seconds_{part}{{kind="{kind}"}}'
+                if line.startswith(key + " "):
+                    out.setdefault(kind, {})[part] = float(line.split()[-1])
+    return out
+
+
 def run_cube(args):
     api = Api(args.port, args.token)
     spec_tasks = tasks(args.layers, args.width, args.deps)
@@ -162,6 +177,9 @@ def run_cube(args):
     out = {"tasks": len(spec_tasks), "phase": phase, "progress": status.get("progress"),
            "wall_s": round(end - t0, 3)}
     out.update(breakdown(api, args.project, run, spec_tasks))
+    for kind, v in controller_seconds(api).items():
+        out[f"{kind}_passes"] = int(v.get("count", 0))
+        out[f"{kind}_s"] = round(v.get("sum", 0), 3)
     print(json.dumps(out))
     return 0 if phase == "Succeeded" else 1
 
