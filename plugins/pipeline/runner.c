@@ -272,6 +272,21 @@ static const char *summarize(struct pass *ps)
     return stopped || ps->stop ? "Stopped" : failed ? "Failed" : "Succeeded";
 }
 
+/* An "Alert" event when the pipeline asked for one on this phase (the
+ * notify plugin turns events into messages to subscribers). */
+static void alert(struct pass *ps, const char *phase, const char *msg)
+{
+    const cJSON *a;
+    char text[240];
+    snprintf(text, sizeof text, "run %s of pipeline %s: %s", ps->name,
+             pl_str(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "pipeline"), msg);
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(
+                              cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "alerts"))
+        if (cJSON_IsString(a) && !strcmp(a->valuestring, phase))
+            ps->p->host->obj_event(ps->p->self, "PipelineRun", ps->project, ps->name,
+                                   "Warning", "Alert", text);
+}
+
 /* A finished run: labelled finished=true (the Pipeline controller counts
  * active runs by it), an event, and an alert when the pipeline asked. */
 static void finish(struct pass *ps, const char *phase)
@@ -299,12 +314,7 @@ static void finish(struct pass *ps, const char *phase)
              pl_str(ps->status, "progress"));
     p->host->obj_event(p->self, "PipelineRun", ps->project, ps->name,
                        strcmp(phase, "Succeeded") ? "Warning" : "Normal", phase, msg);
-    const cJSON *a;
-    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(
-                              cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "alerts"))
-        if (cJSON_IsString(a) && !strcmp(a->valuestring, phase))
-            p->host->obj_event(p->self, "PipelineRun", ps->project, ps->name, "Warning",
-                               "Alert", msg);
+    alert(ps, phase, phase);
 }
 
 /* Writes the status when it changed; CUBE_ECONFLICT when someone else
@@ -341,7 +351,8 @@ static int reconcile(struct pass *ps)
     ps->stop = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ps->status, "stopRequested"));
     ps->parallelism = (int)pl_num(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"),
                                   "parallelism", 1);
-    if (!phase || !strcmp(phase, "Queued")) {
+    int starting = !phase || !strcmp(phase, "Queued");
+    if (starting) {
         pl_set_str(ps->status, "phase", "Running");
         pl_set_str(ps->status, "started", ps->now);
     }
@@ -353,6 +364,8 @@ static int reconcile(struct pass *ps)
     if (done)
         pl_set_str(ps->status, "finished", ps->now);
     int rc = write_status(ps);
+    if (rc == CUBE_OK && starting)
+        alert(ps, "Running", "started");
     if (rc == CUBE_OK && done)
         finish(ps, now_phase);
     return rc;

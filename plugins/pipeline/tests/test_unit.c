@@ -319,7 +319,7 @@ static void dag_with_fake_jobs(void **st)
 static void stop_stops_running_and_pending(void **st)
 {
     (void)st;
-    make_pipeline("st", "{\"tasks\":[{\"name\":\"a\",\"command\":[\"sleep\",\"9\"]},"
+    make_pipeline("st", "{\"alerts\":[\"Stopped\"],\"tasks\":[{\"name\":\"a\",\"command\":[\"sleep\",\"9\"]},"
                   "{\"name\":\"b\",\"command\":[\"true\"],\"upstream\":[\"a\"]}]}");
     char run[80], path[200];
     snprintf(run, sizeof run, "%s", start_run("st"));
@@ -339,6 +339,11 @@ static void stop_stops_running_and_pending(void **st)
     assert_string_equal(phase(run, "a"), "Stopped");
     assert_string_equal(phase(run, "b"), "Stopped");
     assert_false(job_exists(run, "a"));
+    int n, alerts = 0;
+    const struct cube_mock_event *ev = cube_mock_events(&n);
+    for (int i = 0; i < n; i++)
+        alerts += !strcmp(ev[i].reason, "Alert") && !strcmp(ev[i].name, run);
+    assert_int_equal(alerts, 1);   /* asked for Stopped only */
 }
 
 int main(void)
