@@ -261,7 +261,7 @@ static void dag_with_fake_jobs(void **st)
 {
     (void)st;
     make_pipeline("dag", "{\"parallelism\":2,\"tasks\":["
-                  "{\"name\":\"a\",\"command\":[\"true\"]},"
+                  "{\"name\":\"a\",\"command\":[\"echo\",\"{{ execution_date | ds_add(-1) }}\"]},"
                   "{\"name\":\"b\",\"command\":[\"true\"],\"upstream\":[\"a\"]},"
                   "{\"name\":\"c\",\"command\":[\"true\"],\"upstream\":[\"a\"]},"
                   "{\"name\":\"d\",\"command\":[\"true\"],\"upstream\":[\"a\"]},"
@@ -299,6 +299,16 @@ static void dag_with_fake_jobs(void **st)
     const cJSON *env = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "spec"), "env");
     assert_non_null(strstr(pl_str(env, "CUBE_OUTPUTS"), "/demo/pipeline-runs/"));
     assert_string_equal(pl_str(env, "CUBE_TASK"), "a");
+    /* the command was rendered: the day before the execution date */
+    cJSON *r0 = cJSON_Parse(cube_mock_object("PipelineRun", "demo", run));
+    char day[16], want[40];
+    snprintf(day, sizeof day, "%.10s", pl_str(cJSON_GetObjectItem(r0, "spec"), "executionDate"));
+    pl_time_format(pl_time_parse(day) - 86400, want, sizeof want);
+    want[10] = '\0';
+    const char *rendered = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "spec"),
+                                                                  "command"), 5)->valuestring;
+    assert_non_null(strstr(rendered, want));
+    cJSON_Delete(r0);
     assert_string_equal(pl_str(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "metadata"),
                                                    "annotations"), "cube.dev/user"), "alice");
     cJSON_Delete(j);
