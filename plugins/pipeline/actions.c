@@ -122,7 +122,7 @@ static int backfill_action(void *state, cube_req *req)
         goto out;
     }
     int n = pl_schedule_ticks(cJSON_GetObjectItemCaseSensitive(pl, "spec"), start, end,
-                              p->max_backfill, &ticks, msg, sizeof msg);
+                              p->max_backfill, 0, &ticks, msg, sizeof msg);
     if (n < 0) {
         pl_resp_error(p, req, 422, "Invalid", msg);
         goto out;

@@ -151,9 +151,10 @@ int pl_result_route(void *state, cube_req *req);
 
 int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
                           const char *name, const char *object_json);
-/* The execution times of a schedule in [from, to] (at most max): a new
- * array of Unix seconds in *out, count returned; -1 with msg. */
-int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max,
+/* The execution times of a schedule in [from, to]: a new array of Unix
+ * seconds in *out, count returned; more than max is an error (-1 with
+ * msg), or with truncate the first max. */
+int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, int truncate,
                       int64_t **out, char *msg, size_t mlen);
 
 /* -- admit.c ----------------------------------------------------------- */

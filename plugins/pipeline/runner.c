@@ -35,6 +35,13 @@ int pl_run_done(const char *ph)
     return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed") || !strcmp(ph, "Stopped"));
 }
 
+/* A task's phase ("" when the status has none). */
+static const char *phase_of(const cJSON *ts)
+{
+    const char *ph = pl_str(ts, "phase");
+    return ph ? ph : "";
+}
+
 static int task_ok(const char *ph)
 {
     return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Skipped"));
@@ -208,7 +215,7 @@ static void consider(struct pass *ps, const struct nix *ix, int i)
     }
     cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(ps->task[i], "upstream")) {
         int k = cJSON_IsString(u) ? nix_find(ix, ps->n, u->valuestring) : -1;
-        const char *ph = k >= 0 ? pl_str(ps->ts[k], "phase") : "Failed";
+        const char *ph = k >= 0 ? phase_of(ps->ts[k]) : "Failed";
         if (task_ok(ph))
             continue;
         if (pl_task_done(ph)) {
@@ -242,12 +249,12 @@ static int advance(struct pass *ps)
     qsort(ix, (size_t)ps->n, sizeof *ix, nix_cmp);
     /* Running tasks first: they decide how many more may start. */
     for (int i = 0; i < ps->n; i++)
-        if (!strcmp(pl_str(ps->ts[i], "phase") ? pl_str(ps->ts[i], "phase") : "", "Running"))
+        if (!strcmp(phase_of(ps->ts[i]), "Running"))
             follow_job(ps, i);
     for (int k = 0; k < ps->n; k++) {
         int i = order[k];
-        const char *ph = pl_str(ps->ts[i], "phase");
-        if (!ph || !strcmp(ph, "Pending"))
+        const char *ph = phase_of(ps->ts[i]);
+        if (!*ph || !strcmp(ph, "Pending"))
             consider(ps, ix, i);
     }
     free(ix), free(order);
@@ -259,7 +266,7 @@ static const char *summarize(struct pass *ps)
 {
     int done = 0, failed = 0, stopped = 0;
     for (int i = 0; i < ps->n; i++) {
-        const char *ph = pl_str(ps->ts[i], "phase");
+        const char *ph = phase_of(ps->ts[i]);
         done += pl_task_done(ph);
         failed += !strcmp(ph, "Failed") || !strcmp(ph, "UpstreamFailed");
         stopped += !strcmp(ph, "Stopped");

@@ -19,7 +19,7 @@
 #include "cron.h"
 #include "pipeline.h"
 
-int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max,
+int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, int truncate,
                       int64_t **out, char *msg, size_t mlen)
 {
     const char *expr = pl_str(spec, "schedule"), *tzname = pl_str(spec, "timezone");
@@ -40,6 +40,8 @@ int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max,
     for (int64_t t = pl_cron_next(c, tz, from - 1); ticks && t >= 0 && t <= to;
          t = pl_cron_next(c, tz, t)) {
         if (n == max) {
+            if (truncate)
+                break;
             snprintf(msg, mlen, "more than %lld ticks in that range", (long long)max);
             n = -1;
             break;
@@ -92,12 +94,9 @@ static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
         from = now;
     int64_t *ticks = NULL, last = from - 1;
     char msg[PL_ERR], name[PL_NAME_MAX + 1], when[40];
-    int n = pl_schedule_ticks(spec, from, now, p->max_catchup, &ticks, msg, sizeof msg);
-    int capped = n < 0;
-    if (capped)   /* more than max_catchup due: the first ones now, the rest soon */
-        n = pl_schedule_ticks(spec, from, now, INT64_MAX, &ticks, msg, sizeof msg);
-    if (n > p->max_catchup)
-        n = (int)p->max_catchup;
+    /* at most max_catchup now; when that many were due, the rest soon */
+    int n = pl_schedule_ticks(spec, from, now, p->max_catchup, 1, &ticks, msg, sizeof msg);
+    int capped = n == p->max_catchup;
     for (int i = 0; i < n; i++) {
         int rc;
         char *run = pl_run_create(p, obj, ticks[i], "schedule", NULL, name, sizeof name, &rc,
