@@ -205,6 +205,23 @@ class Dag(Base):
         self.assertEqual({k: v["phase"] for k, v in st["tasks"].items()},
                          {"long": "Stopped", "next": "Stopped"})
 
+    def test_deleting_a_pipeline_deletes_its_runs_and_jobs(self):
+        self.pipeline("gone", {"tasks": [{"name": "long", "command": ["sleep", "60"]}]})
+        run = self.run_now("gone")
+        deadline = time.time() + 30
+        while self.run_status(run).get("tasks", {}).get("long", {}).get("phase") != "Running":
+            self.assertLess(time.time(), deadline)
+            time.sleep(0.05)
+        self.assertEqual(self.a.request("DELETE", f"{P}/pipelines/gone").status, 200)
+        deadline = time.time() + 30
+        while True:
+            left = (self.a.get(f"{P}/pipelineruns/{run}").status,
+                    len(self.a.get(f"{P}/jobs?labelSelector=pipelinerun%3D{run}").json()["items"]))
+            if left == (404, 0):
+                break
+            self.assertLess(time.time(), deadline, f"left behind: {left}")
+            time.sleep(0.1)
+
     def test_export_import_copy(self):
         spec = {"description": "x: 'quoted' # not a comment", "parallelism": 3,
                 "env": {"A": "1"}, "tasks": [
@@ -226,6 +243,30 @@ class Dag(Base):
         r = self.a.request("POST", f"{P}/pipelines/exp/copy", {"name": "exp-copy"})
         self.assertEqual(r.status, 201, r.body)
         self.assertEqual(self.a.get(f"{P}/pipelines/exp-copy").json()["spec"], want)
+
+
+class Permissions(Base):
+    def test_devs_operate_their_own_pipelines_and_runs(self):
+        dev1, dev2, viewer = (self.c.make_user(n) for n in ("dev1", "dev2", "viewer1"))
+        self.c.make_project("team", [("dev1", "dev"), ("dev2", "dev"), ("viewer1", "viewer")])
+        T = "/api/v1/projects/team"
+        r = dev1.request("POST", T + "/pipelines", {"metadata": {"name": "mine"}, "spec": {
+            "tasks": [{"name": "t", "command": ["sleep", "30"]}]}})
+        self.assertEqual(r.status, 201, r.body)
+        self.assertEqual(dev2.request("POST", T + "/pipelines/mine/run", {}).status, 403)
+        self.assertEqual(viewer.request("POST", T + "/pipelines/mine/run", {}).status, 403)
+        r = dev1.request("POST", T + "/pipelines/mine/run", {})
+        self.assertEqual(r.status, 201, r.body)
+        run = r.json()["metadata"]["name"]
+        self.assertEqual(r.json()["spec"]["creator"], "dev1")
+        self.assertEqual(dev2.request("POST", f"{T}/pipelineruns/{run}/stop", {}).status, 403)
+        self.assertEqual(viewer.get(f"{T}/pipelineruns/{run}").status, 200)
+        r = dev1.request("POST", f"{T}/pipelineruns/{run}/stop", {})
+        self.assertEqual(r.status, 200, r.body)
+        r = dev2.request("POST", T + "/pipelines/mine/copy", {"name": "theirs"})
+        self.assertEqual(r.status, 201, r.body)
+        self.assertEqual(dev2.request("POST", T + "/pipelines/theirs/run", {}).status, 201,
+                         "a copy is operated by whoever made it")
 
 
 class Validation(Base):
