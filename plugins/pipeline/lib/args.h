@@ -17,7 +17,10 @@
  *    a true bool is a bare flag, a false one is omitted, empty values are
  *    omitted, dict and list (and json) become one JSON string, multiple
  *    a comma-separated list. Returns a cJSON array of strings (caller
- *    frees) or NULL on allocation failure.
+ *    frees) or NULL on allocation failure. Args come in schema order; the
+ *    names "images" and "workdir" are not flags (Cube Studio uses them for
+ *    the image and working directory). Details in args.c, args_validate.c
+ *    and args_render.c.
  */
 #ifndef PL_ARGS_H
 #define PL_ARGS_H

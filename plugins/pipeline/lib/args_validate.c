@@ -161,7 +161,9 @@ static int check_list(const cJSON *def, const char *name, cJSON *v, int depth, c
         char where[192];
         snprintf(where, sizeof where, "%.150s[%d]", name, i++);
         int rc;
-        if (it == PL_ARG_DICT)
+        if (pl_arg_is_template(item))
+            rc = 0;
+        else if (it == PL_ARG_DICT)
             rc = pl_args_validate_flat(sub, item, where, depth + 1, err, errlen);
         else if (it == PL_ARG_INT || it == PL_ARG_FLOAT)
             rc = check_number(def, where, item, it == PL_ARG_INT, err, errlen);

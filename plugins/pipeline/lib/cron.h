@@ -8,11 +8,16 @@
  *    day fields are restricted a day matches either (Vixie cron). Returns
  *    NULL with a message naming the bad field in err.
  *  - pl_tz_load: an IANA zone ("Asia/Shanghai", "UTC") from the system's
- *    zoneinfo files; NULL with a message in err.
+ *    zoneinfo files ($TZDIR, else /usr/share/zoneinfo; TZif v1-v3, read
+ *    without touching the process's TZ or localtime state); NULL with a
+ *    message in err.
  *  - pl_cron_next: the first tick strictly after `after` (Unix seconds),
  *    matched against wall-clock time in tz (NULL: UTC); -1 when there is
  *    none in the next 5 years (e.g. Feb 30). DST behaviour is documented in
- *    cron.c.
+ *    cron_next.c: a wall-clock time skipped by a spring-forward change
+ *    fires shifted forward by the gap (02:30 -> 03:30); one repeated by a
+ *    fall-back change fires once, unless the hour field is '*'. Ticks are
+ *    whole minutes; `after` may have seconds.
  * Objects are immutable after creation and safe to share between threads.
  */
 #ifndef PL_CRON_H

@@ -5,12 +5,14 @@
  * answer from any thread. From a v2+ file we read the 64-bit section and
  * the footer's POSIX TZ rule, which covers instants past the last listed
  * transition; a v1 file gives its 32-bit table only. Leap-second ("right/")
- * zones are refused: cron ticks are civil time.
+ * zones are refused: cron ticks are civil time. "UTC", "Etc/UTC", "GMT" and
+ * "Etc/GMT" work even where no zoneinfo is installed.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tz_internal.h"
 
@@ -135,16 +137,27 @@ static bool valid_name(const char *name)
     return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") == n;
 }
 
+/* Names of UTC that work without zoneinfo files. */
+static bool is_utc(const char *name)
+{
+    return strcmp(name, "UTC") == 0 || strcmp(name, "Etc/UTC") == 0 ||
+           strcmp(name, "GMT") == 0 || strcmp(name, "Etc/GMT") == 0;
+}
+
 static unsigned char *read_file(const char *path, size_t *len, const char **why)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        *why = errno == ENOENT ? "unknown time zone" : strerror(errno);
+        *why = errno == ENOENT || errno == ENOTDIR ? "unknown time zone"
+               : errno == EACCES ? "permission denied" : "cannot read the zone file";
         return NULL;
     }
-    unsigned char *buf = malloc(MAX_FILE);
-    size_t n = buf ? fread(buf, 1, MAX_FILE, f) : 0;
-    bool too_big = buf && n == MAX_FILE;
+    struct stat st;
+    size_t want = fstat(fileno(f), &st) == 0 && st.st_size > 0 && st.st_size < MAX_FILE
+                      ? (size_t)st.st_size + 1 : MAX_FILE;
+    unsigned char *buf = malloc(want);
+    size_t n = buf ? fread(buf, 1, want, f) : 0;
+    bool too_big = buf && n == want;
     fclose(f);
     *why = !buf ? "out of memory" : too_big || n == 0 ? "not a TZif file" : NULL;
     if (*why) {
@@ -167,6 +180,12 @@ pl_tz *pl_tz_load(const char *name, char *err, size_t errlen)
     const char *why = NULL;
     size_t len = 0;
     unsigned char *data = read_file(path, &len, &why);
+    if (!data && is_utc(name) && strcmp(why, "unknown time zone") == 0) {
+        pl_tz *utc = calloc(1, sizeof *utc);  /* no zoneinfo installed: UTC needs none */
+        if (!utc)
+            snprintf(err, errlen, "out of memory");
+        return utc;
+    }
     pl_tz *tz = data ? calloc(1, sizeof *tz) : NULL;
     if (data && !tz)
         why = "out of memory";

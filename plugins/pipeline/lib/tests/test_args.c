@@ -112,6 +112,7 @@ static const struct {
      " '--layers': [1, 2], '--stages': [{'name': 'a'}], '--extra': '{\\'k\\': 1}'}", NULL},
     {"{'--name': 'n', '--metrics': 'auc,acc', '--workers': 2, '--extra': {'k': [1]}}", NULL},
     {"{'--name': 'n', '--epochs': '{{ tasks.a.outputs.n }}'}", NULL},
+    {"{'--name': 'n', '--layers': [1, '{{ n }}'], '--params': {'depth': '{{ d }}'}}", NULL},
     {"{'--name': 'n', '--notes': ''}", NULL},
     {"{}", "--name is required"},
     {"{'--name': ''}", "--name is required"},

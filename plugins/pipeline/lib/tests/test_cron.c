@@ -1,6 +1,7 @@
 /* test_cron.c — cron parsing and next ticks in time zones, against a table
  * of expressions with hand-checked answers (local times with their UTC
- * offsets), DST transitions included, and the parser's error messages. */
+ * offsets), DST transitions included, and the parser's error messages.
+ * Scratch zone directories are made in the working directory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "civil.h"
 #include "cron.h"
@@ -178,7 +180,7 @@ static void test_zone_errors(void **state)
     assert_null(pl_tz_load("/etc/passwd", err, sizeof err));
     assert_null(pl_tz_load("", err, sizeof err));
     /* a file that is not TZif */
-    char dir[] = "/tmp/pl-tzdir-XXXXXX";
+    char dir[] = "pl-tzdir-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof path, "%s/Bogus", dir);
@@ -194,6 +196,105 @@ static void test_zone_errors(void **state)
     rmdir(dir);
 }
 
+/* Without zoneinfo files, UTC still loads; other zones do not. */
+static void test_utc_without_zoneinfo(void **state)
+{
+    (void)state;
+    char dir[] = "pl-tzdir-XXXXXX", err[256];
+    assert_non_null(mkdtemp(dir));
+    setenv("TZDIR", dir, 1);
+    pl_tz *utc = pl_tz_load("Etc/UTC", err, sizeof err);
+    assert_null(pl_tz_load("Europe/London", err, sizeof err));
+    unsetenv("TZDIR");
+    rmdir(dir);
+    assert_non_null(utc);
+    pl_cron *c = pl_cron_parse("0 12 * * *", err, sizeof err);
+    assert_int_equal(pl_cron_next(c, utc, at("2024-07-01T12:00+00:00")),
+                     at("2024-07-02T12:00+00:00"));
+    pl_cron_free(c);
+    pl_tz_free(utc);
+}
+
+/* Shared zone and expression objects give the same answers from several
+ * threads at once (no hidden state). */
+struct walk {
+    const pl_cron *c;
+    const pl_tz *tz;
+    int64_t sum;
+};
+
+static void *walk_ticks(void *arg)
+{
+    struct walk *w = arg;
+    int64_t t = at("2023-01-01T00:00+00:00");
+    for (int i = 0; i < 5000 && t >= 0; i++)
+        w->sum += (t = pl_cron_next(w->c, w->tz, t)) % 1000003;
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    char err[256];
+    pl_cron *c = pl_cron_parse("*/7 1-3 * * *", err, sizeof err);
+    pl_tz *tz = pl_tz_load("America/New_York", err, sizeof err);
+    assert_non_null(c);
+    assert_non_null(tz);
+    struct walk one = {c, tz, 0}, many[4];
+    walk_ticks(&one);
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        many[i] = (struct walk){c, tz, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, walk_ticks, &many[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(many[i].sum, one.sum);
+    }
+    pl_cron_free(c);
+    pl_tz_free(tz);
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A version 1 file (32-bit table, no footer): New York's own v1 section. */
+static void test_tzif_v1(void **state)
+{
+    (void)state;
+    static unsigned char data[8192];
+    FILE *in = fopen("/usr/share/zoneinfo/America/New_York", "rb");
+    assert_non_null(in);
+    size_t len = fread(data, 1, sizeof data, in);
+    fclose(in);
+    assert_true(len > 44);
+    uint32_t isut = be32(data + 20), isstd = be32(data + 24), leap = be32(data + 28);
+    uint32_t time = be32(data + 32), type = be32(data + 36), chars = be32(data + 40);
+    size_t v1 = 44 + time * 5 + type * 6 + chars + leap * 8 + isstd + isut;
+    assert_true(v1 <= len && time > 100);
+    data[4] = '\0';
+    char dir[] = "pl-tzdir-XXXXXX", path[256], err[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/V1", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite(data, 1, v1, f);
+    fclose(f);
+    setenv("TZDIR", dir, 1);
+    pl_tz *tz = pl_tz_load("V1", err, sizeof err);
+    unsetenv("TZDIR");
+    remove(path);
+    rmdir(dir);
+    if (!tz)
+        fail_msg("%s", err);
+    pl_cron *c = pl_cron_parse("0 3 * * *", err, sizeof err);
+    assert_int_equal(pl_cron_next(c, tz, at("2024-03-10T01:30-05:00")), at("2024-03-10T03:00-04:00"));
+    assert_int_equal(pl_cron_next(c, tz, at("2024-11-02T12:00-04:00")), at("2024-11-03T03:00-05:00"));
+    pl_cron_free(c);
+    pl_tz_free(tz);
+}
+
 /* A TZif file cut at every length never crashes the loader. */
 static void test_truncated_tzif(void **state)
 {
@@ -203,7 +304,7 @@ static void test_truncated_tzif(void **state)
     static unsigned char data[8192];
     size_t len = fread(data, 1, sizeof data, in);
     fclose(in);
-    char dir[] = "/tmp/pl-tzdir-XXXXXX", path[256], err[256];
+    char dir[] = "pl-tzdir-XXXXXX", path[256], err[256];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/Cut", dir);
     setenv("TZDIR", dir, 1);
@@ -223,7 +324,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_next_ticks),      cmocka_unit_test(test_null_zone_is_utc),
         cmocka_unit_test(test_parse_errors),    cmocka_unit_test(test_zone_errors),
-        cmocka_unit_test(test_truncated_tzif),
+        cmocka_unit_test(test_truncated_tzif),  cmocka_unit_test(test_utc_without_zoneinfo),
+        cmocka_unit_test(test_threads),         cmocka_unit_test(test_tzif_v1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
