@@ -1,15 +1,16 @@
-// routes.tsx — the pipelines area's pages (absolute paths, under the prefixes
-// src/routes.tsx gives this area). Placeholder until the area is built.
+// routes.tsx — the pipelines area: list, editor (…/_new for a new one),
+// runs, schedule; one run at …/:name/runs/:run. The editor and the run view
+// load @xyflow/react (and echarts for charts) in their own chunks.
+import { lazy } from 'react';
 import type { RouteObject } from 'react-router-dom';
-import { ComingSoon } from '../common/ComingSoon';
-import { useT } from '../../i18n';
 export { default as messages } from './messages';
 
-function Placeholder() {
-  const t = useT();
-  return <ComingSoon title={t('pipelines.title')} />;
-}
+const PipelineList = lazy(() => import('./PipelineList'));
+const PipelineDetail = lazy(() => import('./PipelineDetail'));
+const RunPage = lazy(() => import('./RunPage'));
 
 export const routes: RouteObject[] = [
-  { path: '/p/:project/pipelines/*', element: <Placeholder /> },
+  { path: '/p/:project/pipelines', element: <PipelineList /> },
+  { path: '/p/:project/pipelines/:name', element: <PipelineDetail /> },
+  { path: '/p/:project/pipelines/:name/runs/:run', element: <RunPage /> },
 ];

@@ -24,7 +24,7 @@ export type ArgType =
 /** {group: {"--arg": spec}} */
 export type ArgsSchema = Record<string, Record<string, ArgSpec>>;
 
-export interface TemplateSpec {
+export type TemplateSpec = {
   version?: string;
   description?: string;
   category?: string;
@@ -35,7 +35,7 @@ export interface TemplateSpec {
   resources?: Record<string, string | number>;
   args?: ArgsSchema;
   example?: Record<string, unknown>;
-}
+};
 
 export type JobTemplate = CubeObject<TemplateSpec>;
 
@@ -63,7 +63,7 @@ export interface PipelineTask {
   [extra: string]: unknown;
 }
 
-export interface PipelineSpec {
+export type PipelineSpec = {
   description?: string;
   tasks: PipelineTask[];
   env?: Record<string, string>;
@@ -78,15 +78,15 @@ export interface PipelineSpec {
   expiredLimit?: number;
   alerts?: string[];
   alertUsers?: string[];
-}
+};
 
-export interface PipelineStatus {
+export type PipelineStatus = {
   tasks?: number;
   lastRun?: string;
   lastTick?: string;
   nextTick?: string;
   message?: string;
-}
+};
 
 export type Pipeline = CubeObject<PipelineSpec, PipelineStatus>;
 
@@ -113,16 +113,16 @@ export interface TaskStatus {
   results?: ResultFile[];
 }
 
-export interface RunSpec {
+export type RunSpec = {
   pipeline: string;
   executionDate?: string;
   trigger?: 'manual' | 'schedule' | 'backfill';
   creator?: string;
   parallelism?: number;
   tasks: PipelineTask[];
-}
+};
 
-export interface RunStatus {
+export type RunStatus = {
   phase?: RunPhase;
   progress?: string;
   started?: string;
@@ -130,6 +130,6 @@ export interface RunStatus {
   message?: string;
   reruns?: number;
   tasks?: Record<string, TaskStatus>;
-}
+};
 
 export type PipelineRun = CubeObject<RunSpec, RunStatus>;
