@@ -15,10 +15,12 @@
  *   runner.c     the PipelineRun controller: tasks, Jobs, phases
  *   taskjob.c    the Job of one task: rendering, command, env, dirs
  *   outputs.c    task outputs (CUBE_OUTPUTS) and result files
- *   schedule.c   the Pipeline controller: cron ticks, admission of runs
- *   actions.c    run, backfill, stop, rerun, logs, copy
+ *   schedule.c   the Pipeline controller: cron ticks, then admission
+ *   admit.c      which queued runs start (dependsOnPast, expiredLimit ...)
+ *   actions.c    run, backfill, copy; the permission rule of the actions
+ *   runactions.c stop, rerun, a task's logs and result files
  *   porting.c    export (YAML) and import (YAML subset or JSON)
- *   yaml.c       a small YAML writer and reader for that subset
+ *   yaml.c       a small YAML writer; yaml_read.c reads that subset back
  *   util.c       JSON and time helpers
  */
 #ifndef PIPELINE_H
