@@ -11,8 +11,9 @@
  *     Failed (the Job failed after its retries, timed out, or is gone);
  *   - a task with a failed upstream becomes UpstreamFailed, a skipped one
  *     Skipped;
- *   - stopRequested deletes the Jobs of running tasks (their finalizer
- *     stops the replicas) and marks what had not finished Stopped;
+ *   - stopRequested stops the Jobs of running tasks (their status'
+ *     stopRequested, as the Job stop action; they end Cancelled and keep
+ *     their logs), and marks what had not started Stopped;
  *   - when every task is done the run is Succeeded, Failed or Stopped,
  *     labelled finished=true, and an alert event is recorded when the
  *     pipeline asked for one.
@@ -134,6 +135,32 @@ static void job_name(const struct pass *ps, int i, char *out, size_t len)
     pl_join_name(ps->name, leaf, out, len);
 }
 
+/* Asks the core to stop a running task's Job: as its owner, the run sets
+ * the Job's status.stopRequested (what the Job stop action records); the
+ * Job controller signals the replicas and the Job ends Cancelled with its
+ * log kept. A conflict is retried by a later pass (the Job's changes bring
+ * its run back here). */
+static void stop_job(struct pass *ps, const cJSON *job)
+{
+    struct pl *p = ps->p;
+    const cJSON *js = cJSON_GetObjectItemCaseSensitive(job, "status");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(js, "stopRequested")))
+        return;
+    cJSON *st = cJSON_IsObject(js) ? cJSON_Duplicate(js, 1) : cJSON_CreateObject();
+    pl_set_item(st, "stopRequested", cJSON_CreateTrue());
+    char *doc = cJSON_PrintUnformatted(st);
+    int rc = CUBE_ENOMEM;
+    char *out = doc ? p->host->obj_update_status(p->self, "Job", ps->project,
+                                                 pl_meta(job, "name"), doc,
+                                                 pl_meta(job, "resourceVersion"), &rc) : NULL;
+    if (!out && rc != CUBE_ECONFLICT)
+        p->host->log(p->self, CUBE_LOG_WARN, "run %s/%s: cannot stop Job %s (%d)", ps->project,
+                     ps->name, pl_meta(job, "name"), rc);
+    p->host->free(out);
+    free(doc);
+    cJSON_Delete(st);
+}
+
 /* A Running task: follow its Job. */
 static void follow_job(struct pass *ps, int i)
 {
@@ -165,8 +192,8 @@ static void follow_job(struct pass *ps, int i)
                  pl_str(js, "reason") : ph, pl_str(js, "message") ? pl_str(js, "message") : "");
         task_set(ts, ps->stop ? "Stopped" : "Failed", msg, ps->now);
     } else if (ps->stop) {
-        p->host->obj_delete(p->self, "Job", ps->project, jname);
-        task_set(ts, "Stopped", "stopped with the run", ps->now);
+        stop_job(ps, job);   /* the task becomes Stopped when its Job has ended */
+        ps->running++;
     } else {
         ps->running++;
     }

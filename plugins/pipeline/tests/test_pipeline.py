@@ -189,21 +189,31 @@ class Dag(Base):
         self.assertTrue(st["tasks"]["gate"]["job"].endswith("gate-1"), st["tasks"]["gate"])
         self.assertEqual(self.a.request("POST", f"{P}/pipelineruns/{run}/rerun", {}).status,
                          409, "nothing failed: nothing to run again")
-        # stop: the running task's Job goes, what had not run is Stopped
+        # stop: the running task's Job is stopped (Cancelled, its log kept),
+        # what had not run is Stopped
         self.pipeline("stopme", {"tasks": [
-            {"name": "long", "command": ["sleep", "60"]},
+            {"name": "long", "command": sh("echo long-started; exec sleep 60")},
             {"name": "next", "upstream": ["long"], "command": ["true"]}]})
         run = self.run_now("stopme")
         deadline = time.time() + 30
         while self.run_status(run).get("tasks", {}).get("long", {}).get("phase") != "Running":
             self.assertLess(time.time(), deadline)
             time.sleep(0.05)
+        started = time.time()
         r = self.a.request("POST", f"{P}/pipelineruns/{run}/stop", {})
         self.assertEqual(r.status, 200, r.body)
         st = self.wait_run(run, timeout=30)
         self.assertEqual(st["phase"], "Stopped")
         self.assertEqual({k: v["phase"] for k, v in st["tasks"].items()},
                          {"long": "Stopped", "next": "Stopped"})
+        job = self.a.get(f"{P}/jobs/{st['tasks']['long']['job']}")
+        self.assertEqual(job.status, 200, "the stopped task's Job is kept")
+        self.assertEqual((job.json()["status"]["phase"], job.json()["status"]["reason"]),
+                         ("Cancelled", "Stopped"), job.body)
+        self.assertLess(time.time() - started, 20, "stopped by SIGTERM, not after the sleep")
+        log = self.a.get(f"{P}/pipelineruns/{run}/tasks/long/logs")
+        self.assertEqual(log.status, 200, log.body)
+        self.assertIn("long-started", log.body, "the stopped task's log is kept")
 
     def test_deleting_a_pipeline_deletes_its_runs_and_jobs(self):
         self.pipeline("gone", {"tasks": [{"name": "long", "command": ["sleep", "60"]}]})

@@ -345,10 +345,21 @@ static void stop_stops_running_and_pending(void **st)
     assert_int_equal(r.status, 200);
     cube_mock_response_free(&r);
     settle();
+    /* the running task's Job is asked to stop (as the Job stop action
+     * would), not deleted: the core's Job controller ends it Cancelled */
+    char job[128];
+    pl_join_name(run, "a", job, sizeof job);
+    cJSON *j = cJSON_Parse(cube_mock_object("Job", "demo", job));
+    assert_non_null(j);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(j, "status"), "stopRequested")));
+    cJSON_Delete(j);
+    assert_string_equal(phase(run, NULL), "Running");   /* until the Job has ended */
+    assert_string_equal(phase(run, "b"), "Stopped");
+    job_ends(run, "a", "Cancelled");
     assert_string_equal(phase(run, NULL), "Stopped");
     assert_string_equal(phase(run, "a"), "Stopped");
-    assert_string_equal(phase(run, "b"), "Stopped");
-    assert_false(job_exists(run, "a"));
+    assert_true(job_exists(run, "a"));
     int n, alerts = 0;
     const struct cube_mock_event *ev = cube_mock_events(&n);
     for (int i = 0; i < n; i++)
