@@ -27,6 +27,7 @@
 #define PIPELINE_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,7 @@
 #define PL_NAME_MAX 63            /* object names are DNS labels */
 #define PL_MAX_TASKS 2000
 #define PL_ERR 400
+#define PL_PACE_SLOTS 512         /* runs paced apart (a shared slot: one more pass) */
 
 struct pl {
     const struct cube_host *host;
@@ -46,6 +48,9 @@ struct pl {
     int64_t max_backfill;          /* runs one backfill may create */
     int64_t max_catchup;           /* ticks one schedule pass may create */
     int64_t poll_seconds;          /* schedule re-check at most this late */
+    int64_t pass_gap_ms;           /* a run's passes at least this far apart */
+    pthread_mutex_t pace_mu;       /* guards pace_at */
+    double pace_at[PL_PACE_SLOTS]; /* pl_clock() before which a run waits */
     cube_metric *passes;           /* reconcile seconds by kind (histogram) */
     cube_metric *jobs;             /* task Jobs created (counter) */
 };

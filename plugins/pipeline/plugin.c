@@ -20,7 +20,10 @@ static const char SCHEMA[] =
     "\"max_catchup\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":1000,"
     "\"description\":\"Missed ticks one schedule pass creates (the rest follow)\"},"
     "\"poll_seconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3600,\"default\":60,"
-    "\"description\":\"A schedule is checked at least this often\"}}}";
+    "\"description\":\"A schedule is checked at least this often\"},"
+    "\"pass_gap_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000,\"default\":20,"
+    "\"description\":\"A run's controller passes are at least this far apart: the Job changes "
+    "in between are handled by one pass (0: a pass per change)\"}}}";
 
 #ifndef PL_TEMPLATES_INSTALLED
 #define PL_TEMPLATES_INSTALLED "/usr/local/share/cube/pipeline/templates"
@@ -76,6 +79,7 @@ static int load_conf(struct pl *p)
     p->max_backfill = h->config_int(p->self, "max_backfill", 1000);
     p->max_catchup = h->config_int(p->self, "max_catchup", 1000);
     p->poll_seconds = h->config_int(p->self, "poll_seconds", 60);
+    p->pass_gap_ms = h->config_int(p->self, "pass_gap_ms", 20);
     return 0;
 }
 
@@ -105,6 +109,7 @@ static int pl_init(const struct cube_host *host, cube_plugin *self, void **state
     *state = p;
     p->host = host;
     p->self = self;
+    pthread_mutex_init(&p->pace_mu, NULL);
     metrics(p);
     if (load_conf(p) < 0 || pl_kinds_register(p) < 0) {
         free(p);
@@ -137,6 +142,9 @@ static int pl_start(void *state)
 
 static void pl_fini(void *state)
 {
+    struct pl *p = state;
+    if (p)
+        pthread_mutex_destroy(&p->pace_mu);
     free(state);
 }
 

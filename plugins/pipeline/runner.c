@@ -405,12 +405,52 @@ static int reconcile(struct pass *ps)
     return rc;
 }
 
+/* Pacing: a run's Jobs change four times each (queued, admitted, started,
+ * ended), each change brings the run here; a pass reads the run and its
+ * running Jobs and writes its status whatever it found. A pass that comes
+ * within pass_gap_ms of the previous one's end is put off (the host calls
+ * again after the returned ms) so that the changes meanwhile make one pass. */
+static unsigned pace_slot(const char *project, const char *name)
+{
+    unsigned h = 2166136261u;
+    for (const char *c = project ? project : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    return h % PL_PACE_SLOTS;
+}
+
+/* ms to wait before the next pass of the run, or 0 to pass now. */
+static int pace_wait(struct pl *p, unsigned slot)
+{
+    if (p->pass_gap_ms <= 0)
+        return 0;
+    double now = pl_clock();
+    pthread_mutex_lock(&p->pace_mu);
+    double at = p->pace_at[slot];
+    pthread_mutex_unlock(&p->pace_mu);
+    return now < at ? (int)((at - now) * 1000) + 1 : 0;
+}
+
+static void pace_done(struct pl *p, unsigned slot)
+{
+    if (p->pass_gap_ms <= 0)
+        return;
+    pthread_mutex_lock(&p->pace_mu);
+    p->pace_at[slot] = pl_clock() + (double)p->pass_gap_ms / 1000;
+    pthread_mutex_unlock(&p->pace_mu);
+}
+
 int pl_run_reconcile(void *state, const char *kind, const char *project, const char *name,
                      const char *object_json)
 {
     (void)kind;
     if (!object_json)
         return CUBE_OK;   /* deleted: its Jobs go with it (ownerReferences) */
+    unsigned slot = pace_slot(project, name);
+    int wait = pace_wait(state, slot);
+    if (wait > 0)
+        return wait;
     struct pass ps = {.p = state, .project = project, .name = name};
     cJSON *run = cJSON_Parse(object_json);
     if (!run)
@@ -427,6 +467,7 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
     free(ps.task), free(ps.ts);
     cJSON_Delete(ps.status);
     cJSON_Delete(run);
+    pace_done(ps.p, slot);
     return rc;
 }
 

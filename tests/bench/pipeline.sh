@@ -286,6 +286,8 @@ printf '%-44s %10s   bar <= %s ms: %s\n' "Cube overhead per task ((cube-make)/n,
 if [ -f "$TMP/cube.json" ]; then
     printf '%-44s %10s\n' "  dispatch: upstream ended -> Job created (ms)" "$(jget "$TMP/cube.json" dispatch_ms_mean)"
     printf '%-44s %10s\n' "  queue: Job created -> started (ms)" "$(jget "$TMP/cube.json" queue_ms_mean)"
+    printf '%-44s %10s\n' "    created -> queued / admitted / started (ms)" \
+        "$(jget "$TMP/cube.json" queue_split_ms_mean)"
     printf '%-44s %10s\n' "  run: started -> ended (ms)" "$(jget "$TMP/cube.json" run_ms_mean)"
     printf '%-44s %10s\n' "PipelineRun controller: passes" "$(jget "$TMP/cube.json" PipelineRun_passes)"
     printf '%-44s %10s\n' "PipelineRun controller: time in passes (s)" "$(jget "$TMP/cube.json" PipelineRun_s)"

@@ -117,11 +117,17 @@ def breakdown(api, project, run, spec_tasks):
         by_task[j["metadata"]["labels"]["task"]] = {
             "created": ts(j["metadata"].get("created")), "started": ts(s.get("started")),
             "finished": ts(s.get("finished"))}
-    disp, queue, runs = [], [], []
+        if s.get("queued") and s.get("admitted"):
+            by_task[j["metadata"]["labels"]["task"]]["_steps"] = (
+                ts(s["queued"]), ts(s["admitted"]))
+    disp, queue, runs, steps = [], [], [], []
     for n, ups in spec_tasks:
         t = by_task.get(n)
         if not t or None in t.values():
             continue
+        if "_steps" in t:   # created -> queued -> admitted -> started
+            q, a = t["_steps"]
+            steps.append((q - t["created"], a - q, t["started"] - a))
         queue.append(t["started"] - t["created"])
         runs.append(t["finished"] - t["started"])
         ends = [by_task[u]["finished"] for u in ups if u in by_task and by_task[u]["finished"]]
@@ -129,7 +135,8 @@ def breakdown(api, project, run, spec_tasks):
             disp.append(t["created"] - max(ends))
     mean = lambda v: round(sum(v) / len(v) * 1000, 2) if v else None
     return {"jobs": len(by_task), "dispatch_ms_mean": mean(disp), "queue_ms_mean": mean(queue),
-            "run_ms_mean": mean(runs)}
+            "run_ms_mean": mean(runs),
+            "queue_split_ms_mean": [mean([x[i] for x in steps]) for i in range(3)]}
 
 
 def controller_seconds(api):

@@ -36,7 +36,7 @@ static int setup(void **st)
     void *state = NULL;
     desc = *cube_plugin_pipeline();
     desc.init = init_with_jobs;
-    int rc = cube_mock_init(&desc, "{\"templates_dir\":\"none\"}", &state);
+    int rc = cube_mock_init(&desc, "{\"templates_dir\":\"none\",\"pass_gap_ms\":0}", &state);
     pl = state;
     cube_mock_set_user("alice", "ops");
     if (rc != CUBE_OK)
