@@ -127,6 +127,7 @@ conf_dir: "$dir/conf.d"
 web_root: ""
 log: {level: warn, access: "off"}
 YAML
+    [ -n "${BENCH_THREADS:-}" ] && echo "limits: {threads: $BENCH_THREADS}" >>"$dir/cube.yaml"
     cat >"$dir/conf.d/20-executor-local.yaml" <<YAML
 plugin: executor-local
 enabled: true
