@@ -196,8 +196,8 @@ class Dag(Base):
             {"name": "next", "upstream": ["long"], "command": ["true"]}]})
         run = self.run_now("stopme")
         deadline = time.time() + 30
-        while self.run_status(run).get("tasks", {}).get("long", {}).get("phase") != "Running":
-            self.assertLess(time.time(), deadline)
+        while "long-started" not in self.a.get(f"{P}/pipelineruns/{run}/tasks/long/logs").body:
+            self.assertLess(time.time(), deadline, "the long task never ran")
             time.sleep(0.05)
         started = time.time()
         r = self.a.request("POST", f"{P}/pipelineruns/{run}/stop", {})
