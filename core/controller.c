@@ -21,7 +21,6 @@
 #define MAX_WORKERS 2          /* reconciles of one kind running at once */
 #define BACKOFF_BASE_MS 50
 #define BACKOFF_MAX_MS 60000
-#define WORKER_TURN 4          /* reconciles before a worker yields its thread */
 
 struct item {
     char *project, *name;
@@ -190,17 +189,8 @@ static void worker(void *a, void *b)
 {
     (void)b;
     struct cube_queue *q = a;
-    unsigned done = 0;
     pthread_mutex_lock(&q->mu);
     while (q->head && !q->stopping) {
-        /* A turn of WORKER_TURN items, then back to the end of the pool's
-         * queue: a long backlog of one kind must not hold the (few) pool
-         * threads while timers (executors' end detection) and other kinds'
-         * reconciles wait behind it. */
-        if (done++ == WORKER_TURN && cube_tasks_submit(q->ctx->tasks, worker, q, NULL) == 0) {
-            pthread_mutex_unlock(&q->mu);
-            return;   /* q->active stays: the resubmitted worker is that one */
-        }
         struct item *it = q->head;
         q->head = it->qnext;
         if (!q->head)
