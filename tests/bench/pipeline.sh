@@ -21,7 +21,7 @@
 # Environment: CUBED (default: build ./build), BENCH_LAYERS=20, BENCH_WIDTH=50,
 # BENCH_DEPS=2, BENCH_PARALLELISM=50, BENCH_ONLY=cube|make|slurm,
 # BENCH_TIMEOUT=900, BENCH_KEEP=1 (keep the temp dir), BENCH_THREADS (cubed's limits.threads),
-# BENCH_PASS_GAP_MS (the pipeline's pass_gap_ms, 20).
+# BENCH_PASS_GAP_MS (the pipeline's pass_gap_ms; default: the plugin's).
 #
 # Usage: bash tests/bench/pipeline.sh
 set -uo pipefail
@@ -137,7 +137,7 @@ YAML
     cat >"$dir/conf.d/40-pipeline.yaml" <<YAML
 plugin: pipeline
 enabled: true
-config: {templates_dir: none, pass_gap_ms: ${BENCH_PASS_GAP_MS:-20}}
+config: {templates_dir: none${BENCH_PASS_GAP_MS:+, pass_gap_ms: $BENCH_PASS_GAP_MS}}
 YAML
     bench_accounts >"$ACCOUNTS_BEFORE"
     "$CUBED" -c "$dir/cube.yaml" >"$dir/cubed.out" 2>&1 &
