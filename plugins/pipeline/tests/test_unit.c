@@ -367,6 +367,27 @@ static void stop_stops_running_and_pending(void **st)
     assert_int_equal(alerts, 1);   /* asked for Stopped only */
 }
 
+/* With a pass gap, a second pass right after the first is put off: the
+ * host is asked to call again (a positive ms), and nothing is read. */
+static void passes_are_paced(void **st)
+{
+    (void)st;
+    make_pipeline("pace", "{\"tasks\":[{\"name\":\"a\",\"command\":[\"true\"]}]}");
+    char run[80];
+    snprintf(run, sizeof run, "%s", start_run("pace"));
+    settle();
+    const char *doc = cube_mock_object("PipelineRun", "demo", run);
+    assert_non_null(doc);
+    char *text = strdup(doc);
+    pl->pass_gap_ms = 1000;
+    assert_true(pl_run_reconcile(pl, "PipelineRun", "demo", run, text) <= 0);   /* a pass */
+    int wait = pl_run_reconcile(pl, "PipelineRun", "demo", run, text);
+    assert_true(wait > 0 && wait <= 1001);
+    pl->pass_gap_ms = 0;   /* no pacing: a pass at once */
+    assert_true(pl_run_reconcile(pl, "PipelineRun", "demo", run, text) <= 0);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +398,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(yaml_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(dag_with_fake_jobs, setup, teardown),
         cmocka_unit_test_setup_teardown(stop_stops_running_and_pending, setup, teardown),
+        cmocka_unit_test_setup_teardown(passes_are_paced, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
