@@ -1,0 +1,171 @@
+// console.e2e.mjs — the web console's end-to-end scenario in headless
+// Chromium (playwright-core), against the cubed that test_console.py
+// started. Environment: CUBE_URL, CUBE_ADMIN_PASSWORD, CUBE_E2E_OUT (the
+// screenshots), CUBE_CHROMIUM, CUBE_WEB_DIR (where playwright-core is
+// installed). Steps run in order and stop at the first failure, which
+// leaves failure-<step>.png and the page's URL and console errors.
+//
+// Selectors are what a user sees: roles, labels and texts, never test ids.
+// Waits are on visible elements or server state, never fixed sleeps.
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const require = createRequire(path.join(process.env.CUBE_WEB_DIR, 'package.json'));
+const { chromium } = require('playwright-core');
+
+const BASE = process.env.CUBE_URL;
+const OUT = process.env.CUBE_E2E_OUT;
+const ADMIN_PASSWORD = process.env.CUBE_ADMIN_PASSWORD;
+const PROJECT = 'e2e-proj';
+const JOB = 'e2e-hello';
+const TOKEN = 'e2e-token';
+
+const consoleErrors = [];
+const pageErrors = [];
+let page;
+
+function log(msg) {
+  process.stdout.write(msg + '\n');
+}
+
+/** Waits until no skeleton or spinner is on screen (data loaded). */
+async function settled() {
+  await page.waitForFunction(
+    () => !document.querySelector('.ant-skeleton, .ant-spin-spinning, .ant-table-placeholder .ant-spin'),
+    null,
+    { timeout: 20000 },
+  );
+}
+
+async function shot(name) {
+  await settled();
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+}
+
+async function step(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    log(`ok   ${name} (${Date.now() - t0} ms)`);
+  } catch (e) {
+    log(`FAIL ${name}: ${e.message.split('\n').slice(0, 6).join('\n     ')}`);
+    log(`     at ${page.url()}`);
+    for (const m of consoleErrors.slice(-10)) log(`     console: ${m}`);
+    await page
+      .screenshot({ path: path.join(OUT, `failure-${name}.png`), fullPage: true })
+      .catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Same-origin API call with the browser's session (cookie + CSRF). */
+async function apiGet(p) {
+  return page.evaluate(async (url) => {
+    const r = await fetch(url, { credentials: 'same-origin' });
+    return { status: r.status, body: await r.json().catch(() => null) };
+  }, p);
+}
+
+async function goto(p) {
+  await page.goto(BASE + p);
+}
+
+async function main() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cube-e2e-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CUBE_CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+    viewport: { width: 1366, height: 860 },
+    locale: 'en-US',
+  });
+  context.setDefaultTimeout(15000);
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  try {
+    await scenario();
+    if (pageErrors.length) throw new Error('uncaught errors in the page:\n' + pageErrors.join('\n'));
+  } finally {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+async function scenario() {
+  await step('login-page', async () => {
+    await goto('/');
+    await page.waitForURL(/\/login/);
+    await page.getByLabel('User name').waitFor();
+    await shot('login');
+  });
+  await step('wrong-password', async () => {
+    await page.getByLabel('User name').fill('admin');
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'invalid user name or password' }).waitFor();
+  });
+  await step('login', async () => {
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+    await shot('home');
+  });
+  await step('language', language);
+  await step('plugin-page', pluginPage);
+  await step('logout', logout);
+}
+
+/** Chooses an option of a select box by its accessible name, with the
+ *  keyboard as a user can (the combobox opens on ArrowDown). */
+async function choose(comboboxName, option) {
+  const box = page.getByRole('combobox', { name: comboboxName });
+  await box.focus();
+  await box.press('ArrowDown');
+  await page.getByTitle(option, { exact: true }).click();
+}
+
+/** 中文 and back; the choice survives a reload. */
+async function language() {
+  await choose('Language', '中文');
+  await page.getByRole('menuitem', { name: '首页' }).waitFor();
+  await page.reload();
+  await page.getByRole('menuitem', { name: '首页' }).waitFor();
+  await page.getByRole('combobox', { name: '语言' }).waitFor();
+  await choose('语言', 'English');
+  await page.getByRole('menuitem', { name: 'Home' }).waitFor();
+  await page.reload();
+  await page.getByRole('menuitem', { name: 'Home' }).waitFor();
+}
+
+/** The hello plugin's page, opened from its menu entry (Examples → Hello):
+ *  its module calls the plugin's route through the console's API client. */
+async function pluginPage() {
+  await page.getByRole('menuitem', { name: 'Hello', exact: true }).click();
+  await page.waitForURL(/\/x\/hello\/hello$/);
+  await page.getByRole('heading', { name: 'Hello from a plugin' }).waitFor();
+  await page.getByRole('status').filter({ hasText: /^Hello, .+!$/ }).waitFor();
+  await shot('plugin-page');
+}
+
+async function logout() {
+  await page.getByRole('button', { name: 'Administrator' }).click();
+  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+  await page.waitForURL(/\/login/);
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  const me = await apiGet('/api/v1/auth/me');
+  if (me.status !== 401) throw new Error(`after signing out /api/v1/auth/me answers ${me.status}`);
+}
+
+main().then(
+  () => {
+    log(`all steps passed; screenshots in ${OUT}`);
+    process.exit(0);
+  },
+  (e) => {
+    log(`scenario failed: ${e.message.split('\n')[0]}`);
+    process.exit(1);
+  },
+);
