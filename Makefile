@@ -4,7 +4,9 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 
-.PHONY: run build test test-asan fuzz bench deps clean
+# `make run` and `make test` also build the web console into web/dist
+# (scripts/build-web.sh; skipped while web/dist is newer than its sources).
+.PHONY: run build web test test-asan fuzz bench deps clean
 
 deps:
 	@scripts/install-deps.sh run
@@ -15,12 +17,16 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
-run: build
+web:
+	@scripts/build-web.sh
+
+run: build web
 	mkdir -p var
 	exec $(BUILD)/core/cubed -c cube.yaml
 
 test:
 	@scripts/install-deps.sh test
+	@scripts/build-web.sh
 	@scripts/run-tests.sh $(BUILD)
 
 # The same suite with AddressSanitizer and UndefinedBehaviorSanitizer.

@@ -1,0 +1,91 @@
+// types.ts — shapes of cubed's answers the console relies on (README.md).
+
+export interface ObjectMeta {
+  name: string;
+  project?: string;
+  uid?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  owner?: string;
+  ownerReferences?: unknown[];
+  created?: string;
+  updated?: string;
+  resourceVersion?: string;
+  generation?: number;
+}
+
+/** Any object of the generic resource API. */
+export interface CubeObject<Spec = Record<string, unknown>, Status = Record<string, unknown>> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: Spec;
+  status?: Status;
+}
+
+export interface ObjectList<T = CubeObject> {
+  kind: string;
+  items: T[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
+export interface PrinterColumn {
+  name: string;
+  jsonPath: string;
+  type?: string;
+  description?: string;
+}
+
+/** One entry of GET /api/v1/kinds. */
+export interface KindInfo {
+  kind: string;
+  plural: string;
+  singular: string;
+  scope: 'project' | 'cluster';
+  group: string;
+  description?: string;
+  schema?: Record<string, unknown>;
+  statusSchema?: Record<string, unknown>;
+  printerColumns?: PrinterColumn[];
+  actions?: { name: string; method: string; summary?: string }[];
+}
+
+/** One entry of GET /api/v1/ui/menu (ABI 1.4 plugin entries). */
+export interface UiMenuEntry {
+  plugin: string;
+  id: string;
+  group: string;
+  label: string;
+  label_zh?: string;
+  icon?: string;
+  path?: string;
+  module_url?: string;
+  order?: number;
+}
+
+export interface UserInfo {
+  name: string;
+  displayName?: string;
+  email?: string;
+  role: 'admin' | 'user';
+  provider?: string;
+  disabled?: boolean;
+}
+
+export type ProjectRole = 'creator' | 'ops' | 'dev' | 'viewer';
+
+/** GET /api/v1/auth/me */
+export interface Me {
+  user: UserInfo;
+  role: 'admin' | 'user';
+  projects: { name: string; role: ProjectRole }[];
+  via: 'token' | 'session' | 'header' | 'admin-token';
+  csrf?: string;
+}
+
+export interface AuthProvider {
+  name: string;
+  displayName: string;
+  kind: 'password' | 'redirect' | string;
+  loginPath?: string;
+}

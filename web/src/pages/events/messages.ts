@@ -1,0 +1,9 @@
+// Messages of the events area (keys start with "events.").
+export default {
+  en: {
+    'events.title': 'Events',
+  },
+  zh: {
+    'events.title': '事件',
+  },
+};

@@ -1,0 +1,19 @@
+// routes.tsx — the kinds area's pages (absolute paths, under the prefixes
+// src/routes.tsx gives this area). Placeholder until the area is built.
+import type { RouteObject } from 'react-router-dom';
+import { ComingSoon } from '../common/ComingSoon';
+import { useT } from '../../i18n';
+export { default as messages } from './messages';
+
+function Placeholder() {
+  const t = useT();
+  return <ComingSoon title={t('kinds.title')} />;
+}
+
+export const routes: RouteObject[] = [
+  { path: '/k/:plural', element: <Placeholder /> },
+  { path: '/k/:plural/:name', element: <Placeholder /> },
+  { path: '/p/:project/k/:plural', element: <Placeholder /> },
+  { path: '/p/:project/k/:plural/new', element: <Placeholder /> },
+  { path: '/p/:project/k/:plural/:name', element: <Placeholder /> },
+];

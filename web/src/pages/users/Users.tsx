@@ -1,0 +1,5 @@
+import { ComingSoon } from '../common/ComingSoon';
+
+export default function Page() {
+  return <ComingSoon />;
+}
