@@ -1,0 +1,267 @@
+// JobPages — the jobs of a project (/p/:project/jobs): a live list with
+// phase, owner and label filters; one job (/p/:project/jobs/:name) with its
+// status kept live by the watch, why it waits and its queue position, its
+// replicas, their logs streaming with follow, and stop.
+
+import { useCallback, useMemo, useState } from 'react';
+import { Alert, Button, Card, Descriptions, Popconfirm, Select, Space, Table, Tag, Typography, message } from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import { useNavigate, useParams } from 'react-router-dom';
+import { api, errorMessage, resourcePath } from '../../api/client';
+import type { CubeObject, KindInfo } from '../../api/types';
+import { useT } from '../../i18n';
+import { PageSkeleton } from '../../shell/PageSkeleton';
+import { ResourceTable } from '../../components/generic/ResourceTable';
+import { ObjectDetail } from '../../components/generic/ObjectDetail';
+import { LogFollow } from '../../components/generic/LogFollow';
+import { age, phaseColor, useKind } from '../../components/generic/resources';
+import { duration, PHASES, resourcesText, TERMINAL, type Job, type ReplicaStatus } from './jobTypes';
+import './messages';
+
+const GRACE_SECONDS = 10;
+
+function useJobKind() {
+  const { kind, kinds, error } = useKind('jobs');
+  return { kind, loading: !kinds && !error, error };
+}
+
+function listPath(project: string) {
+  return `/p/${encodeURIComponent(project)}/jobs`;
+}
+
+export function JobListPage() {
+  const t = useT();
+  const navigate = useNavigate();
+  const { project = '' } = useParams();
+  const { kind, loading, error } = useJobKind();
+  const [phase, setPhase] = useState<string | undefined>();
+  const [owner, setOwner] = useState<string | undefined>();
+  const filter = useCallback(
+    (o: CubeObject) => {
+      const j = o as Job;
+      return (!phase || (j.status?.phase ?? 'Pending') === phase) && (!owner || j.metadata.owner === owner);
+    },
+    [phase, owner],
+  );
+  const columns: ColumnsType<CubeObject> = useMemo(
+    () => [
+      {
+        title: t('jobs.col.phase'),
+        key: 'phase',
+        render: (_, o) => {
+          const p = (o as Job).status?.phase ?? 'Pending';
+          return <Tag color={phaseColor(p)}>{p}</Tag>;
+        },
+      },
+      { title: t('jobs.col.owner'), key: 'owner', render: (_, o) => o.metadata.owner },
+      { title: t('jobs.col.replicas'), key: 'replicas', render: (_, o) => (o as Job).spec?.replicas ?? 1 },
+      { title: t('jobs.col.resources'), key: 'res', render: (_, o) => <code>{resourcesText((o as Job).spec?.resources)}</code> },
+      { title: t('jobs.col.attempts'), key: 'attempts', render: (_, o) => (o as Job).status?.attempts ?? 0 },
+      {
+        title: t('jobs.col.why'),
+        key: 'why',
+        render: (_, o) => {
+          const s = (o as Job).status ?? {};
+          if (s.waiting)
+            return (
+              <Typography.Text type="warning">
+                {s.queuePosition ? `#${s.queuePosition} ` : ''}
+                {s.waiting}
+              </Typography.Text>
+            );
+          return s.reason ?? '';
+        },
+      },
+      {
+        title: t('jobs.col.duration'),
+        key: 'dur',
+        render: (_, o) => duration((o as Job).status?.started, (o as Job).status?.finished),
+      },
+    ],
+    [t],
+  );
+
+  if (error) return <Alert type="error" showIcon message={errorMessage(error)} />;
+  if (loading) return <PageSkeleton />;
+  if (!kind) return null;
+  return (
+    <div>
+      <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 8 }}>
+        <div>
+          <Typography.Title level={3} style={{ margin: 0 }}>
+            {t('jobs.title')}
+          </Typography.Title>
+          <Typography.Text type="secondary">{t('jobs.subtitle')}</Typography.Text>
+        </div>
+        <Button type="primary" onClick={() => navigate(`/p/${encodeURIComponent(project)}/k/jobs/_new`)}>
+          {t('jobs.submit')}
+        </Button>
+      </Space>
+      <ResourceTable
+        kind={kind}
+        project={project}
+        filter={filter}
+        columns={columns}
+        toolbar={
+          <>
+            <Select
+              aria-label={t('jobs.filter.phase')}
+              placeholder={t('jobs.filter.phase')}
+              allowClear
+              value={phase}
+              onChange={setPhase}
+              style={{ width: 150 }}
+              options={PHASES.map((p) => ({ value: p, label: p }))}
+            />
+            <OwnerFilter value={owner} onChange={setOwner} />
+          </>
+        }
+      />
+    </div>
+  );
+}
+
+function OwnerFilter({ value, onChange }: { value?: string; onChange(v?: string): void }) {
+  const t = useT();
+  const [text, setText] = useState(value ?? '');
+  return (
+    <Select
+      aria-label={t('jobs.filter.owner')}
+      placeholder={t('jobs.filter.owner')}
+      allowClear
+      showSearch
+      value={value}
+      searchValue={text}
+      onSearch={setText}
+      onChange={(v) => onChange(v || undefined)}
+      onBlur={() => text && onChange(text)}
+      style={{ width: 160 }}
+      options={text ? [{ value: text, label: text }] : []}
+      notFoundContent={null}
+    />
+  );
+}
+
+/** Status summary: phase, times, why it waits, replicas. */
+export function JobStatusView({ job }: { job: Job }) {
+  const t = useT();
+  const s = job.status ?? {};
+  const replicaCols: ColumnsType<ReplicaStatus> = [
+    { title: t('jobs.replica.index'), dataIndex: 'index', key: 'index', width: 80 },
+    { title: t('jobs.replica.node'), dataIndex: 'node', key: 'node' },
+    {
+      title: t('jobs.replica.devices'),
+      key: 'devices',
+      render: (_, r) =>
+        (r.devices ?? []).map((d) => (
+          <Tag key={`${d.resource}/${d.id}`}>{`${d.resource}#${d.id}${d.share && d.share < 1 ? ` ×${d.share}` : ''}`}</Tag>
+        )),
+    },
+    { title: t('jobs.replica.phase'), key: 'phase', render: (_, r) => r.phase && <Tag color={phaseColor(r.phase)}>{r.phase}</Tag> },
+    { title: t('jobs.replica.exitCode'), dataIndex: 'exitCode', key: 'exit', width: 100 },
+    { title: t('jobs.replica.reason'), dataIndex: 'reason', key: 'reason' },
+    { title: t('jobs.replica.message'), dataIndex: 'message', key: 'message' },
+  ];
+  return (
+    <div style={{ marginBottom: 16 }}>
+      {s.waiting && (
+        <Alert
+          type="warning"
+          showIcon
+          style={{ marginBottom: 12 }}
+          message={`${t('jobs.waiting')}${s.queuePosition ? ` — ${t('jobs.queuePosition', { n: s.queuePosition })}` : ''}`}
+          description={s.waiting}
+        />
+      )}
+      <Descriptions bordered size="small" column={3} style={{ marginBottom: 12 }}>
+        <Descriptions.Item label={t('jobs.phase')}>
+          <Tag color={phaseColor(s.phase ?? 'Pending')}>{s.phase ?? 'Pending'}</Tag>
+        </Descriptions.Item>
+        <Descriptions.Item label={t('jobs.reason')}>{s.reason}</Descriptions.Item>
+        <Descriptions.Item label={t('jobs.attempts')}>{s.attempts ?? 0}</Descriptions.Item>
+        <Descriptions.Item label={t('jobs.message')} span={3}>
+          {s.message}
+        </Descriptions.Item>
+        <Descriptions.Item label={t('jobs.queued')}>{s.queued && `${s.queued} (${age(s.queued)})`}</Descriptions.Item>
+        <Descriptions.Item label={t('jobs.started')}>{s.started}</Descriptions.Item>
+        <Descriptions.Item label={t('jobs.finished')}>
+          {s.finished && `${s.finished} (${duration(s.started, s.finished)})`}
+        </Descriptions.Item>
+        <Descriptions.Item label={t('jobs.command')} span={3}>
+          <code>{[...(job.spec?.command ?? []), ...(job.spec?.args ?? [])].join(' ')}</code>
+        </Descriptions.Item>
+      </Descriptions>
+      {(s.replicas?.length ?? 0) > 0 && (
+        <Table<ReplicaStatus>
+          aria-label={t('jobs.replicas')}
+          rowKey="index"
+          size="small"
+          pagination={false}
+          columns={replicaCols}
+          dataSource={s.replicas}
+          style={{ marginBottom: 12 }}
+        />
+      )}
+    </div>
+  );
+}
+
+function StopButton({ job, project }: { job: Job; project: string }) {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  if (TERMINAL.has(job.status?.phase ?? '')) return null;
+  const stop = async () => {
+    setBusy(true);
+    try {
+      await api.post(resourcePath('jobs', project, job.metadata.name, 'stop'), { graceSeconds: GRACE_SECONDS });
+      message.info(t('jobs.stopping', { name: job.metadata.name }));
+    } catch (e) {
+      message.error(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Popconfirm
+      title={t('jobs.stopConfirm', { name: job.metadata.name, grace: GRACE_SECONDS })}
+      okText={t('jobs.stop')}
+      okButtonProps={{ danger: true }}
+      onConfirm={stop}
+    >
+      <Button danger loading={busy}>
+        {t('jobs.stop')}
+      </Button>
+    </Popconfirm>
+  );
+}
+
+function JobDetail({ kind, project, name }: { kind: KindInfo; project: string; name: string }) {
+  const t = useT();
+  return (
+    <ObjectDetail
+      kind={kind}
+      project={project}
+      name={name}
+      listPath={listPath(project)}
+      editPath={`/p/${encodeURIComponent(project)}/k/jobs/${encodeURIComponent(name)}/edit`}
+      hideActions={['stop']}
+      extraActions={(o) => <StopButton job={o as Job} project={project} />}
+      summary={(o) => (
+        <>
+          <JobStatusView job={o as Job} />
+          <Card size="small" title={t('jobs.logs')} style={{ marginBottom: 16 }}>
+            <LogFollow path={resourcePath('jobs', project, name, 'logs')} replicas={(o as Job).spec?.replicas ?? 1} />
+          </Card>
+        </>
+      )}
+    />
+  );
+}
+
+export function JobDetailPage() {
+  const { project = '', name = '' } = useParams();
+  const { kind, loading, error } = useJobKind();
+  if (error) return <Alert type="error" showIcon message={errorMessage(error)} />;
+  if (loading || !kind) return <PageSkeleton />;
+  return <JobDetail kind={kind} project={project} name={name} />;
+}
