@@ -93,7 +93,7 @@ export function JobListPage() {
           </Typography.Title>
           <Typography.Text type="secondary">{t('jobs.subtitle')}</Typography.Text>
         </div>
-        <Button type="primary" onClick={() => navigate(`/p/${encodeURIComponent(project)}/k/jobs/_new`)}>
+        <Button type="primary" onClick={() => navigate(`/p/${encodeURIComponent(project)}/k/jobs/new`)}>
           {t('jobs.submit')}
         </Button>
       </Space>

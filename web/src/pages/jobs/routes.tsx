@@ -1,16 +1,9 @@
-// routes.tsx — the jobs area's pages (absolute paths, under the prefixes
-// src/routes.tsx gives this area). Placeholder until the area is built.
+// routes.tsx — the jobs area: a project's jobs and one job (logs, stop).
 import type { RouteObject } from 'react-router-dom';
-import { ComingSoon } from '../common/ComingSoon';
-import { useT } from '../../i18n';
+import { JobDetailPage, JobListPage } from './JobPages';
 export { default as messages } from './messages';
 
-function Placeholder() {
-  const t = useT();
-  return <ComingSoon title={t('jobs.title')} />;
-}
-
 export const routes: RouteObject[] = [
-  { path: '/p/:project/jobs', element: <Placeholder /> },
-  { path: '/p/:project/jobs/:name', element: <Placeholder /> },
+  { path: '/p/:project/jobs', element: <JobListPage /> },
+  { path: '/p/:project/jobs/:name', element: <JobDetailPage /> },
 ];

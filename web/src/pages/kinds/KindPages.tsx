@@ -1,7 +1,7 @@
 // KindPages — the generic pages every kind gets: list, detail, create and
 // edit, for project kinds under /p/:project/k/:plural and cluster kinds
-// under /k/:plural. "_new" (not a DNS label, so never an object's name)
-// is the create form; ":name/edit" the edit form.
+// under /k/:plural. "new" is the create form (so an object named "new" has
+// no generic detail page of its own); ":name/edit" is the edit form.
 
 import { useRef, type ReactNode } from 'react';
 import { Alert, Breadcrumb, Button, Space, Typography } from 'antd';
@@ -57,7 +57,7 @@ export function KindListPage() {
               </Typography.Title>
               <Typography.Text type="secondary">{kind.description}</Typography.Text>
             </div>
-            <Button type="primary" onClick={() => navigate(`${genericListPath(kind, project)}/_new`)}>
+            <Button type="primary" onClick={() => navigate(`${genericListPath(kind, project)}/new`)}>
               {t('kinds.create', { kind: kind.kind })}
             </Button>
           </Space>

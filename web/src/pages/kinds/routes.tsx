@@ -1,19 +1,12 @@
-// routes.tsx — the kinds area's pages (absolute paths, under the prefixes
-// src/routes.tsx gives this area). Placeholder until the area is built.
+// routes.tsx — the kinds area: generic list, detail, create and edit pages
+// of every kind (cluster kinds under /k, project kinds under /p/:project/k).
 import type { RouteObject } from 'react-router-dom';
-import { ComingSoon } from '../common/ComingSoon';
-import { useT } from '../../i18n';
+import { KindDetailPage, KindEditPage, KindListPage, KindNewPage } from './KindPages';
 export { default as messages } from './messages';
 
-function Placeholder() {
-  const t = useT();
-  return <ComingSoon title={t('kinds.title')} />;
-}
-
-export const routes: RouteObject[] = [
-  { path: '/k/:plural', element: <Placeholder /> },
-  { path: '/k/:plural/:name', element: <Placeholder /> },
-  { path: '/p/:project/k/:plural', element: <Placeholder /> },
-  { path: '/p/:project/k/:plural/new', element: <Placeholder /> },
-  { path: '/p/:project/k/:plural/:name', element: <Placeholder /> },
-];
+export const routes: RouteObject[] = ['/k/:plural', '/p/:project/k/:plural'].flatMap((base) => [
+  { path: base, element: <KindListPage /> },
+  { path: `${base}/new`, element: <KindNewPage /> },
+  { path: `${base}/:name`, element: <KindDetailPage /> },
+  { path: `${base}/:name/edit`, element: <KindEditPage /> },
+]);

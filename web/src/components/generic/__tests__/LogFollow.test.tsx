@@ -26,7 +26,7 @@ function streamingFetch() {
 
 afterEach(() => vi.unstubAllGlobals());
 
-describe('LogFollow', () => {
+describe('LogFollow', { timeout: 20000 }, () => {
   it('streams a replica with follow, ends, and resumes from its offset', async () => {
     const streams = streamingFetch();
     renderEn(<LogFollow path="/api/v1/projects/p/jobs/j/logs" replicas={2} />);

@@ -1,7 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { ResourceEditor } from '../ResourceEditor';
 import type { KindInfo } from '../../../api/types';
-import { mockFetch, renderEn } from './testUtil';
+import { mockFetch } from '../../../test/fetchMock';
+import { renderEn } from './testUtil';
 
 const KIND: KindInfo = {
   kind: 'Job',
@@ -25,7 +26,8 @@ const KIND: KindInfo = {
 
 afterEach(() => vi.unstubAllGlobals());
 
-describe('ResourceEditor form', () => {
+// antd forms in jsdom are slow on a loaded machine.
+describe('ResourceEditor form', { timeout: 30000 }, () => {
   it('generates labelled items with defaults, enums, required marks and help', () => {
     renderEn(<ResourceEditor kind={KIND} project="demo" onSaved={() => {}} />);
     expect(screen.getByLabelText('Name')).toHaveValue('');
@@ -45,8 +47,11 @@ describe('ResourceEditor form', () => {
   });
 
   it('posts the object and puts a 422 on the field it names', async () => {
-    const calls = mockFetch(422, {
-      error: { code: 'Invalid', message: 'spec.retries.limit: must be an integer', field: 'spec.retries.limit' },
+    const { calls } = mockFetch({
+      'POST /api/v1/projects/demo/jobs': {
+        status: 422,
+        body: { error: { code: 'Invalid', message: 'spec.retries.limit: must be an integer', field: 'spec.retries.limit' } },
+      },
     });
     renderEn(<ResourceEditor kind={KIND} project="demo" onSaved={() => {}} />);
     fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'j1' } });
@@ -56,7 +61,7 @@ describe('ResourceEditor form', () => {
     fireEvent.change(screen.getByLabelText('Env value 1'), { target: { value: '7' } });
     fireEvent.click(screen.getByRole('button', { name: 'Create' }));
     await waitFor(() => expect(calls).toHaveLength(1));
-    expect(calls[0].url).toBe('/api/v1/projects/demo/jobs');
+    expect(calls[0].path).toBe('/api/v1/projects/demo/jobs');
     const sent = JSON.parse(String(calls[0].init.body));
     expect(sent.metadata).toEqual({ name: 'j1', labels: {} });
     expect(sent.spec).toEqual({ replicas: 1, command: ['echo'], priority: 'normal', debug: false, retries: { limit: 0 }, env: { SEED: '7' } });
