@@ -20,6 +20,7 @@ const OUT = process.env.CUBE_E2E_OUT;
 const ADMIN_PASSWORD = process.env.CUBE_ADMIN_PASSWORD;
 const PROJECT = 'e2e-proj';
 const JOB = 'e2e-hello';
+const JOB_OUTPUT = 'hello from the console e2e test';
 const TOKEN = 'e2e-token';
 
 const consoleErrors = [];
@@ -114,7 +115,10 @@ async function scenario() {
     await shot('home');
   });
   await step('language', language);
-  await step('plugin-page', pluginPage);
+  await step('kind-list', kindList);
+  await step('jobs-list', jobsList);
+  await step('job-submit', jobSubmit);
+  await step('job-succeeds', jobSucceeds);
   await step('logout', logout);
 }
 
@@ -138,6 +142,49 @@ async function language() {
   await page.getByRole('menuitem', { name: 'Home' }).waitFor();
   await page.reload();
   await page.getByRole('menuitem', { name: 'Home' }).waitFor();
+}
+
+/** The generic pages of a kind without a page of its own (testkinds'
+ *  Widget; the test seeded "sprocket" in the public project). */
+async function kindList() {
+  await goto('/p/public/k/widgets');
+  await page.getByRole('button', { name: 'Create Widget' }).waitFor();
+  await page.getByRole('cell', { name: 'sprocket' }).waitFor();
+  await shot('kind-list');
+}
+
+async function jobsList() {
+  await goto('/');
+  await page.getByRole('menuitem', { name: 'Jobs', exact: true }).click();
+  await page.waitForURL(/\/p\/public\/jobs$/);
+  await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+  await page.getByRole('button', { name: 'Submit job' }).waitFor();
+  await shot('jobs');
+}
+
+/** A Job from the generic schema form: a name and a three-word command. */
+async function jobSubmit() {
+  await page.getByRole('button', { name: 'Submit job' }).click();
+  await page.getByRole('heading', { name: 'New Job' }).waitFor();
+  await page.getByLabel('Name', { exact: true }).fill(JOB);
+  const words = ['/bin/sh', '-c', `echo ${JOB_OUTPUT}`];
+  for (let i = 0; i < words.length; i++) {
+    const item = page.getByLabel(`Command ${i + 1}`, { exact: true });
+    if (!(await item.count())) await page.getByRole('button', { name: 'Add Command' }).click();
+    await item.fill(words[i]);
+  }
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  await page.waitForURL(new RegExp(`/p/public/jobs/${JOB}$`));
+}
+
+/** The job page follows the job to Succeeded and shows its output. */
+async function jobSucceeds() {
+  await page.getByText('Succeeded', { exact: true }).first().waitFor({ timeout: 120000 });
+  await page.getByRole('log', { name: 'Log' }).filter({ hasText: JOB_OUTPUT }).waitFor();
+  await shot('job-detail');
+  await page.getByRole('menuitem', { name: 'Jobs', exact: true }).click();
+  await page.waitForURL(/\/p\/public\/jobs$/);
+  await page.getByRole('row').filter({ hasText: JOB }).filter({ hasText: 'Succeeded' }).waitFor();
 }
 
 /** The hello plugin's page, opened from its menu entry (Examples → Hello):
