@@ -33,6 +33,8 @@ export default defineConfig({
     globals: true,
     setupFiles: ['src/test/setup.ts'],
     css: false,
+    // antd renders slowly in jsdom, slower still on a busy machine
+    testTimeout: 20000,
     include: ['src/**/*.test.{ts,tsx}'],
   },
 });

@@ -1,5 +1,4 @@
-import { render, screen, waitFor } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryRouter } from 'react-router-dom';
 import { AuthProvider } from '../../auth/AuthContext';
@@ -45,9 +44,9 @@ describe('login page', () => {
     renderAt('/');
     // an anonymous visit to / lands on the login form
     const user = await screen.findByLabelText('User name');
-    await userEvent.type(user, 'alice');
-    await userEvent.type(screen.getByLabelText('Password'), 'nope');
-    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    fireEvent.change(user, { target: { value: 'alice' } });
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'nope' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('wrong user name or password');
     const login = calls.find((c) => c.method === 'POST');
     expect(JSON.parse(String(login!.init.body))).toEqual({ username: 'alice', password: 'nope' });
@@ -71,9 +70,9 @@ describe('login page', () => {
     renderAt('/login?next=/tokens');
     const sso = await screen.findByText('Sign in with Corp SSO');
     expect(sso.closest('a')).toHaveAttribute('href', '/api/v1/auth/oidc/corp/login?next=%2Ftokens');
-    await userEvent.type(screen.getByLabelText('User name'), 'alice');
-    await userEvent.type(screen.getByLabelText('Password'), 'right');
-    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    fireEvent.change(screen.getByLabelText('User name'), { target: { value: 'alice' } });
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'right' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
     await waitFor(() => expect(screen.queryByLabelText('Password')).not.toBeInTheDocument());
     expect(getCsrfToken()).toBe('c1');
   });

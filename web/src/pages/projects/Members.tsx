@@ -1,0 +1,126 @@
+// Members — a project's members and roles: add, change, remove
+// (/api/v1/projects/{p}/members; the project's creators and admins only).
+import { Alert, App, Button, Form, Input, Popconfirm, Select, Space, Table, Tooltip } from 'antd';
+import { useState } from 'react';
+import { api, errorMessage } from '../../api/client';
+import { useApi } from '../../api/hooks';
+import type { ProjectRole } from '../../api/types';
+import { useT } from '../../i18n';
+import { ErrorAlert } from '../common/ErrorAlert';
+
+const ROLES: ProjectRole[] = ['creator', 'ops', 'dev', 'viewer'];
+
+interface Member {
+  user: string;
+  role: ProjectRole;
+}
+
+export function Members({ project, canManage, onChanged }: { project: string; canManage: boolean; onChanged?(): void }) {
+  const t = useT();
+  const { message } = App.useApp();
+  const base = `/api/v1/projects/${encodeURIComponent(project)}/members`;
+  const list = useApi<{ items: Member[] }>(base);
+  const [items, setItems] = useState<Member[] | null>(null);
+  const [addError, setAddError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [form] = Form.useForm<Member>();
+  const shown = items ?? list.data?.items ?? [];
+  const roleOptions = ROLES.map((r) => ({ value: r, label: t(`projects.role.${r}`) }));
+
+  // every change answers the new member list
+  async function run(call: Promise<{ items: Member[] }>, ok: string) {
+    try {
+      const r = await call;
+      setItems(r.items);
+      message.success(ok);
+      onChanged?.();
+      return true;
+    } catch (e) {
+      message.error(errorMessage(e));
+      return false;
+    }
+  }
+
+  async function add(v: Member) {
+    setBusy(true);
+    setAddError(null);
+    try {
+      const r = await api.post<{ items: Member[] }>(base, v);
+      setItems(r.items);
+      form.resetFields();
+      message.success(t('projects.member.added', { user: v.user }));
+      onChanged?.();
+    } catch (e) {
+      setAddError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div>
+      <ErrorAlert error={list.error} onRetry={list.reload} />
+      {canManage && (
+        <>
+          {addError && <Alert type="error" showIcon role="alert" message={addError} style={{ marginBottom: 12 }} />}
+          <Form form={form} layout="inline" onFinish={add} initialValues={{ role: 'dev' }} style={{ marginBottom: 16 }}>
+            <Form.Item name="user" rules={[{ required: true, message: t('projects.member.user') }]}>
+              <Input placeholder={t('projects.member.user')} style={{ width: 200 }} />
+            </Form.Item>
+            <Form.Item name="role">
+              <Select options={roleOptions} style={{ width: 280 }} />
+            </Form.Item>
+            <Button type="primary" htmlType="submit" loading={busy}>{t('projects.member.add')}</Button>
+          </Form>
+        </>
+      )}
+      <Table<Member>
+        rowKey="user"
+        size="middle"
+        loading={list.loading && !list.data && !items}
+        dataSource={shown}
+        pagination={{ pageSize: 50, hideOnSinglePage: true }}
+        columns={[
+          { title: t('projects.member.user'), dataIndex: 'user' },
+          {
+            title: t('projects.member.role'),
+            dataIndex: 'role',
+            width: 300,
+            render: (role: ProjectRole, m) =>
+              canManage ? (
+                <Select
+                  aria-label={`${t('projects.member.role')} ${m.user}`}
+                  value={role}
+                  options={roleOptions}
+                  style={{ width: 280 }}
+                  onChange={(r) => run(api.put(`${base}/${encodeURIComponent(m.user)}`, { role: r }),
+                    t('projects.member.changed', { user: m.user, role: r }))}
+                />
+              ) : (
+                t(`projects.role.${role}`)
+              ),
+          },
+          {
+            title: t('common.actions'),
+            key: 'a',
+            width: 110,
+            render: (_, m) => (
+              <Tooltip title={canManage ? undefined : t('projects.notMember')}>
+                <Space>
+                  <Popconfirm
+                    disabled={!canManage}
+                    title={t('projects.member.removeConfirm', { user: m.user })}
+                    onConfirm={() => run(api.del(`${base}/${encodeURIComponent(m.user)}`),
+                      t('projects.member.removed', { user: m.user }))}
+                  >
+                    <Button danger size="small" disabled={!canManage}>{t('common.remove')}</Button>
+                  </Popconfirm>
+                </Space>
+              </Tooltip>
+            ),
+          },
+        ]}
+      />
+    </div>
+  );
+}
