@@ -1,15 +1,6 @@
-// routes.tsx — the plugin area's pages (absolute paths, under the prefixes
-// src/routes.tsx gives this area). Placeholder until the area is built.
+// routes.tsx — the plugin area: pages that plugins ship as ES modules.
 import type { RouteObject } from 'react-router-dom';
-import { ComingSoon } from '../common/ComingSoon';
-import { useT } from '../../i18n';
+import { PluginPage } from './PluginPage';
 export { default as messages } from './messages';
 
-function Placeholder() {
-  const t = useT();
-  return <ComingSoon title={t('plugin.title')} />;
-}
-
-export const routes: RouteObject[] = [
-  { path: '/x/:plugin/:id', element: <Placeholder /> },
-];
+export const routes: RouteObject[] = [{ path: '/x/:plugin/:id', element: <PluginPage /> }];
