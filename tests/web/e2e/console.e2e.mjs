@@ -69,6 +69,12 @@ async function apiGet(p) {
   }, p);
 }
 
+/** A sidebar entry by its label (its icon's name may come first). */
+function menuItem(label) {
+  const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return page.getByRole('menuitem', { name: new RegExp(`(^|\\s)${escaped}$`) });
+}
+
 async function goto(p) {
   await page.goto(BASE + p);
 }
@@ -115,10 +121,15 @@ async function scenario() {
     await shot('home');
   });
   await step('language', language);
+  await step('projects', projects);
+  await step('project-member', projectMember);
+  await step('users', users);
+  await step('tokens', tokens);
   await step('kind-list', kindList);
   await step('jobs-list', jobsList);
   await step('job-submit', jobSubmit);
   await step('job-succeeds', jobSucceeds);
+  await step('plugin-page', pluginPage);
   await step('logout', logout);
 }
 
@@ -134,14 +145,76 @@ async function choose(comboboxName, option) {
 /** 中文 and back; the choice survives a reload. */
 async function language() {
   await choose('Language', '中文');
-  await page.getByRole('menuitem', { name: '首页' }).waitFor();
+  await menuItem('首页').waitFor();
   await page.reload();
-  await page.getByRole('menuitem', { name: '首页' }).waitFor();
+  await menuItem('首页').waitFor();
   await page.getByRole('combobox', { name: '语言' }).waitFor();
   await choose('语言', 'English');
-  await page.getByRole('menuitem', { name: 'Home' }).waitFor();
+  await menuItem('Home').waitFor();
   await page.reload();
-  await page.getByRole('menuitem', { name: 'Home' }).waitFor();
+  await menuItem('Home').waitFor();
+}
+
+async function projects() {
+  await menuItem('Projects').click();
+  await page.waitForURL(/\/projects$/);
+  await page.getByRole('cell', { name: 'public' }).waitFor();
+  await page.getByRole('button', { name: 'New project' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New project' });
+  await dialog.getByLabel('Name').fill(PROJECT);
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  await page.getByRole('link', { name: PROJECT, exact: true }).waitFor();
+  await shot('projects');
+}
+
+/** bob (seeded) joins the new project as a dev. */
+async function projectMember() {
+  await page.getByRole('link', { name: PROJECT, exact: true }).click();
+  await page.waitForURL(new RegExp(`/projects/${PROJECT}$`));
+  await page.getByRole('heading', { name: PROJECT }).waitFor();
+  await page.getByPlaceholder('User', { exact: true }).fill('bob');
+  await page.getByRole('button', { name: 'Add member' }).click();
+  await page.getByRole('row').filter({ hasText: 'bob' }).waitFor();
+  await page.getByRole('combobox', { name: 'Role bob' }).waitFor();
+  const p = await apiGet(`/api/v1/projects/${PROJECT}`);
+  const members = (p.body?.spec?.members ?? []).map((m) => `${m.user}:${m.role}`);
+  if (!members.includes('bob:dev')) throw new Error(`members on the server: ${members.join(', ')}`);
+  await shot('project-detail');
+}
+
+async function users() {
+  await menuItem('Users').click();
+  await page.waitForURL(/\/users$/);
+  await page.getByRole('row').filter({ hasText: 'Bob Builder' }).waitFor();
+  await page.getByRole('row').filter({ hasText: 'admin' }).first().waitFor();
+  await shot('users');
+}
+
+/** A new token is shown once, works as a Bearer token, and is not shown
+ *  again once its dialog is closed. */
+async function tokens() {
+  await menuItem('API tokens').click();
+  await page.waitForURL(/\/tokens$/);
+  await page.getByRole('button', { name: 'New token' }).click();
+  const form = page.getByRole('dialog', { name: 'New token' });
+  await form.getByLabel('Name').fill(TOKEN);
+  await form.getByRole('button', { name: 'Create' }).click();
+  const shown = page.getByRole('dialog', { name: 'Your new token' });
+  await shown.getByText('it is shown only once').waitFor();
+  const secret = await shown.getByRole('textbox').inputValue();
+  if (secret.length < 20) throw new Error(`the token shown is "${secret}"`);
+  const me = await page.evaluate(async (tok) => {
+    const r = await fetch('/api/v1/auth/me', { credentials: 'omit', headers: { Authorization: `Bearer ${tok}` } });
+    return { status: r.status, body: await r.json() };
+  }, secret);
+  if (me.status !== 200 || me.body.user?.name !== 'admin')
+    throw new Error(`the new token does not sign in as admin: ${me.status} ${JSON.stringify(me.body)}`);
+  await shown.getByRole('button', { name: 'OK' }).click();
+  await shown.waitFor({ state: 'hidden' });
+  await page.getByRole('cell', { name: TOKEN, exact: true }).waitFor();
+  if ((await page.content()).includes(secret)) throw new Error('the token is still on the page after closing');
+  await shot('tokens');
 }
 
 /** The generic pages of a kind without a page of its own (testkinds'
@@ -155,7 +228,7 @@ async function kindList() {
 
 async function jobsList() {
   await goto('/');
-  await page.getByRole('menuitem', { name: 'Jobs', exact: true }).click();
+  await menuItem('Jobs').click();
   await page.waitForURL(/\/p\/public\/jobs$/);
   await page.getByRole('heading', { name: 'Jobs' }).waitFor();
   await page.getByRole('button', { name: 'Submit job' }).waitFor();
@@ -182,7 +255,7 @@ async function jobSucceeds() {
   await page.getByText('Succeeded', { exact: true }).first().waitFor({ timeout: 120000 });
   await page.getByRole('log', { name: 'Log' }).filter({ hasText: JOB_OUTPUT }).waitFor();
   await shot('job-detail');
-  await page.getByRole('menuitem', { name: 'Jobs', exact: true }).click();
+  await menuItem('Jobs').click();
   await page.waitForURL(/\/p\/public\/jobs$/);
   await page.getByRole('row').filter({ hasText: JOB }).filter({ hasText: 'Succeeded' }).waitFor();
 }
@@ -190,7 +263,7 @@ async function jobSucceeds() {
 /** The hello plugin's page, opened from its menu entry (Examples → Hello):
  *  its module calls the plugin's route through the console's API client. */
 async function pluginPage() {
-  await page.getByRole('menuitem', { name: 'Hello', exact: true }).click();
+  await menuItem('Hello').click();
   await page.waitForURL(/\/x\/hello\/hello$/);
   await page.getByRole('heading', { name: 'Hello from a plugin' }).waitFor();
   await page.getByRole('status').filter({ hasText: /^Hello, .+!$/ }).waitFor();
@@ -199,7 +272,7 @@ async function pluginPage() {
 
 async function logout() {
   await page.getByRole('button', { name: 'Administrator' }).click();
-  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+  await menuItem('Sign out').click();
   await page.waitForURL(/\/login/);
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
   const me = await apiGet('/api/v1/auth/me');
