@@ -1,15 +1,7 @@
-// routes.tsx — the events area's pages (absolute paths, under the prefixes
-// src/routes.tsx gives this area). Placeholder until the area is built.
+// routes.tsx — the events area: audit and controller events of a project,
+// the platform, or one object.
 import type { RouteObject } from 'react-router-dom';
-import { ComingSoon } from '../common/ComingSoon';
-import { useT } from '../../i18n';
+import { EventsPage } from './EventsPage';
 export { default as messages } from './messages';
 
-function Placeholder() {
-  const t = useT();
-  return <ComingSoon title={t('events.title')} />;
-}
-
-export const routes: RouteObject[] = [
-  { path: '/events', element: <Placeholder /> },
-];
+export const routes: RouteObject[] = [{ path: '/events', element: <EventsPage /> }];

@@ -1,18 +1,11 @@
-// routes.tsx — the infra area's pages (absolute paths, under the prefixes
-// src/routes.tsx gives this area). Placeholder until the area is built.
+// routes.tsx — the infra area: nodes, pools and their devices.
 import type { RouteObject } from 'react-router-dom';
-import { ComingSoon } from '../common/ComingSoon';
-import { useT } from '../../i18n';
+import { NodeDetailPage, NodesPage, PoolDetailPage, PoolsPage } from './InfraPages';
 export { default as messages } from './messages';
 
-function Placeholder() {
-  const t = useT();
-  return <ComingSoon title={t('infra.title')} />;
-}
-
 export const routes: RouteObject[] = [
-  { path: '/nodes', element: <Placeholder /> },
-  { path: '/nodes/:name', element: <Placeholder /> },
-  { path: '/pools', element: <Placeholder /> },
-  { path: '/pools/:name', element: <Placeholder /> },
+  { path: '/nodes', element: <NodesPage /> },
+  { path: '/nodes/:name', element: <NodeDetailPage /> },
+  { path: '/pools', element: <PoolsPage /> },
+  { path: '/pools/:name', element: <PoolDetailPage /> },
 ];
