@@ -20,6 +20,7 @@ const OUT = process.env.CUBE_E2E_OUT;
 const ADMIN_PASSWORD = process.env.CUBE_ADMIN_PASSWORD;
 const PROJECT = 'e2e-proj';
 const JOB = 'e2e-hello';
+const SLEEPER = 'e2e-sleeper'; // running since the test started (test_console.py)
 const JOB_OUTPUT = 'hello from the console e2e test';
 const TOKEN = 'e2e-token';
 
@@ -129,6 +130,9 @@ async function scenario() {
   await step('jobs-list', jobsList);
   await step('job-submit', jobSubmit);
   await step('job-succeeds', jobSucceeds);
+  await step('nodes', nodes);
+  await step('job-stop', jobStop);
+  await step('events', events);
   await step('plugin-page', pluginPage);
   await step('logout', logout);
 }
@@ -258,6 +262,44 @@ async function jobSucceeds() {
   await menuItem('Jobs').click();
   await page.waitForURL(/\/p\/public\/jobs$/);
   await page.getByRole('row').filter({ hasText: JOB }).filter({ hasText: 'Succeeded' }).waitFor();
+}
+
+/** The local executor's node in the nodes table, where the seeded
+ *  e2e-sleeper job runs. */
+async function nodes() {
+  const running = await page.waitForFunction(
+    async (url) => {
+      const job = await (await fetch(url)).json();
+      return job.status?.phase === 'Running' && job.status.replicas?.[0]?.node;
+    },
+    `/api/v1/projects/public/jobs/${SLEEPER}`,
+    { polling: 250, timeout: 60000 },
+  );
+  const node = await running.jsonValue();
+  if (!node) throw new Error(`${SLEEPER} is not running`);
+  await menuItem('Nodes').click();
+  await page.waitForURL(/\/nodes$/);
+  await page.getByRole('heading', { name: 'Nodes' }).waitFor();
+  await page.getByRole('link', { name: node, exact: true }).waitFor();
+  await shot('nodes');
+}
+
+/** Stop from the job page: confirm, then the job ends Cancelled. */
+async function jobStop() {
+  await goto(`/p/public/jobs/${SLEEPER}`);
+  await page.getByRole('heading', { name: SLEEPER }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.getByRole('tooltip').getByRole('button', { name: 'Stop' }).click();
+  await page.getByText('Cancelled', { exact: true }).first().waitFor({ timeout: 60000 });
+}
+
+/** The public project's events include the job created above. */
+async function events() {
+  await menuItem('Events').click();
+  await page.waitForURL(/\/events/);
+  await page.getByRole('heading', { name: 'Events' }).waitFor();
+  await page.getByRole('row').filter({ hasText: JOB }).first().waitFor();
+  await shot('events');
 }
 
 /** The hello plugin's page, opened from its menu entry (Examples → Hello):

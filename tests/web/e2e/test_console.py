@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from cubetest import ADMIN_PASSWORD, Cubed
 
@@ -48,11 +49,19 @@ def plugin_dir():
     return d
 
 
+SLEEPER = "/api/v1/projects/public/jobs/e2e-sleeper"
+
+
 def seed(c):
-    """What the scenario expects to exist: a user to add as a member, and
-    a widget (a kind shown by the generic pages) in the public project."""
+    """What the scenario expects to exist: a user to add as a member, a
+    widget (a kind shown by the generic pages) in the public project, and a
+    running job (the nodes page shows the nodes running jobs use; the
+    scenario stops it). Its timeout bounds it if the scenario cannot."""
     a = c.admin()
     for path, body in (
+            ("/api/v1/projects/public/jobs", {
+                "metadata": {"name": "e2e-sleeper"},
+                "spec": {"command": ["/bin/sleep", "600"], "timeoutSeconds": 300}}),
             ("/api/v1/users", {"metadata": {"name": "bob"},
                                "spec": {"role": "user", "displayName": "Bob Builder"}}),
             ("/api/v1/projects/public/widgets", {"metadata": {"name": "sprocket"},
@@ -60,6 +69,20 @@ def seed(c):
         r = a.request("POST", path, body)
         if r.status != 201:
             raise AssertionError(f"seed {path}: {r.status} {r.body}")
+
+
+def stop_sleeper(c):
+    """Replicas outlive cubed (they are adopted at the next start): end the
+    running job before stopping cubed, whatever the scenario did."""
+    a = c.admin()
+    a.request("POST", SLEEPER + "/stop", {"graceSeconds": 1})
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        phase = a.get(SLEEPER).json().get("status", {}).get("phase")
+        if phase in ("Succeeded", "Failed", "Cancelled"):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"e2e-sleeper did not stop: {phase}")
 
 
 def run_scenario(c):
@@ -91,6 +114,7 @@ def main():
             seed(c)
             rc = run_scenario(c)
         finally:
+            stop_sleeper(c)
             shutil.copy(c.log_path, os.path.join(OUT, "cubed.log"))
             if rc:
                 print("cubed log, last lines:\n" + "".join(c.output().splitlines(True)[-30:]))
