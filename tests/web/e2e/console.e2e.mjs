@@ -103,24 +103,9 @@ async function main() {
 }
 
 async function scenario() {
-  await step('login-page', async () => {
-    await goto('/');
-    await page.waitForURL(/\/login/);
-    await page.getByLabel('User name').waitFor();
-    await shot('login');
-  });
-  await step('wrong-password', async () => {
-    await page.getByLabel('User name').fill('admin');
-    await page.getByLabel('Password').fill('not-the-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').filter({ hasText: 'invalid user name or password' }).waitFor();
-  });
-  await step('login', async () => {
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
-    await shot('home');
-  });
+  await step('login-page', loginPage);
+  await step('wrong-password', wrongPassword);
+  await step('login', login);
   await step('language', language);
   await step('projects', projects);
   await step('project-member', projectMember);
@@ -135,6 +120,30 @@ async function scenario() {
   await step('events', events);
   await step('plugin-page', pluginPage);
   await step('logout', logout);
+}
+
+async function loginPage() {
+  await goto('/');
+  await page.waitForURL(/\/login/);
+  await page.getByLabel('User name').waitFor();
+  await shot('login');
+}
+
+/** The server's refusal is shown as it is, and the form stays. */
+async function wrongPassword() {
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'invalid user name or password' }).waitFor();
+  if (!page.url().includes('/login')) throw new Error(`left the login page: ${page.url()}`);
+}
+
+async function login() {
+  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+  await page.getByRole('heading', { name: /Administrator/ }).waitFor();
+  await shot('home');
 }
 
 /** Chooses an option of a select box by its accessible name, with the
@@ -308,8 +317,15 @@ async function pluginPage() {
   await menuItem('Hello').click();
   await page.waitForURL(/\/x\/hello\/hello$/);
   await page.getByRole('heading', { name: 'Hello from a plugin' }).waitFor();
-  await page.getByRole('status').filter({ hasText: /^Hello, .+!$/ }).waitFor();
+  await page.getByRole('status').filter({ hasText: /^Hello, admin!$/ }).waitFor();
   await shot('plugin-page');
+  // The page gets the console's language (context.lang).
+  await choose('Language', '中文');
+  await page.reload();
+  await page.getByRole('heading', { name: '来自插件的问候' }).waitFor();
+  await choose('语言', 'English');
+  await page.reload();
+  await page.getByRole('heading', { name: 'Hello from a plugin' }).waitFor();
 }
 
 async function logout() {
