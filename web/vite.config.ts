@@ -34,7 +34,7 @@ export default defineConfig({
     setupFiles: ['src/test/setup.ts'],
     css: false,
     // antd renders slowly in jsdom, slower still on a busy machine
-    testTimeout: 20000,
+    testTimeout: 60000,
     include: ['src/**/*.test.{ts,tsx}'],
   },
 });

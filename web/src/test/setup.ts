@@ -1,6 +1,9 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
+
+// lazily loaded pages and antd's first render take seconds on a busy machine
+configure({ asyncUtilTimeout: 10000 });
 
 afterEach(() => {
   cleanup();
@@ -28,3 +31,13 @@ if (!('ResizeObserver' in window)) {
     disconnect() {}
   };
 }
+
+// the shell's messages (common.*) are registered by App.tsx in the console
+import { registerMessages } from '../i18n';
+import shellMessages from '../shell/messages';
+registerMessages(shellMessages);
+
+// jsdom implements getComputedStyle without pseudo-elements (and logs an
+// error each time antd asks for one)
+const computed = window.getComputedStyle.bind(window);
+window.getComputedStyle = ((elt: Element) => computed(elt)) as typeof window.getComputedStyle;

@@ -38,7 +38,7 @@ function CreatedToken({ token, onClose }: { token: string; onClose(): void }) {
   const t = useT();
   const { message } = App.useApp();
   return (
-    <Modal open title={t('tokens.created.title')} onCancel={onClose} onOk={onClose} cancelButtonProps={{ style: { display: 'none' } }}>
+    <Modal open width={680} title={t('tokens.created.title')} onCancel={onClose} onOk={onClose} cancelButtonProps={{ style: { display: 'none' } }}>
       <Alert type="warning" showIcon message={t('tokens.created.once')} style={{ marginBottom: 12 }} />
       <Space.Compact style={{ width: '100%' }}>
         <Input readOnly value={token} data-testid="new-token" style={{ fontFamily: 'monospace' }} />

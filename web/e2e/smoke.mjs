@@ -1,0 +1,101 @@
+// smoke.mjs — drives the built console in a real Chromium against a running
+// cubed (started by tests/web/test_console.py). Reads CUBE_URL, the user's
+// name/password and the server's wrong-password message from the
+// environment; prints one JSON line of what it saw for the Python side to
+// check against the API. Exits non-zero naming the step that broke.
+import { chromium } from 'playwright-core';
+
+const url = process.env.CUBE_URL;
+const user = process.env.CUBE_USER;
+const password = process.env.CUBE_PASSWORD;
+const wrongMessage = process.env.CUBE_WRONG_MESSAGE;
+const shots = process.env.CUBE_SHOTS; // optional: a folder for screenshots
+const browserPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+let step = 'start';
+const out = {};
+const browser = await chromium.launch({ executablePath: browserPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+const errors = [];
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.setDefaultTimeout(30000);
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && !/401|Unauthorized|status of 4\d\d/.test(m.text()) && errors.push(`console: ${m.text()}`));
+  const shot = async (name) => shots && page.screenshot({ path: `${shots}/${name}.png` });
+
+  step = 'anonymous visit goes to /login';
+  await page.goto(`${url}/projects`);
+  await page.waitForURL(/\/login\?next=%2Fprojects$/);
+  await page.getByLabel('User name').waitFor();
+  await shot('login');
+
+  step = 'wrong password shows the server message';
+  await page.getByLabel('User name').fill(user);
+  await page.getByLabel('Password').fill(password + '-wrong');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: wrongMessage }).waitFor();
+
+  step = 'sign in lands on the page asked for';
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/projects$/);
+  await page.getByRole('link', { name: 'demo' }).waitFor();
+
+  step = 'sidebar lists the kinds of the server';
+  const sidebar = page.getByTestId('sidebar');
+  await sidebar.getByText('Jobs').waitFor();
+  out.menu = await sidebar.locator('.ant-menu-title-content').allInnerTexts();
+
+  step = 'home shows my projects';
+  await sidebar.getByText('Home').click();
+  await page.getByText(`Welcome, ${user}`).waitFor();
+  await page.locator('.ant-card-head-title').filter({ hasText: 'demo' }).first().waitFor();
+  await shot('home');
+
+  step = 'language switch to 中文 is remembered';
+  await page.getByLabel('Language').first().click();
+  await page.locator('.ant-select-item-option').filter({ hasText: '中文' }).click();
+  await page.getByText('我的项目').waitFor();
+  await page.reload();
+  await page.getByText('我的项目').waitFor();
+  await page.getByLabel('语言').first().click();
+  await page.locator('.ant-select-item-option').filter({ hasText: 'English' }).click();
+  await page.getByText('My projects').waitFor();
+
+  step = 'project detail: add a member';
+  await page.goto(`${url}/projects/demo`);
+  await page.getByPlaceholder('User').fill('bob');
+  await page.getByRole('button', { name: 'Add member' }).click();
+  await page.locator('tr').filter({ hasText: 'bob' }).waitFor();
+  await page.getByRole('tab', { name: 'Quotas' }).click();
+  await page.getByText('Pool default').waitFor();
+  await shot('project');
+
+  step = 'create an API token, shown once';
+  await page.goto(`${url}/tokens`);
+  await page.getByRole('button', { name: 'New token' }).click();
+  await page.getByLabel('Name').fill('from-console');
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  out.token = await page.getByTestId('new-token').inputValue();
+  await shot('token');
+  await page.getByRole('button', { name: 'OK', exact: true }).click();
+  await page.locator('tr').filter({ hasText: 'from-console' }).waitFor();
+
+  step = 'a generic kind page is reserved';
+  await page.goto(`${url}/p/demo/k/jobs`);
+  await page.getByTestId('coming-soon').waitFor();
+
+  step = 'sign out';
+  await page.getByRole('button', { name: user }).click();
+  await page.getByText('Sign out').click();
+  await page.waitForURL(/\/login/);
+
+  if (errors.length) throw new Error(errors.join('\n'));
+  console.log(JSON.stringify(out));
+} catch (e) {
+  console.error(`console smoke test failed at step "${step}": ${e.message}`);
+  if (errors.length) console.error(errors.join('\n'));
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}
