@@ -77,13 +77,14 @@ interface Props {
 
 /** The kind's actions as buttons that POST (or GET) the sub-resource. */
 function ActionButtons({ kind, project, obj, hide }: { kind: KindInfo; project?: string; obj: CubeObject; hide?: string[] }) {
+  const t = useT();
   const [busy, setBusy] = useState<string | null>(null);
   const run = async (a: KindAction) => {
     setBusy(a.name);
     try {
       const path = resourcePath(kind.plural, kind.scope === 'project' ? project : undefined, obj.metadata.name, a.name);
       await (a.method === 'GET' ? api.get(path) : api.post(path, {}));
-      message.success(`${a.name}: OK`);
+      message.success(t('generic.detail.actionDone', { action: a.name }));
     } catch (e) {
       message.error(errorMessage(e));
     } finally {
@@ -136,7 +137,7 @@ export function ObjectDetail({ kind, project, name, listPath, editPath, summary,
             <Tag key={k}>{`${k}=${v}`}</Tag>
           ))}
         </Descriptions.Item>
-        <Descriptions.Item label="resourceVersion">{m.resourceVersion}</Descriptions.Item>
+        <Descriptions.Item label={t('generic.detail.resourceVersion')}>{m.resourceVersion}</Descriptions.Item>
       </Descriptions>
       <FieldsView title={t('generic.form.spec')} value={obj.spec} />
       {obj.status && <FieldsView title={t('generic.detail.status')} value={obj.status} />}
@@ -181,9 +182,9 @@ export function ObjectDetail({ kind, project, name, listPath, editPath, summary,
           },
           {
             key: 'yaml',
-            label: 'YAML',
+            label: t('generic.form.modeYaml'),
             children: (
-              <pre aria-label="YAML" style={{ background: '#fafafa', padding: 12, fontSize: 12, borderRadius: 6, overflow: 'auto' }}>
+              <pre aria-label={t('generic.form.modeYaml')} style={{ background: '#fafafa', padding: 12, fontSize: 12, borderRadius: 6, overflow: 'auto' }}>
                 {yamlText}
               </pre>
             ),
