@@ -62,7 +62,8 @@ async function step(name, fn) {
   }
 }
 
-/** Same-origin API call with the browser's session (cookie + CSRF). */
+/** A same-origin GET with the browser's session cookie: checks what the
+ *  server holds after a step. */
 async function apiGet(p) {
   return page.evaluate(async (url) => {
     const r = await fetch(url, { credentials: 'same-origin' });
