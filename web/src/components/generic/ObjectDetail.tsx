@@ -15,7 +15,7 @@ import { PageSkeleton } from '../../shell/PageSkeleton';
 import { useT } from '../../i18n';
 import './messages';
 import { EventsTable } from './EventsTable';
-import { useLiveList } from './ResourceTable';
+import { useLiveList } from './liveList';
 import { age, phaseColor } from './resources';
 
 /** The object, fetched then kept current by the kind's watch. */

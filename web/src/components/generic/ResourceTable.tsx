@@ -2,17 +2,17 @@
 // columns, a label-selector filter (sent to the server), a name filter,
 // client-side paging, and updates through the watch stream.
 
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { Alert, Input, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { Link } from 'react-router-dom';
 import { resourcePath } from '../../api/client';
 import type { CubeObject, KindInfo } from '../../api/types';
-import { watchList } from '../../api/watch';
 import { kindObjectPath } from '../../pages/registry';
 import { useT } from '../../i18n';
 import './messages';
 import { age, evalJsonPath, phaseColor } from './resources';
+import { MAX_ITEMS, useLiveList } from './liveList';
 
 /** Renders one printer-column value by its declared type. */
 export function renderCell(v: unknown, type?: string, name?: string): ReactNode {
@@ -22,29 +22,6 @@ export function renderCell(v: unknown, type?: string, name?: string): ReactNode 
   if (/phase|state|status/i.test(name ?? '') && typeof v === 'string') return <Tag color={phaseColor(v)}>{v}</Tag>;
   if (typeof v === 'object') return <code>{JSON.stringify(v)}</code>;
   return String(v);
-}
-
-/** Items of a list path, live through the watch; error is the last list failure. */
-export function useLiveList(path: string | null, labelSelector?: string) {
-  const [items, setItems] = useState<CubeObject[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (!path) return;
-    setItems(null);
-    setError(null);
-    return watchList(
-      path,
-      {
-        onItems: (it) => {
-          setItems(it);
-          setError(null);
-        },
-        onError: setError,
-      },
-      { labelSelector: labelSelector || undefined },
-    );
-  }, [path, labelSelector]);
-  return { items, error };
 }
 
 interface Props {
@@ -63,7 +40,7 @@ export function ResourceTable({ kind, project, filter, columns, toolbar }: Props
   const [selector, setSelector] = useState('');
   const [nameFilter, setNameFilter] = useState('');
   const path = kind.scope === 'project' && !project ? null : resourcePath(kind.plural, kind.scope === 'project' ? project : undefined);
-  const { items, error } = useLiveList(path, selector);
+  const { items, error, truncated } = useLiveList(path, selector);
 
   const shown = useMemo(() => {
     const list = (items ?? []).filter((o) => (!nameFilter || o.metadata.name.includes(nameFilter)) && (!filter || filter(o)));
@@ -114,6 +91,7 @@ export function ResourceTable({ kind, project, filter, columns, toolbar }: Props
         {toolbar}
       </Space>
       {error && <Alert type="error" showIcon message={error} style={{ marginBottom: 12 }} />}
+      {truncated && <Alert type="warning" showIcon message={t('generic.table.truncated', { n: MAX_ITEMS })} style={{ marginBottom: 12 }} />}
       <Table<CubeObject>
         rowKey={(o) => o.metadata.name}
         size="middle"

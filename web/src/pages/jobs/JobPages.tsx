@@ -4,7 +4,7 @@
 // replicas, their logs streaming with follow, and stop.
 
 import { useCallback, useMemo, useState } from 'react';
-import { Alert, Button, Card, Descriptions, Popconfirm, Select, Space, Table, Tag, Typography, message } from 'antd';
+import { Alert, Button, Card, Descriptions, Input, Popconfirm, Select, Space, Table, Tag, Typography, message } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useNavigate, useParams } from 'react-router-dom';
 import { api, errorMessage, resourcePath } from '../../api/client';
@@ -113,32 +113,18 @@ export function JobListPage() {
               style={{ width: 150 }}
               options={PHASES.map((p) => ({ value: p, label: p }))}
             />
-            <OwnerFilter value={owner} onChange={setOwner} />
+            <Input
+              aria-label={t('jobs.filter.owner')}
+              placeholder={t('jobs.filter.owner')}
+              allowClear
+              value={owner ?? ''}
+              onChange={(e) => setOwner(e.target.value.trim() || undefined)}
+              style={{ width: 160 }}
+            />
           </>
         }
       />
     </div>
-  );
-}
-
-function OwnerFilter({ value, onChange }: { value?: string; onChange(v?: string): void }) {
-  const t = useT();
-  const [text, setText] = useState(value ?? '');
-  return (
-    <Select
-      aria-label={t('jobs.filter.owner')}
-      placeholder={t('jobs.filter.owner')}
-      allowClear
-      showSearch
-      value={value}
-      searchValue={text}
-      onSearch={setText}
-      onChange={(v) => onChange(v || undefined)}
-      onBlur={() => text && onChange(text)}
-      style={{ width: 160 }}
-      options={text ? [{ value: text, label: text }] : []}
-      notFoundContent={null}
-    />
   );
 }
 
