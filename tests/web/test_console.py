@@ -51,6 +51,7 @@ class Console(unittest.TestCase):
             self.assertEqual(wrong.status, 401, wrong.body)
             env = dict(os.environ, CUBE_URL=f"http://127.0.0.1:{c.port}", CUBE_USER="alice",
                        CUBE_PASSWORD="alice-password-123", CHROMIUM=CHROMIUM,
+                       CUBE_ADMIN_PASSWORD=c.admin_password,
                        CUBE_WRONG_MESSAGE=wrong.json()["error"]["message"])
             p = subprocess.run(["node", os.path.join(WEB, "e2e", "smoke.mjs")], cwd=WEB,
                                env=env, capture_output=True, text=True, timeout=300)
@@ -68,6 +69,12 @@ class Console(unittest.TestCase):
             me = c.bearer(seen["token"]).get("/api/v1/auth/me")
             self.assertEqual(me.status, 200, me.body)
             self.assertEqual(me.json()["user"]["name"], "alice")
+            # what the administrator did: a user who can sign in, a disabled
+            # user, a project
+            c.login("carol", "carol-password-123")
+            bob = c.admin().get("/api/v1/users/bob").json()
+            self.assertTrue(bob["spec"]["disabled"], bob)
+            self.assertEqual(c.admin().get("/api/v1/projects/made-in-console").status, 200)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,12 @@ const shots = process.env.CUBE_SHOTS; // optional: a folder for screenshots
 const browserPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 let step = 'start';
+let page;
 const out = {};
 const browser = await chromium.launch({ executablePath: browserPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 const errors = [];
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.setDefaultTimeout(30000);
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   page.on('console', (m) => m.type() === 'error' && !/401|Unauthorized|status of 4\d\d/.test(m.text()) && errors.push(`console: ${m.text()}`));
@@ -58,6 +59,7 @@ try {
   await page.getByText('我的项目').waitFor();
   await page.reload();
   await page.getByText('我的项目').waitFor();
+  await shot('home-zh');
   await page.getByLabel('语言').first().click();
   await page.locator('.ant-select-item-option').filter({ hasText: 'English' }).click();
   await page.getByText('My projects').waitFor();
@@ -90,10 +92,41 @@ try {
   await page.getByText('Sign out').click();
   await page.waitForURL(/\/login/);
 
+  step = 'admin: sign in';
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill(process.env.CUBE_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('Welcome, ').waitFor();
+
+  step = 'admin: create a user with a password';
+  await page.getByTestId('sidebar').getByText('Users').click();
+  await page.getByRole('button', { name: 'New user' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Name', { exact: true }).fill('carol');
+  await dialog.getByLabel('Display name').fill('Carol C');
+  await dialog.getByLabel('Password').fill('carol-password-123');
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  await page.locator('tr').filter({ hasText: 'Carol C' }).waitFor();
+
+  step = 'admin: disable a user';
+  const bob = page.locator('tr').filter({ hasText: 'bob' });
+  await bob.getByRole('button', { name: 'Disable' }).click();
+  await page.getByRole('button', { name: 'OK', exact: true }).click();
+  await bob.getByText('disabled').waitFor();
+  await shot('users');
+
+  step = 'admin: create a project';
+  await page.goto(`${url}/projects`);
+  await page.getByRole('button', { name: 'New project' }).click();
+  await page.getByRole('dialog').getByLabel('Name').fill('made-in-console');
+  await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
+  await page.getByRole('link', { name: 'made-in-console' }).waitFor();
+
   if (errors.length) throw new Error(errors.join('\n'));
   console.log(JSON.stringify(out));
 } catch (e) {
   console.error(`console smoke test failed at step "${step}": ${e.message}`);
+  if (shots && page) await page.screenshot({ path: `${shots}/failure.png` }).catch(() => {});
   if (errors.length) console.error(errors.join('\n'));
   process.exitCode = 1;
 } finally {

@@ -15,6 +15,9 @@ interface AuthState {
   refresh(): Promise<Me | null>;
   logout(): Promise<void>;
   isAdmin: boolean;
+  /** True after logout(): the next sign-in starts at home, not where the
+   *  previous user was. */
+  signedOut: boolean;
 }
 
 const AuthContext = createContext<AuthState | null>(null);
@@ -22,12 +25,14 @@ const AuthContext = createContext<AuthState | null>(null);
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
   const [loading, setLoading] = useState(true);
+  const [signedOut, setSignedOut] = useState(false);
 
   const refresh = useCallback(async () => {
     try {
       const m = await api.get<Me>('/api/v1/auth/me');
       if (m.csrf) setCsrfToken(m.csrf);
       setMe(m);
+      setSignedOut(false);
       return m;
     } catch (e) {
       if (!(e instanceof ApiError && e.status === 401)) console.warn('auth/me:', e);
@@ -43,6 +48,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       await api.post('/api/v1/auth/logout');
     } finally {
       setCsrfToken(null);
+      setSignedOut(true);
       setMe(null);
     }
   }, []);
@@ -54,8 +60,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, [refresh]);
 
   const value = useMemo(
-    () => ({ me, loading, refresh, logout, isAdmin: me?.role === 'admin' }),
-    [me, loading, refresh, logout],
+    () => ({ me, loading, refresh, logout, isAdmin: me?.role === 'admin', signedOut }),
+    [me, loading, refresh, logout, signedOut],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }
@@ -68,9 +74,10 @@ export function useAuth(): AuthState {
 
 /** Renders children only for a signed-in user; otherwise goes to /login. */
 export function RequireAuth({ children }: { children: ReactNode }) {
-  const { me, loading } = useAuth();
+  const { me, loading, signedOut } = useAuth();
   const loc = useLocation();
   if (loading) return <PageSkeleton />;
+  if (!me && signedOut) return <Navigate to="/login" replace />;
   if (!me) {
     const next = loc.pathname + loc.search;
     return <Navigate to={next && next !== '/' ? `/login?next=${encodeURIComponent(next)}` : '/login'} replace />;

@@ -82,7 +82,7 @@ export function I18nProvider({ children, initial }: { children: ReactNode; initi
     }
     setLangState(l);
   }, []);
-  const t = useCallback<TFunction>((key, vars) => translate(lang, key, vars), [lang, version]); // eslint-disable-line
+  const t = useCallback<TFunction>((key, vars) => translate(lang, key, vars), [lang, version]); // version: re-translate after registerMessages
   const value = useMemo(() => ({ lang, setLang, t }), [lang, setLang, t]);
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }

@@ -118,7 +118,7 @@ export function Layout() {
   const groupKeys = nodes.filter((n) => n.children).map((n) => n.key);
   return (
     <AntLayout style={{ minHeight: '100vh' }}>
-      <AntLayout.Sider data-testid="sidebar" collapsible collapsed={collapsed} onCollapse={setCollapsed} width={220} theme="dark">
+      <AntLayout.Sider data-testid="sidebar" collapsible collapsed={collapsed} onCollapse={setCollapsed} width={200} theme="dark">
         <div style={{ color: '#fff', fontWeight: 600, fontSize: 18, padding: '16px 24px', whiteSpace: 'nowrap' }}>
           {collapsed ? 'C' : t('app.name')}
         </div>

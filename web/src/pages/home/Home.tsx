@@ -51,7 +51,7 @@ function MyWork({ projects, user }: { projects: string[]; user: string }) {
     return () => {
       live = false;
     };
-  }, [projects.join(','), user]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [projects.join(','), user]); // by value: the array is rebuilt every render
   if (!state) return <Skeleton active paragraph={{ rows: 3 }} />;
   return (
     <>

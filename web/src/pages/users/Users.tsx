@@ -6,6 +6,7 @@ import { useMemo, useState } from 'react';
 import { api, errorMessage, resourcePath } from '../../api/client';
 import { useApi } from '../../api/hooks';
 import type { CubeObject, ObjectList } from '../../api/types';
+import { useAuth } from '../../auth/AuthContext';
 import { registerMessages, useT } from '../../i18n';
 import { ErrorAlert } from '../common/ErrorAlert';
 import { formatTime } from '../common/format';
@@ -68,6 +69,7 @@ function FormModal<T extends object>(props: {
 export default function Users() {
   const t = useT();
   const { message } = App.useApp();
+  const { me } = useAuth();
   const list = useApi<ObjectList<User>>(resourcePath('users'));
   const [creating, setCreating] = useState(false);
   const [resetting, setResetting] = useState<string | null>(null);
@@ -127,33 +129,35 @@ export default function Users() {
       <ErrorAlert error={list.error} onRetry={list.reload} />
       <Table<User>
         rowKey={(u) => u.metadata.name}
+        tableLayout="auto"
+        scroll={{ x: 'max-content' }}
         loading={list.loading && !list.data}
         dataSource={users}
         pagination={{ pageSize: 50, hideOnSinglePage: true }}
         columns={[
           { title: t('common.name'), key: 'n', render: (_, u) => u.metadata.name, sorter: (a, b) => a.metadata.name.localeCompare(b.metadata.name) },
-          { title: t('users.displayName'), key: 'd', ellipsis: true, render: (_, u) => u.spec?.displayName },
-          { title: t('users.email'), key: 'e', ellipsis: true, render: (_, u) => u.spec?.email },
-          { title: t('users.role'), key: 'r', width: 110, render: (_, u) => <Tag color={u.spec?.role === 'admin' ? 'gold' : undefined}>{u.spec?.role ?? 'user'}</Tag> },
-          { title: t('users.provider'), key: 'p', width: 130, render: (_, u) => u.spec?.provider ?? 'local' },
+          { title: t('users.displayName'), key: 'd', render: (_, u) => u.spec?.displayName },
+          { title: t('users.email'), key: 'e', render: (_, u) => u.spec?.email },
+          { title: t('users.role'), key: 'r', render: (_, u) => <Tag color={u.spec?.role === 'admin' ? 'gold' : undefined}>{u.spec?.role ?? 'user'}</Tag> },
+          { title: t('users.provider'), key: 'p', render: (_, u) => u.spec?.provider ?? 'local' },
           {
-            title: t('users.status'), key: 's', width: 100,
+            title: t('users.status'), key: 's',
             render: (_, u) => (u.spec?.disabled ? <Tag color="red">{t('users.disabled')}</Tag> : <Tag color="green">{t('users.active')}</Tag>),
           },
-          { title: t('users.createdAt'), key: 'c', width: 150, render: (_, u) => formatTime(u.metadata.created) },
+          { title: t('users.createdAt'), key: 'c', render: (_, u) => <span title={formatTime(u.metadata.created)}>{formatTime(u.metadata.created).slice(0, 10)}</span> },
           {
-            title: t('common.actions'), key: 'a', width: 230,
+            title: t('common.actions'), key: 'a',
             render: (_, u) => (
-              <Space>
-                {u.spec?.disabled ? (
-                  <Button size="small" onClick={() => setDisabled(u.metadata.name, false)}>{t('users.enable')}</Button>
+              <Space size={0} style={{ whiteSpace: 'nowrap' }}>
+                {u.metadata.name === me?.user.name ? null : u.spec?.disabled ? (
+                  <Button type="link" size="small" onClick={() => setDisabled(u.metadata.name, false)}>{t('users.enable')}</Button>
                 ) : (
                   <Popconfirm title={t('users.disableConfirm', { name: u.metadata.name })} onConfirm={() => setDisabled(u.metadata.name, true)}>
-                    <Button size="small" danger>{t('users.disable')}</Button>
+                    <Button type="link" size="small" danger>{t('users.disable')}</Button>
                   </Popconfirm>
                 )}
                 {(u.spec?.provider ?? 'local') === 'local' && (
-                  <Button size="small" onClick={() => setResetting(u.metadata.name)}>{t('users.resetPassword')}</Button>
+                  <Button type="link" size="small" onClick={() => setResetting(u.metadata.name)}>{t('users.resetPassword')}</Button>
                 )}
               </Space>
             ),
