@@ -94,7 +94,7 @@ function ActionButtons({ kind, project, obj, hide }: { kind: KindInfo; project?:
   return (
     <>
       {(kind.actions ?? []).filter((a) => !hide?.includes(a.name)).map((a) => (
-        <Button key={a.name} title={a.summary} loading={busy === a.name} onClick={() => void run(a)}>
+        <Button key={a.name} title={a.summary} disabled={busy === a.name} aria-busy={busy === a.name} onClick={() => void run(a)}>
           {a.name.charAt(0).toUpperCase() + a.name.slice(1)}
         </Button>
       ))}

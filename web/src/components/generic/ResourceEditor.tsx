@@ -14,7 +14,7 @@ import { fieldKind, fromFormValues, toFormValues, defaultsFor, type JsonSchema }
 import { resolveField } from './fieldPath';
 import { ContainerErrors, ObjectFields, SchemaField, pathKey } from './SchemaForm';
 import { specSchema } from './resources';
-import { objectToYaml, yamlToObject } from './yamlText';
+import { lineOfField, objectToYaml, yamlToObject } from './yamlText';
 
 /** The schema of the whole object as the form edits it (metadata + spec). */
 export function editorSchema(kind: KindInfo): JsonSchema {
@@ -101,8 +101,13 @@ export function ResourceEditor({ kind, project, initial, onSaved, onCancel }: Pr
       setError(`${e.message} — ${t('generic.form.conflict')}`);
       return;
     }
+    if (e.field && mode === 'yaml') {
+      const line = lineOfField(yamlText, e.field);
+      setError(line ? `${e.message} (${t('generic.form.yamlLine', { line })})` : e.message);
+      return;
+    }
     setError(e.message);
-    if (!e.field || mode !== 'form') return;
+    if (!e.field) return;
     const hit = resolveField(e.field, schema, form.getFieldsValue(true));
     if (!hit) return;
     const msg = bareMessage(e.field, e.message);
@@ -194,8 +199,10 @@ export function ResourceEditor({ kind, project, initial, onSaved, onCancel }: Pr
           style={{ fontFamily: 'monospace', maxWidth: 880 }}
         />
       )}
+      {/* disabled, not antd's `loading`: its spinner adds "loading" to the
+          button's accessible name and can linger after the request ends. */}
       <Space style={{ marginTop: 16 }}>
-        <Button type="primary" loading={saving} onClick={() => (mode === 'form' ? form.submit() : void submit())}>
+        <Button type="primary" disabled={saving} aria-busy={saving} onClick={() => (mode === 'form' ? form.submit() : void submit())}>
           {editing ? t('generic.form.save') : t('generic.form.create')}
         </Button>
         {onCancel && <Button onClick={onCancel}>{t('generic.form.cancel')}</Button>}

@@ -2,7 +2,8 @@
 // Status and server-owned metadata stay out of the text: the editor sends
 // metadata (name, labels, annotations, resourceVersion) and spec.
 
-import { parse, stringify } from 'yaml';
+import { parse, parseDocument, stringify } from 'yaml';
+import { parseFieldPath } from './fieldPath';
 import type { CubeObject } from '../../api/types';
 
 const SERVER_META = ['uid', 'created', 'updated', 'generation', 'owner', 'project'];
@@ -25,4 +26,24 @@ export function yamlToObject(text: string): Partial<CubeObject> {
   const doc = parse(text, { prettyErrors: true });
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not an object');
   return doc as Partial<CubeObject>;
+}
+
+/** The 1-based line of a field path ("spec.tasks[2].retries") in YAML
+ *  text, or the line of its nearest parent present; undefined if none. */
+export function lineOfField(text: string, field: string): number | undefined {
+  let doc;
+  try {
+    doc = parseDocument(text);
+  } catch {
+    return undefined;
+  }
+  const path = parseFieldPath(field);
+  for (let n = path.length; n > 0; n--) {
+    const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+    // A scalar's range is its value; a map's or list's starts at its first entry.
+    if (node && typeof node === 'object' && node.range) {
+      return text.slice(0, node.range[0]).split('\n').length;
+    }
+  }
+  return undefined;
 }

@@ -214,7 +214,7 @@ function StopButton({ job, project }: { job: Job; project: string }) {
       okButtonProps={{ danger: true }}
       onConfirm={stop}
     >
-      <Button danger loading={busy}>
+      <Button danger disabled={busy} aria-busy={busy}>
         {t('jobs.stop')}
       </Button>
     </Popconfirm>

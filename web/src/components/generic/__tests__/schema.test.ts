@@ -90,3 +90,14 @@ describe('YAML', () => {
     expect(() => yamlToObject('a: [')).toThrow();
   });
 });
+
+describe('YAML field lines', () => {
+  const text = 'metadata:\n  name: j\nspec:\n  command:\n    - a\n  retries:\n    limit: x\n  tasks:\n    - retries: 1\n    - retries: 2\n';
+  it('finds the line of a field path, or of its nearest parent', async () => {
+    const { lineOfField } = await import('../yamlText');
+    expect(lineOfField(text, 'spec.retries.limit')).toBe(7);
+    expect(lineOfField(text, 'spec.tasks[1].retries')).toBe(10);
+    expect(lineOfField(text, 'spec.retries.backoff')).toBe(7);
+    expect(lineOfField(text, 'status.x')).toBeUndefined();
+  });
+});
