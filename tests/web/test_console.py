@@ -69,6 +69,9 @@ class Console(unittest.TestCase):
             me = c.bearer(seen["token"]).get("/api/v1/auth/me")
             self.assertEqual(me.status, 200, me.body)
             self.assertEqual(me.json()["user"]["name"], "alice")
+            # the password alice set in the console
+            c.login("alice", "alice-password-123-new")
+            c.login("alice", "alice-password-123", expect=401)
             # what the administrator did: a user who can sign in, a disabled
             # user, a project
             c.login("carol", "carol-password-123")

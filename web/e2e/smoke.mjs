@@ -83,9 +83,25 @@ try {
   await page.getByRole('button', { name: 'OK', exact: true }).click();
   await page.locator('tr').filter({ hasText: 'from-console' }).waitFor();
 
-  step = 'a generic kind page is reserved';
+  step = 'a generic kind page loads from its area (no 404)';
   await page.goto(`${url}/p/demo/k/jobs`);
-  await page.getByTestId('coming-soon').waitFor();
+  // (not networkidle: an area may hold a watch stream open)
+  await page.waitForFunction(() => {
+    const c = document.querySelector('.ant-layout-content');
+    return c && !c.querySelector('[data-testid="page-skeleton"]') && c.textContent.trim().length > 0;
+  });
+  if (await page.getByText('Nothing here.').count()) throw new Error('/p/demo/k/jobs answered 404');
+  await page.getByTestId('sidebar').waitFor();
+
+  step = 'change my password';
+  await page.getByRole('button', { name: user }).click();
+  await page.getByText('Change password').click();
+  const pw = page.getByRole('dialog');
+  await pw.getByLabel('Current password').fill(password);
+  await pw.getByLabel('New password', { exact: true }).fill(`${password}-new`);
+  await pw.getByLabel('New password again').fill(`${password}-new`);
+  await pw.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Password changed').waitFor();
 
   step = 'sign out';
   await page.getByRole('button', { name: user }).click();

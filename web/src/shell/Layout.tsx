@@ -4,7 +4,7 @@
 import { Alert, Button, Dropdown, Layout as AntLayout, Menu, Select, Space, Typography } from 'antd';
 import type { MenuProps } from 'antd';
 import { GlobalOutlined, UserOutlined } from '@ant-design/icons';
-import { Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { useAuth } from '../auth/AuthContext';
 import { useI18n, type Lang } from '../i18n';
@@ -15,6 +15,8 @@ import { useMenuData } from './useMenuData';
 import { groupIcon, iconByName } from './icons';
 
 type Item = Required<MenuProps>['items'][number];
+
+const PasswordDialog = lazy(() => import('./PasswordDialog'));
 
 function toItems(nodes: MenuNode[], t: (k: string) => string): Item[] {
   return nodes.map((n) =>
@@ -61,8 +63,11 @@ function Header() {
   const { me, logout } = useAuth();
   const { project, projects, setProject } = useProject();
   const navigate = useNavigate();
+  const [changingPassword, setChangingPassword] = useState(false);
+  const local = (me?.user.provider ?? 'local') === 'local' && me?.via === 'session';
   const userMenu: MenuProps['items'] = [
     { key: 'tokens', label: t('header.tokens'), onClick: () => navigate('/tokens') },
+    ...(local ? [{ key: 'password', label: t('header.password'), onClick: () => setChangingPassword(true) }] : []),
     { type: 'divider' },
     {
       key: 'logout',
@@ -96,6 +101,11 @@ function Header() {
           {me?.user.displayName || me?.user.name}
         </Button>
       </Dropdown>
+      {changingPassword && (
+        <Suspense fallback={null}>
+          <PasswordDialog onClose={() => setChangingPassword(false)} />
+        </Suspense>
+      )}
     </AntLayout.Header>
   );
 }
