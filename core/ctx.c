@@ -19,6 +19,7 @@
 #include "router.h"
 #include "proxy.h"
 #include "tasks.h"
+#include "ui_ext.h"
 
 /* Watch events kept for resuming; older resourceVersions get 410. */
 #define WATCH_HISTORY 65536
@@ -80,7 +81,8 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
         return -1;
     }
     if (core_metrics_init(ctx) < 0 || cube_core_routes_register(ctx) < 0 ||
-        cube_resources_routes_register(ctx) < 0 || cube_auth_init(ctx) < 0 ||
+        cube_resources_routes_register(ctx) < 0 || cube_ui_routes_register(ctx) < 0 ||
+        cube_auth_init(ctx) < 0 ||
         cube_sched_init(ctx) < 0)
         return -1;
     return 0;
@@ -244,6 +246,7 @@ void cube_ctx_free(struct cube_ctx *ctx)
     cube_objcache_free(ctx->cache);
     ctx->cache = NULL;
     cube_kinds_free(&ctx->kinds);
+    cube_ui_free(&ctx->ui);
     ctx->hub = NULL;
     ctx->logs = NULL;
     ctx->store = NULL;

@@ -102,6 +102,16 @@ void cube_http_streams_shutdown(struct cube_http *http);
 /* Serves a static console file or the SPA index (http_static.c). Returns 1
  * when it answered, 0 when the path is not the console's. */
 int cube_http_static(cube_req *req);
+/* 1 when rel cannot leave the directory it is relative to: no "..", "."
+ * or empty segments, no hidden files, no backslash (http_static.c). */
+int cube_http_safe_relative(const char *rel);
+/* Answers GET/HEAD with the regular file root/rel (a symlink as the last
+ * component is refused), its MIME type, ETag/304 and Cache-Control
+ * (`immutable` for content-hashed names). Returns 1 when answered, 0 when
+ * rel is unsafe or names no such file (nothing answered), -1 when the
+ * answer could not be queued. */
+int cube_http_send_file(cube_req *req, const char *root, const char *rel,
+                        int immutable);
 /* 1 when the request's bearer token is the configured admin token. */
 int cube_http_admin_token(cube_req *req, const char *token);
 /* Request accessors shared with host.c (http.c). */

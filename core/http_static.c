@@ -37,9 +37,7 @@ static const char *mime_for(const char *path)
     return "application/octet-stream";
 }
 
-/* Rejects paths that could leave web_root: "..", ".", empty segments,
- * backslashes and hidden files. */
-static int safe_relative(const char *rel)
+int cube_http_safe_relative(const char *rel)
 {
     if (strchr(rel, '\\'))
         return 0;
@@ -121,6 +119,17 @@ static int answer_landing(cube_req *req)
                             sizeof LANDING - 1, 1) == 0;
 }
 
+int cube_http_send_file(cube_req *req, const char *root, const char *rel, int immutable)
+{
+    struct stat st;
+    if (!*rel || !cube_http_safe_relative(rel))
+        return 0;
+    int fd = open_regular(root, rel, &st);
+    if (fd < 0)
+        return 0;
+    return answer_file(req, fd, &st, rel, immutable) == 0 ? 1 : -1;
+}
+
 int cube_http_static(cube_req *req)
 {
     const char *root = req->ctx->cfg->web_root;
@@ -134,7 +143,7 @@ int cube_http_static(cube_req *req)
     struct stat st;
     int fd = -1;
     req->route_label = "static";
-    if (*rel && safe_relative(rel))
+    if (*rel && cube_http_safe_relative(rel))
         fd = open_regular(root, rel, &st);
     if (fd >= 0)
         return answer_file(req, fd, &st, rel, strncmp(rel, "assets/", 7) == 0) == 0;

@@ -143,7 +143,8 @@ static int mark_admitted(void *cls, const cJSON *job, cJSON *status)
     const char *phase = job_status_str(job, "phase");
     ad->taken = 0;
     /* "" too: the loop may admit a Job before its queueing is written */
-    if (*phase && strcmp(phase, "Pending") != 0)
+    if ((*phase && strcmp(phase, "Pending") != 0) ||
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(status, "stopRequested")))
         return 1;   /* stopped or finished meanwhile: the caller releases it */
     if (!cJSON_HasObjectItem(status, "queued"))
         job_set_now(status, "queued");
@@ -385,6 +386,8 @@ int job_reconcile(void *state, const char *kind, const char *project, const char
     if (cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(job, "metadata"),
                             "deletionTimestamp"))
         rc = CUBE_OK;                               /* the finalizer's */
+    else if ((!*phase || !strcmp(phase, "Pending")) && job_stop_asked(job))
+        job_stop_on_request(s, job, project, name);     /* its owner stopped it */
     else if (!*phase)
         rc = queue_job(s, job, project, name);
     else if (!strcmp(phase, "Pending") && !engine_knows(s, id))
@@ -396,7 +399,9 @@ int job_reconcile(void *state, const char *kind, const char *project, const char
             known = 1;
         }
         /* unknown and not running any more: a stale copy, its run has ended */
-        if (known && rc == CUBE_OK && !strcmp(phase, "Admitted"))
+        if (known && rc == CUBE_OK && job_stop_asked(job))
+            job_stop_on_request(s, job, project, name);
+        else if (known && rc == CUBE_OK && !strcmp(phase, "Admitted"))
             rc = start_replicas(s, job, project, name);
     } else if (is_terminal(phase))
         job_forget(s, id);

@@ -390,24 +390,67 @@ void job_lost(struct cube_sched *s, const char *id)
     job_stop_replicas(s, project, name, 0);
 }
 
-/* -- the stop action ---------------------------------------------------------- */
+/* -- the stop action, and stops asked through the status -------------------- */
+
+/* A stop: stopRequested (and stopGraceSeconds when given) recorded; a Job
+ * that had not started is Cancelled at once (pending). */
+struct stop_req {
+    int pending;
+    int grace;          /* -1: not given */
+};
 
 static int mark_stop(void *cls, const cJSON *job, cJSON *status)
 {
-    int *pending = cls;
+    struct stop_req *q = cls;
     const char *phase = job_status_str(job, "phase");
-    *pending = !strcmp(phase, "Pending") || !*phase;
+    const cJSON *had = cJSON_GetObjectItemCaseSensitive(status, "stopGraceSeconds");
+    q->pending = !strcmp(phase, "Pending") || !*phase;
     if (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed") || !strcmp(phase, "Cancelled"))
         return 1;
+    if (!q->pending && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(status, "stopRequested")) &&
+        (q->grace < 0 || (cJSON_IsNumber(had) && had->valuedouble == q->grace)))
+        return 1;   /* recorded already: writing it again would only wake the controller */
     cJSON_DeleteItemFromObjectCaseSensitive(status, "stopRequested");
     cJSON_AddTrueToObject(status, "stopRequested");
-    if (*pending) {
+    if (q->grace >= 0)
+        job_set_num(status, "stopGraceSeconds", q->grace);
+    if (q->pending) {
         job_set_str(status, "phase", "Cancelled");
         job_set_str(status, "reason", "Stopped");
         job_set_str(status, "message", "stopped before it ran");
         job_set_now(status, "finished");
     }
     return 0;
+}
+
+/* Cancels a Job that has not started, or signals its running replicas
+ * (SIGTERM, SIGKILL after grace seconds; 0: the default). */
+static void stop_job(struct cube_sched *s, const char *project, const char *name, int grace)
+{
+    struct stop_req q = {0, grace};
+    char id[140];
+    job_id(project, name, id, sizeof id);
+    job_update_status(s, project, name, mark_stop, &q);
+    if (q.pending)
+        job_forget(s, id);
+    else if (job_stop_replicas(s, project, name, grace > 0 ? (unsigned)grace : 0) == 0)
+        job_fail_start(s, project, name);
+}
+
+int job_stop_asked(const cJSON *job)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "status"), "stopRequested"));
+}
+
+void job_stop_on_request(struct cube_sched *s, const cJSON *job, const char *project,
+                         const char *name)
+{
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "status"), "stopGraceSeconds");
+    int grace = cJSON_IsNumber(g) && g->valuedouble >= 0 && g->valuedouble <= 3600
+                    ? (int)g->valuedouble : -1;
+    stop_job(s, project, name, grace);
 }
 
 /* POST .../jobs/{name}/stop [{"graceSeconds": n}]: SIGTERM, then SIGKILL. */
@@ -418,7 +461,6 @@ static int stop_action(void *state, cube_req *req)
     const char *name = cube_route_match_param(&req->match, "name");
     cJSON *body = req->body_len ? cJSON_Parse(req->body) : NULL, *job = NULL;
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(body, "graceSeconds");
-    int pending = 0;
     struct cube_op_error e;
     if ((req->body_len && !cJSON_IsObject(body)) ||
         (g && (!cJSON_IsNumber(g) || g->valuedouble < 0 || g->valuedouble > 3600))) {
@@ -427,13 +469,7 @@ static int stop_action(void *state, cube_req *req)
                                             "graceSeconds: a number of seconds, 0 to 3600",
                                             "graceSeconds");
     }
-    char id[140];
-    job_id(project, name, id, sizeof id);
-    job_update_status(s, project, name, mark_stop, &pending);
-    if (pending)
-        job_forget(s, id);
-    else if (job_stop_replicas(s, project, name, g ? (unsigned)g->valuedouble : 0) == 0)
-        job_fail_start(s, project, name);
+    stop_job(s, project, name, g ? (int)g->valuedouble : -1);
     cJSON_Delete(body);
     if (cube_obj_get(s->ctx, s->job_kind, project, name, &job, &e) < 0)
         return cube_http_answer_error(req, e.status, e.code, e.message);

@@ -140,6 +140,14 @@ int job_stop_replicas(struct cube_sched *s, const char *project, const char *nam
 /* A start failed: the Job fails (or waits for a retry) once its replicas
  * have ended. */
 void job_fail_start(struct cube_sched *s, const char *project, const char *name);
+/* 1 when the Job's status asks it to stop (stopRequested: set by the stop
+ * action, or by the Job's owner writing its status). */
+int job_stop_asked(const cJSON *job);
+/* Carries out such a stop: a Job that has not started is Cancelled, a
+ * running one's replicas get SIGTERM, SIGKILL after status.stopGraceSeconds
+ * (default 10); it ends Cancelled (reason Stopped), its logs kept. */
+void job_stop_on_request(struct cube_sched *s, const cJSON *job, const char *project,
+                         const char *name);
 /* Asks executors to adopt the Job's running replicas (after a restart). */
 void job_adopt_replicas(struct cube_sched *s, const cJSON *job, const char *project,
                         const char *name);

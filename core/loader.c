@@ -19,6 +19,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "tasks.h"
+#include "ui_ext.h"
 #include "util.h"
 
 char *cube_loader_find(const char *plugin_dir, const char *name, char *err,
@@ -211,6 +212,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_kinds_drop_plugin(&ctx->kinds, p);
         cube_auth_drop_plugin(ctx, p);
         cube_proxy_drop_plugin(ctx, p);
+        cube_ui_drop_plugin(&ctx->ui, p);
         sched_drop_plugin(ctx->sched, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         return -1;
@@ -222,6 +224,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_kinds_drop_plugin(&ctx->kinds, p);
         cube_auth_drop_plugin(ctx, p);
         cube_proxy_drop_plugin(ctx, p);
+        cube_ui_drop_plugin(&ctx->ui, p);
         sched_drop_plugin(ctx->sched, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         if (p->desc.fini)

@@ -1,6 +1,7 @@
 /* hello.c — the in-tree example plugin: a route with a path parameter, a
  * config value, a metric, an admin-only route, a ~1 KiB JSON route (used
- * by the HTTP benchmark) and a Server-Sent Events stream fed by a timer. */
+ * by the HTTP benchmark), a Server-Sent Events stream fed by a timer and a
+ * console page (ui/page.js) under a menu entry. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,19 @@ static int register_routes(struct hello *h)
     return 0;
 }
 
+/* The console page (ui/page.js next to the .so). Optional for an example:
+ * when the host refuses it (it logs which field), the plugin runs on. */
+static void register_page(struct hello *h)
+{
+    const struct cube_ui_desc page = {
+        .size = sizeof page, .id = "hello", .group = "Examples",
+        .label = "Hello", .label_zh = "你好", .permission = CUBE_PERM_USER,
+        .module = "page.js", .order = 100,
+    };
+    if (h->host->register_ui(h->self, &page) != CUBE_OK)
+        h->host->log(h->self, CUBE_LOG_WARN, "console page not registered (see above)");
+}
+
 static int hello_init(const struct cube_host *host, cube_plugin *self, void **state)
 {
     struct hello *h = calloc(1, sizeof *h);
@@ -131,6 +145,7 @@ static int hello_init(const struct cube_host *host, cube_plugin *self, void **st
         *state = NULL;
         return CUBE_EINVAL;
     }
+    register_page(h);
     host->log(self, CUBE_LOG_INFO, "greeting is \"%s\"", h->greeting);
     return CUBE_OK;
 }

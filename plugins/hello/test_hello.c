@@ -91,6 +91,18 @@ static void ticks_stream_sends_configured_events(void **st)
     cube_mock_response_free(&r);
 }
 
+static void registers_console_page(void **st)
+{
+    (void)st;
+    const struct cube_ui_desc *ui = cube_mock_ui(0);
+    assert_non_null(ui);
+    assert_string_equal(ui->id, "hello");
+    assert_string_equal(ui->permission, CUBE_PERM_USER);
+    assert_string_equal(ui->module, "page.js");
+    assert_null(ui->asset_dir); /* the default: ui/ beside the .so */
+    assert_null(cube_mock_ui(1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -100,6 +112,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(admin_route_validates_body, setup, teardown),
         cmocka_unit_test_setup_teardown(catalog_is_about_one_kib, setup, teardown),
         cmocka_unit_test_setup_teardown(ticks_stream_sends_configured_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(registers_console_page, setup, teardown),
     };
     return cmocka_run_group_tests_name("hello plugin (fake host)", tests, NULL, NULL);
 }

@@ -122,7 +122,7 @@ static int backfill_action(void *state, cube_req *req)
         goto out;
     }
     int n = pl_schedule_ticks(cJSON_GetObjectItemCaseSensitive(pl, "spec"), start, end,
-                              p->max_backfill, &ticks, msg, sizeof msg);
+                              p->max_backfill, 0, &ticks, msg, sizeof msg);
     if (n < 0) {
         pl_resp_error(p, req, 422, "Invalid", msg);
         goto out;
@@ -138,6 +138,8 @@ static int backfill_action(void *state, cube_req *req)
         existing += !run && rc == CUBE_EEXIST;
         p->host->free(run);
     }
+    if (cJSON_GetArraySize(made))
+        pl_note_queued(p, pl_meta(pl, "project"), pl_meta(pl, "name"), cJSON_GetArraySize(made));
     cJSON_AddNumberToObject(res, "existing", existing);
     cJSON_AddNumberToObject(res, "ticks", n);
     char *text = cJSON_PrintUnformatted(res);

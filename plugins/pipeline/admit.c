@@ -62,8 +62,10 @@ static int admit_run(struct pl *p, const cJSON *run)
 }
 
 /* dependsOnPast: the earliest queued run, once none runs and the run
- * before it (scheduled or backfilled) Succeeded. */
-static int admit_in_order(struct pl *p, const cJSON *pipeline, const cJSON *first, int active)
+ * before it (scheduled or backfilled) Succeeded. *admitted gets 1 when it
+ * started. */
+static int admit_in_order(struct pl *p, const cJSON *pipeline, const cJSON *first, int active,
+                          int *admitted)
 {
     if (active > 0)
         return CUBE_OK;
@@ -80,7 +82,9 @@ static int admit_in_order(struct pl *p, const cJSON *pipeline, const cJSON *firs
     }
     const char *ph = prev ? pl_str(cJSON_GetObjectItemCaseSensitive(prev, "status"), "phase")
                           : NULL;
-    int rc = !prev || (ph && !strcmp(ph, "Succeeded")) ? admit_run(p, first) : CUBE_OK;
+    int go = !prev || (ph && !strcmp(ph, "Succeeded"));
+    int rc = go ? admit_run(p, first) : CUBE_OK;
+    *admitted = go && rc == CUBE_OK;
     cJSON_Delete(all);
     return rc;
 }
@@ -101,13 +105,14 @@ static void expire(struct pl *p, const cJSON *pipeline, const cJSON **q, int n, 
     }
 }
 
-int pl_admit(struct pl *p, const cJSON *pipeline)
+int pl_admit(struct pl *p, const cJSON *pipeline, int *left)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pipeline, "spec");
     const char *project = pl_meta(pipeline, "project"), *name = pl_meta(pipeline, "name");
     cJSON *queued = list_runs(p, project, name, ",queued=true");
-    int nq, rc = CUBE_OK;
-    if (cJSON_GetArraySize(queued) == 0) {
+    int nq, rc = CUBE_OK, admitted = 0;
+    *left = cJSON_GetArraySize(queued);
+    if (*left == 0) {
         cJSON_Delete(queued);
         return CUBE_OK;
     }
@@ -121,17 +126,21 @@ int pl_admit(struct pl *p, const cJSON *pipeline)
     }
     int first = 0, limit = (int)pl_num(spec, "expiredLimit", 0);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "dependsOnPast"))) {
-        rc = admit_in_order(p, pipeline, q[0], active);
+        rc = admit_in_order(p, pipeline, q[0], active, &admitted);
     } else {
         if (limit > 0 && nq > limit) {
             expire(p, pipeline, q, nq, limit);
             first = nq - limit;
         }
         int slots = (int)pl_num(spec, "maxActiveRuns", 3) - active;
-        for (int i = first; i < nq && slots > 0; i++, slots--)
+        for (int i = first; i < nq && slots > 0; i++, slots--) {
             if (admit_run(p, q[i]) != CUBE_OK)
                 rc = CUBE_EUNAVAIL;
+            else
+                admitted++;
+        }
     }
+    *left = nq - first - admitted;
     free(q);
     cJSON_Delete(queued);
     return rc;

@@ -85,7 +85,7 @@ static const char PIPELINE_SPEC[] =
 static const char PIPELINE_COLUMNS[] =
     "[{\"name\":\"Schedule\",\"jsonPath\":\".spec.schedule\",\"type\":\"string\"},"
     "{\"name\":\"Tasks\",\"jsonPath\":\".status.tasks\",\"type\":\"integer\"},"
-    "{\"name\":\"Last run\",\"jsonPath\":\".status.lastRun\",\"type\":\"string\"},"
+    "{\"name\":\"Paused\",\"jsonPath\":\".spec.paused\",\"type\":\"boolean\"},"
     "{\"name\":\"Next tick\",\"jsonPath\":\".status.nextTick\",\"type\":\"string\"}]";
 
 /* A run's spec is a snapshot written by the plugin; the host checks its

@@ -15,16 +15,19 @@
  *   runner.c     the PipelineRun controller: tasks, Jobs, phases
  *   taskjob.c    the Job of one task: rendering, command, env, dirs
  *   outputs.c    task outputs (CUBE_OUTPUTS) and result files
- *   schedule.c   the Pipeline controller: cron ticks, admission of runs
- *   actions.c    run, backfill, stop, rerun, logs, copy
+ *   schedule.c   the Pipeline controller: cron ticks, then admission
+ *   admit.c      which queued runs start (dependsOnPast, expiredLimit ...)
+ *   actions.c    run, backfill, copy; the permission rule of the actions
+ *   runactions.c stop, rerun, a task's logs and result files
  *   porting.c    export (YAML) and import (YAML subset or JSON)
- *   yaml.c       a small YAML writer and reader for that subset
+ *   yaml.c       a small YAML writer; yaml_read.c reads that subset back
  *   util.c       JSON and time helpers
  */
 #ifndef PIPELINE_H
 #define PIPELINE_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +38,7 @@
 #define PL_NAME_MAX 63            /* object names are DNS labels */
 #define PL_MAX_TASKS 2000
 #define PL_ERR 400
+#define PL_PACE_SLOTS 512         /* runs paced apart (a shared slot: one more pass) */
 
 struct pl {
     const struct cube_host *host;
@@ -44,6 +48,11 @@ struct pl {
     int64_t max_backfill;          /* runs one backfill may create */
     int64_t max_catchup;           /* ticks one schedule pass may create */
     int64_t poll_seconds;          /* schedule re-check at most this late */
+    int64_t pass_gap_ms;           /* a run's passes at least this far apart */
+    pthread_mutex_t pace_mu;       /* guards pace_at */
+    double pace_at[PL_PACE_SLOTS]; /* pl_clock() before which a run waits */
+    cube_metric *passes;           /* reconcile seconds by kind (histogram) */
+    cube_metric *jobs;             /* task Jobs created (counter) */
 };
 
 /* -- util.c ------------------------------------------------------------ */
@@ -66,6 +75,8 @@ void pl_time_format(int64_t t, char *out, size_t len);
 /* The time now, Unix seconds, and as text. */
 int64_t pl_now(void);
 void pl_now_text(char *out, size_t len);
+/* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
+double pl_clock(void);
 /* Parses JSON text from the host (NULL stays NULL) and frees the text. */
 cJSON *pl_parse_host(struct pl *p, char *text);
 /* The object's metadata member string ("name", "project", "uid"). */
@@ -147,16 +158,21 @@ int pl_result_route(void *state, cube_req *req);
 
 int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
                           const char *name, const char *object_json);
-/* The execution times of a schedule in [from, to] (at most max): a new
- * array of Unix seconds in *out, count returned; -1 with msg. */
-int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max,
+/* The execution times of a schedule in [from, to]: a new array of Unix
+ * seconds in *out, count returned; more than max is an error (-1 with
+ * msg), or with truncate the first max. */
+int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, int truncate,
                       int64_t **out, char *msg, size_t mlen);
 
 /* -- admit.c ----------------------------------------------------------- */
 
 /* Admits queued runs of a pipeline (dependsOnPast, expiredLimit,
- * maxActiveRuns). CUBE_OK or an error to retry. */
-int pl_admit(struct pl *p, const cJSON *pipeline);
+ * maxActiveRuns); *left gets how many still wait. CUBE_OK or an error to
+ * retry. */
+int pl_admit(struct pl *p, const cJSON *pipeline, int *left);
+/* Tells the Pipeline controller that runs of it wait to be admitted
+ * (status.queuedRuns; it lists runs only while some wait). */
+void pl_note_queued(struct pl *p, const char *project, const char *pipeline, int n);
 
 /* -- actions.c / porting.c --------------------------------------------- */
 

@@ -20,7 +20,10 @@ static const char SCHEMA[] =
     "\"max_catchup\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":1000,"
     "\"description\":\"Missed ticks one schedule pass creates (the rest follow)\"},"
     "\"poll_seconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3600,\"default\":60,"
-    "\"description\":\"A schedule is checked at least this often\"}}}";
+    "\"description\":\"A schedule is checked at least this often\"},"
+    "\"pass_gap_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000,\"default\":20,"
+    "\"description\":\"A run's controller passes are at least this far apart: the Job changes "
+    "in between are handled by one pass (0: a pass per change)\"}}}";
 
 #ifndef PL_TEMPLATES_INSTALLED
 #define PL_TEMPLATES_INSTALLED "/usr/local/share/cube/pipeline/templates"
@@ -76,7 +79,24 @@ static int load_conf(struct pl *p)
     p->max_backfill = h->config_int(p->self, "max_backfill", 1000);
     p->max_catchup = h->config_int(p->self, "max_catchup", 1000);
     p->poll_seconds = h->config_int(p->self, "poll_seconds", 60);
+    p->pass_gap_ms = h->config_int(p->self, "pass_gap_ms", 20);
     return 0;
+}
+
+static void metrics(struct pl *p)
+{
+    static const char *const kind[] = {"kind"};
+    static const double buckets[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5};
+    const struct cube_metric_desc passes = {
+        .size = sizeof passes, .type = CUBE_METRIC_HISTOGRAM,
+        .name = "cube_pipeline_reconcile_seconds",
+        .help = "Time of one pass of the Pipeline and PipelineRun controllers",
+        .label_names = kind, .label_count = 1, .buckets = buckets, .bucket_count = 9};
+    const struct cube_metric_desc jobs = {
+        .size = sizeof jobs, .type = CUBE_METRIC_COUNTER,
+        .name = "cube_pipeline_task_jobs_total", .help = "Jobs created for pipeline tasks"};
+    p->passes = p->host->metric_register(p->self, &passes);
+    p->jobs = p->host->metric_register(p->self, &jobs);
 }
 
 static int pl_init(const struct cube_host *host, cube_plugin *self, void **state)
@@ -89,6 +109,8 @@ static int pl_init(const struct cube_host *host, cube_plugin *self, void **state
     *state = p;
     p->host = host;
     p->self = self;
+    pthread_mutex_init(&p->pace_mu, NULL);
+    metrics(p);
     if (load_conf(p) < 0 || pl_kinds_register(p) < 0) {
         free(p);
         *state = NULL;
@@ -120,6 +142,9 @@ static int pl_start(void *state)
 
 static void pl_fini(void *state)
 {
+    struct pl *p = state;
+    if (p)
+        pthread_mutex_destroy(&p->pace_mu);
     free(state);
 }
 

@@ -11,8 +11,9 @@
  *     Failed (the Job failed after its retries, timed out, or is gone);
  *   - a task with a failed upstream becomes UpstreamFailed, a skipped one
  *     Skipped;
- *   - stopRequested deletes the Jobs of running tasks (their finalizer
- *     stops the replicas) and marks what had not finished Stopped;
+ *   - stopRequested stops the Jobs of running tasks (their status'
+ *     stopRequested, as the Job stop action; they end Cancelled and keep
+ *     their logs), and marks what had not started Stopped;
  *   - when every task is done the run is Succeeded, Failed or Stopped,
  *     labelled finished=true, and an alert event is recorded when the
  *     pipeline asked for one.
@@ -33,6 +34,13 @@ int pl_task_done(const char *ph)
 int pl_run_done(const char *ph)
 {
     return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed") || !strcmp(ph, "Stopped"));
+}
+
+/* A task's phase ("" when the status has none). */
+static const char *phase_of(const cJSON *ts)
+{
+    const char *ph = pl_str(ts, "phase");
+    return ph ? ph : "";
 }
 
 static int task_ok(const char *ph)
@@ -127,6 +135,32 @@ static void job_name(const struct pass *ps, int i, char *out, size_t len)
     pl_join_name(ps->name, leaf, out, len);
 }
 
+/* Asks the core to stop a running task's Job: as its owner, the run sets
+ * the Job's status.stopRequested (what the Job stop action records); the
+ * Job controller signals the replicas and the Job ends Cancelled with its
+ * log kept. A conflict is retried by a later pass (the Job's changes bring
+ * its run back here). */
+static void stop_job(struct pass *ps, const cJSON *job)
+{
+    struct pl *p = ps->p;
+    const cJSON *js = cJSON_GetObjectItemCaseSensitive(job, "status");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(js, "stopRequested")))
+        return;
+    cJSON *st = cJSON_IsObject(js) ? cJSON_Duplicate(js, 1) : cJSON_CreateObject();
+    pl_set_item(st, "stopRequested", cJSON_CreateTrue());
+    char *doc = cJSON_PrintUnformatted(st);
+    int rc = CUBE_ENOMEM;
+    char *out = doc ? p->host->obj_update_status(p->self, "Job", ps->project,
+                                                 pl_meta(job, "name"), doc,
+                                                 pl_meta(job, "resourceVersion"), &rc) : NULL;
+    if (!out && rc != CUBE_ECONFLICT)
+        p->host->log(p->self, CUBE_LOG_WARN, "run %s/%s: cannot stop Job %s (%d)", ps->project,
+                     ps->name, pl_meta(job, "name"), rc);
+    p->host->free(out);
+    free(doc);
+    cJSON_Delete(st);
+}
+
 /* A Running task: follow its Job. */
 static void follow_job(struct pass *ps, int i)
 {
@@ -158,8 +192,8 @@ static void follow_job(struct pass *ps, int i)
                  pl_str(js, "reason") : ph, pl_str(js, "message") ? pl_str(js, "message") : "");
         task_set(ts, ps->stop ? "Stopped" : "Failed", msg, ps->now);
     } else if (ps->stop) {
-        p->host->obj_delete(p->self, "Job", ps->project, jname);
-        task_set(ts, "Stopped", "stopped with the run", ps->now);
+        stop_job(ps, job);   /* the task becomes Stopped when its Job has ended */
+        ps->running++;
     } else {
         ps->running++;
     }
@@ -183,6 +217,8 @@ static void start_task(struct pass *ps, int i)
     char *out = doc ? p->host->obj_create(p->self, doc, &rc) : NULL;
     free(doc);
     p->host->free(out);
+    if (out && p->jobs)
+        p->host->metric_add(p->jobs, NULL, 1);
     if (!out && rc != CUBE_EEXIST) {
         snprintf(msg, sizeof msg, "cannot create Job %s (error %d; see the log)", jname, rc);
         task_set(ps->ts[i], "Failed", msg, ps->now);
@@ -206,7 +242,7 @@ static void consider(struct pass *ps, const struct nix *ix, int i)
     }
     cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(ps->task[i], "upstream")) {
         int k = cJSON_IsString(u) ? nix_find(ix, ps->n, u->valuestring) : -1;
-        const char *ph = k >= 0 ? pl_str(ps->ts[k], "phase") : "Failed";
+        const char *ph = k >= 0 ? phase_of(ps->ts[k]) : "Failed";
         if (task_ok(ph))
             continue;
         if (pl_task_done(ph)) {
@@ -240,12 +276,12 @@ static int advance(struct pass *ps)
     qsort(ix, (size_t)ps->n, sizeof *ix, nix_cmp);
     /* Running tasks first: they decide how many more may start. */
     for (int i = 0; i < ps->n; i++)
-        if (!strcmp(pl_str(ps->ts[i], "phase") ? pl_str(ps->ts[i], "phase") : "", "Running"))
+        if (!strcmp(phase_of(ps->ts[i]), "Running"))
             follow_job(ps, i);
     for (int k = 0; k < ps->n; k++) {
         int i = order[k];
-        const char *ph = pl_str(ps->ts[i], "phase");
-        if (!ph || !strcmp(ph, "Pending"))
+        const char *ph = phase_of(ps->ts[i]);
+        if (!*ph || !strcmp(ph, "Pending"))
             consider(ps, ix, i);
     }
     free(ix), free(order);
@@ -257,7 +293,7 @@ static const char *summarize(struct pass *ps)
 {
     int done = 0, failed = 0, stopped = 0;
     for (int i = 0; i < ps->n; i++) {
-        const char *ph = pl_str(ps->ts[i], "phase");
+        const char *ph = phase_of(ps->ts[i]);
         done += pl_task_done(ph);
         failed += !strcmp(ph, "Failed") || !strcmp(ph, "UpstreamFailed");
         stopped += !strcmp(ph, "Stopped");
@@ -268,6 +304,21 @@ static const char *summarize(struct pass *ps)
     if (done < ps->n)
         return "Running";
     return stopped || ps->stop ? "Stopped" : failed ? "Failed" : "Succeeded";
+}
+
+/* An "Alert" event when the pipeline asked for one on this phase (the
+ * notify plugin turns events into messages to subscribers). */
+static void alert(struct pass *ps, const char *phase, const char *msg)
+{
+    const cJSON *a;
+    char text[240];
+    snprintf(text, sizeof text, "run %s of pipeline %s: %s", ps->name,
+             pl_str(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "pipeline"), msg);
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(
+                              cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "alerts"))
+        if (cJSON_IsString(a) && !strcmp(a->valuestring, phase))
+            ps->p->host->obj_event(ps->p->self, "PipelineRun", ps->project, ps->name,
+                                   "Warning", "Alert", text);
 }
 
 /* A finished run: labelled finished=true (the Pipeline controller counts
@@ -297,12 +348,7 @@ static void finish(struct pass *ps, const char *phase)
              pl_str(ps->status, "progress"));
     p->host->obj_event(p->self, "PipelineRun", ps->project, ps->name,
                        strcmp(phase, "Succeeded") ? "Warning" : "Normal", phase, msg);
-    const cJSON *a;
-    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(
-                              cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "alerts"))
-        if (cJSON_IsString(a) && !strcmp(a->valuestring, phase))
-            p->host->obj_event(p->self, "PipelineRun", ps->project, ps->name, "Warning",
-                               "Alert", msg);
+    alert(ps, phase, phase);
 }
 
 /* Writes the status when it changed; CUBE_ECONFLICT when someone else
@@ -339,7 +385,8 @@ static int reconcile(struct pass *ps)
     ps->stop = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ps->status, "stopRequested"));
     ps->parallelism = (int)pl_num(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"),
                                   "parallelism", 1);
-    if (!phase || !strcmp(phase, "Queued")) {
+    int starting = !phase || !strcmp(phase, "Queued");
+    if (starting) {
         pl_set_str(ps->status, "phase", "Running");
         pl_set_str(ps->status, "started", ps->now);
     }
@@ -351,9 +398,52 @@ static int reconcile(struct pass *ps)
     if (done)
         pl_set_str(ps->status, "finished", ps->now);
     int rc = write_status(ps);
+    if (rc == CUBE_OK && starting)
+        alert(ps, "Running", "started");
     if (rc == CUBE_OK && done)
         finish(ps, now_phase);
     return rc;
+}
+
+/* Pacing: a run's Jobs change four times each (queued, admitted, started,
+ * ended), each change brings the run here; a pass reads the run and its
+ * running Jobs and writes its status whatever it found. A pass that comes
+ * within pass_gap_ms of the previous one's end is put off (the host calls
+ * again after the returned ms) so that the changes meanwhile make one pass. */
+static unsigned pace_slot(const char *project, const char *name)
+{
+    unsigned h = 2166136261u;
+    for (const char *c = project ? project : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    return h % PL_PACE_SLOTS;
+}
+
+/* ms to wait before the next pass of the run, or 0 to pass now. */
+static int pace_wait(struct pl *p, unsigned slot)
+{
+    if (p->pass_gap_ms <= 0)
+        return 0;
+    double now = pl_clock();
+    pthread_mutex_lock(&p->pace_mu);
+    double at = p->pace_at[slot];
+    pthread_mutex_unlock(&p->pace_mu);
+    return now < at ? (int)((at - now) * 1000) + 1 : 0;
+}
+
+/* The next pass after the gap, or after as long as this pass took when
+ * that is longer: a large run's passes (80 ms for 1,000 tasks on a loaded
+ * machine) then hold at most half of a host thread, which the Jobs' own
+ * controller needs to start and finish the tasks. */
+static void pace_done(struct pl *p, unsigned slot, double took)
+{
+    if (p->pass_gap_ms <= 0)
+        return;
+    double gap = (double)p->pass_gap_ms / 1000;
+    pthread_mutex_lock(&p->pace_mu);
+    p->pace_at[slot] = pl_clock() + (took > gap ? took : gap);
+    pthread_mutex_unlock(&p->pace_mu);
 }
 
 int pl_run_reconcile(void *state, const char *kind, const char *project, const char *name,
@@ -362,6 +452,10 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
     (void)kind;
     if (!object_json)
         return CUBE_OK;   /* deleted: its Jobs go with it (ownerReferences) */
+    unsigned slot = pace_slot(project, name);
+    int wait = pace_wait(state, slot);
+    if (wait > 0)
+        return wait;
     struct pass ps = {.p = state, .project = project, .name = name};
     cJSON *run = cJSON_Parse(object_json);
     if (!run)
@@ -370,10 +464,15 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "status");
     ps.status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
     pl_now_text(ps.now, sizeof ps.now);
+    double t0 = pl_clock();
     int rc = reconcile(&ps);
+    double took = pl_clock() - t0;
+    if (ps.p->passes)
+        ps.p->host->metric_observe(ps.p->passes, (const char *const[]){"PipelineRun"}, took);
     free(ps.task), free(ps.ts);
     cJSON_Delete(ps.status);
     cJSON_Delete(run);
+    pace_done(ps.p, slot, took);
     return rc;
 }
 

@@ -19,7 +19,7 @@
 #include "cron.h"
 #include "pipeline.h"
 
-int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max,
+int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, int truncate,
                       int64_t **out, char *msg, size_t mlen)
 {
     const char *expr = pl_str(spec, "schedule"), *tzname = pl_str(spec, "timezone");
@@ -40,6 +40,8 @@ int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max,
     for (int64_t t = pl_cron_next(c, tz, from - 1); ticks && t >= 0 && t <= to;
          t = pl_cron_next(c, tz, t)) {
         if (n == max) {
+            if (truncate)
+                break;
             snprintf(msg, mlen, "more than %lld ticks in that range", (long long)max);
             n = -1;
             break;
@@ -92,12 +94,9 @@ static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
         from = now;
     int64_t *ticks = NULL, last = from - 1;
     char msg[PL_ERR], name[PL_NAME_MAX + 1], when[40];
-    int n = pl_schedule_ticks(spec, from, now, p->max_catchup, &ticks, msg, sizeof msg);
-    int capped = n < 0;
-    if (capped)   /* more than max_catchup due: the first ones now, the rest soon */
-        n = pl_schedule_ticks(spec, from, now, INT64_MAX, &ticks, msg, sizeof msg);
-    if (n > p->max_catchup)
-        n = (int)p->max_catchup;
+    /* at most max_catchup now; when that many were due, the rest soon */
+    int n = pl_schedule_ticks(spec, from, now, p->max_catchup, 1, &ticks, msg, sizeof msg);
+    int capped = n == p->max_catchup;
     for (int i = 0; i < n; i++) {
         int rc;
         char *run = pl_run_create(p, obj, ticks[i], "schedule", NULL, name, sizeof name, &rc,
@@ -106,6 +105,8 @@ static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
         if (!run && rc != CUBE_EEXIST)
             p->host->obj_event(p->self, "Pipeline", pl_meta(obj, "project"),
                                pl_meta(obj, "name"), "Warning", "TickFailed", msg);
+        if (run)
+            pl_set_num(status, "queuedRuns", pl_num(status, "queuedRuns", 0) + 1);
         last = ticks[i];
         pl_time_format(last, when, sizeof when);
         pl_set_str(status, "lastTick", when);
@@ -113,7 +114,10 @@ static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
     free(ticks);
     if (capped)
         return 1;
-    int64_t next = next_tick(spec, last > now ? last : now);
+    int64_t base = last > now ? last : now;
+    if (from - 1 > base)
+        base = from - 1;   /* startTime is ahead */
+    int64_t next = next_tick(spec, base);
     if (next > now) {
         pl_time_format(next, when, sizeof when);
         pl_set_str(status, "nextTick", when);
@@ -130,6 +134,7 @@ int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
     struct pl *p = state;
     if (!object_json)
         return CUBE_OK;
+    double t0 = pl_clock();
     cJSON *obj = cJSON_Parse(object_json);
     if (!obj)
         return CUBE_ENOMEM;
@@ -144,7 +149,13 @@ int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
     pl_set_num(status, "tasks", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec,
                                                                                     "tasks")));
     int paused = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "paused"));
-    int rc = CUBE_OK, arc = paused ? CUBE_OK : pl_admit(p, obj);
+    int rc = CUBE_OK, arc = CUBE_OK, left = 0;
+    /* runs are listed only while some wait: a run's every change comes
+     * here (the pipeline owns it), and most pipelines have none queued */
+    if (!paused && (pl_num(status, "queuedRuns", 0) > 0 || !st)) {
+        arc = pl_admit(p, obj, &left);
+        pl_set_num(status, "queuedRuns", left);
+    }
     if (!st || !cJSON_Compare(st, status, 1)) {
         char *doc = cJSON_PrintUnformatted(status);
         char *out = p->host->obj_update_status(p->self, "Pipeline", project, name, doc,
@@ -156,9 +167,34 @@ int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
     }
     cJSON_Delete(status);
     cJSON_Delete(obj);
+    if (p->passes)
+        p->host->metric_observe(p->passes, (const char *const[]){"Pipeline"}, pl_clock() - t0);
     if (rc != CUBE_OK || arc != CUBE_OK)
         return rc != CUBE_OK ? rc : arc;
     if (delay > p->poll_seconds * 1000)
         delay = p->poll_seconds * 1000;
     return delay > 0 ? (int)delay : CUBE_OK;
+}
+
+void pl_note_queued(struct pl *p, const char *project, const char *pipeline, int n)
+{
+    for (int attempt = 0; attempt < 8; attempt++) {
+        int rc;
+        cJSON *obj = pl_parse_host(p, p->host->obj_get(p->self, "Pipeline", project, pipeline,
+                                                       &rc));
+        if (!obj)
+            return;
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+        cJSON *status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
+        pl_set_num(status, "queuedRuns", pl_num(status, "queuedRuns", 0) + n);
+        char *doc = cJSON_PrintUnformatted(status);
+        char *out = p->host->obj_update_status(p->self, "Pipeline", project, pipeline, doc,
+                                               pl_meta(obj, "resourceVersion"), &rc);
+        free(doc);
+        p->host->free(out);
+        cJSON_Delete(status);
+        cJSON_Delete(obj);
+        if (out || rc != CUBE_ECONFLICT)
+            return;
+    }
 }

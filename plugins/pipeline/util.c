@@ -133,6 +133,13 @@ void pl_now_text(char *out, size_t len)
     pl_time_format(pl_now(), out, len);
 }
 
+double pl_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 cJSON *pl_parse_host(struct pl *p, char *text)
 {
     cJSON *v = text ? cJSON_Parse(text) : NULL;

@@ -121,6 +121,40 @@ class Jobs(unittest.TestCase):
         r = self.a.request("POST", f"{BASE.format('team')}/long/stop", {"graceSeconds": -1})
         self.assertEqual(r.status, 400)
 
+    def test_stop_requested_through_the_status(self):
+        # what a Job's owner (a plugin) does: status.stopRequested on the version read
+        self.create(job("owned", env={"SIM_RUN_SECONDS": "120"},
+                        resources={"nvidia.com/gpu": 1}))
+        self.wait("owned", {"Running"})
+        cur = self.get("owned")
+        status = dict(cur["status"], stopRequested=True, stopGraceSeconds=1)
+        r = self.a.request("PUT", f"{BASE.format('team')}/owned/status",
+                           {"metadata": cur["metadata"], "status": status})
+        self.assertEqual(r.status, 200, r.body)
+        st = self.wait("owned", {"Cancelled", "Failed", "Succeeded"})
+        self.assertEqual((st["phase"], st["reason"]), ("Cancelled", "Stopped"), st)
+        self.assertEqual(st["replicas"][0]["reason"], "Stopped")
+        # a Job stopped so before it ran is Cancelled and never admitted
+        self.c.make_project("stopq")
+        r = self.a.request("PATCH", "/api/v1/projects/stopq", {"spec": {"quotas": {
+            "default": {"max": {"nvidia.com/gpu": 1}}}}})
+        self.assertEqual(r.status, 200, r.body)
+        long = {"SIM_RUN_SECONDS": "60"}
+        self.create(job("holder", env=long, resources={"nvidia.com/gpu": 1}), project="stopq")
+        self.wait("holder", {"Running"}, project="stopq")
+        self.create(job("blocked", env=long, resources={"nvidia.com/gpu": 1}), project="stopq")
+        deadline = time.time() + 10
+        while self.get("blocked", "stopq").get("status", {}).get("phase") != "Pending":
+            self.assertLess(time.time(), deadline, self.get("blocked", "stopq"))
+            time.sleep(0.05)
+        cur = self.get("blocked", "stopq")
+        r = self.a.request("PUT", f"{BASE.format('stopq')}/blocked/status", {
+            "metadata": cur["metadata"], "status": dict(cur["status"], stopRequested=True)})
+        self.assertEqual(r.status, 200, r.body)
+        st = self.wait("blocked", {"Cancelled", "Failed", "Succeeded"}, project="stopq")
+        self.assertEqual((st["phase"], st["reason"], st["message"]),
+                         ("Cancelled", "Stopped", "stopped before it ran"), st)
+
     def test_quota_wait_reason(self):
         self.c.make_project("capped")
         r = self.a.request("PATCH", "/api/v1/projects/capped", {"spec": {"quotas": {

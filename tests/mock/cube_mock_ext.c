@@ -99,13 +99,29 @@ static int register_proxy(cube_plugin *self, const struct cube_proxy_desc *d)
     return CUBE_OK;
 }
 
+/* The host's menu permissions: who sees an entry (cube_ui.h). */
+static int ui_permission(const char *p)
+{
+    return p && (!strcmp(p, CUBE_PERM_PUBLIC) || !strcmp(p, CUBE_PERM_USER) ||
+                 !strcmp(p, CUBE_PERM_ADMIN));
+}
+
+/* As the host: a module is a relative path without "..", a link a console
+ * path; one of them is needed. (The host also checks the file exists.) */
+static int ui_target(const struct cube_ui_desc *d)
+{
+    if (d->module)
+        return d->module[0] && d->module[0] != '/' && !strstr(d->module, "..");
+    return d->link && d->link[0] == '/' && d->link[1] != '/';
+}
+
 static int register_ui(cube_plugin *self, const struct cube_ui_desc *d)
 {
     (void)self;
     if (mock_after_init())
         return CUBE_ESTATE;
     if (!d || d->size < offsetof(struct cube_ui_desc, order) || !mock_dns_label(d->id) ||
-        !d->label || !d->group)
+        !d->label || !d->group || !ui_permission(d->permission) || !ui_target(d))
         return CUBE_EINVAL;
     for (int i = 0; i < S.n_uis; i++)
         if (strcmp(S.uis[i].id, d->id) == 0)

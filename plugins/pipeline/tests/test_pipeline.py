@@ -189,21 +189,48 @@ class Dag(Base):
         self.assertTrue(st["tasks"]["gate"]["job"].endswith("gate-1"), st["tasks"]["gate"])
         self.assertEqual(self.a.request("POST", f"{P}/pipelineruns/{run}/rerun", {}).status,
                          409, "nothing failed: nothing to run again")
-        # stop: the running task's Job goes, what had not run is Stopped
+        # stop: the running task's Job is stopped (Cancelled, its log kept),
+        # what had not run is Stopped
         self.pipeline("stopme", {"tasks": [
-            {"name": "long", "command": ["sleep", "60"]},
+            {"name": "long", "command": sh("echo long-started; exec sleep 60")},
             {"name": "next", "upstream": ["long"], "command": ["true"]}]})
         run = self.run_now("stopme")
         deadline = time.time() + 30
-        while self.run_status(run).get("tasks", {}).get("long", {}).get("phase") != "Running":
-            self.assertLess(time.time(), deadline)
+        while "long-started" not in self.a.get(f"{P}/pipelineruns/{run}/tasks/long/logs").body:
+            self.assertLess(time.time(), deadline, "the long task never ran")
             time.sleep(0.05)
+        started = time.time()
         r = self.a.request("POST", f"{P}/pipelineruns/{run}/stop", {})
         self.assertEqual(r.status, 200, r.body)
         st = self.wait_run(run, timeout=30)
         self.assertEqual(st["phase"], "Stopped")
         self.assertEqual({k: v["phase"] for k, v in st["tasks"].items()},
                          {"long": "Stopped", "next": "Stopped"})
+        job = self.a.get(f"{P}/jobs/{st['tasks']['long']['job']}")
+        self.assertEqual(job.status, 200, "the stopped task's Job is kept")
+        self.assertEqual((job.json()["status"]["phase"], job.json()["status"]["reason"]),
+                         ("Cancelled", "Stopped"), job.body)
+        self.assertLess(time.time() - started, 20, "stopped by SIGTERM, not after the sleep")
+        log = self.a.get(f"{P}/pipelineruns/{run}/tasks/long/logs")
+        self.assertEqual(log.status, 200, log.body)
+        self.assertIn("long-started", log.body, "the stopped task's log is kept")
+
+    def test_deleting_a_pipeline_deletes_its_runs_and_jobs(self):
+        self.pipeline("gone", {"tasks": [{"name": "long", "command": ["sleep", "60"]}]})
+        run = self.run_now("gone")
+        deadline = time.time() + 30
+        while self.run_status(run).get("tasks", {}).get("long", {}).get("phase") != "Running":
+            self.assertLess(time.time(), deadline)
+            time.sleep(0.05)
+        self.assertEqual(self.a.request("DELETE", f"{P}/pipelines/gone").status, 200)
+        deadline = time.time() + 30
+        while True:
+            left = (self.a.get(f"{P}/pipelineruns/{run}").status,
+                    len(self.a.get(f"{P}/jobs?labelSelector=pipelinerun%3D{run}").json()["items"]))
+            if left == (404, 0):
+                break
+            self.assertLess(time.time(), deadline, f"left behind: {left}")
+            time.sleep(0.1)
 
     def test_export_import_copy(self):
         spec = {"description": "x: 'quoted' # not a comment", "parallelism": 3,
@@ -226,6 +253,30 @@ class Dag(Base):
         r = self.a.request("POST", f"{P}/pipelines/exp/copy", {"name": "exp-copy"})
         self.assertEqual(r.status, 201, r.body)
         self.assertEqual(self.a.get(f"{P}/pipelines/exp-copy").json()["spec"], want)
+
+
+class Permissions(Base):
+    def test_devs_operate_their_own_pipelines_and_runs(self):
+        dev1, dev2, viewer = (self.c.make_user(n) for n in ("dev1", "dev2", "viewer1"))
+        self.c.make_project("team", [("dev1", "dev"), ("dev2", "dev"), ("viewer1", "viewer")])
+        T = "/api/v1/projects/team"
+        r = dev1.request("POST", T + "/pipelines", {"metadata": {"name": "mine"}, "spec": {
+            "tasks": [{"name": "t", "command": ["sleep", "30"]}]}})
+        self.assertEqual(r.status, 201, r.body)
+        self.assertEqual(dev2.request("POST", T + "/pipelines/mine/run", {}).status, 403)
+        self.assertEqual(viewer.request("POST", T + "/pipelines/mine/run", {}).status, 403)
+        r = dev1.request("POST", T + "/pipelines/mine/run", {})
+        self.assertEqual(r.status, 201, r.body)
+        run = r.json()["metadata"]["name"]
+        self.assertEqual(r.json()["spec"]["creator"], "dev1")
+        self.assertEqual(dev2.request("POST", f"{T}/pipelineruns/{run}/stop", {}).status, 403)
+        self.assertEqual(viewer.get(f"{T}/pipelineruns/{run}").status, 200)
+        r = dev1.request("POST", f"{T}/pipelineruns/{run}/stop", {})
+        self.assertEqual(r.status, 200, r.body)
+        r = dev2.request("POST", T + "/pipelines/mine/copy", {"name": "theirs"})
+        self.assertEqual(r.status, 201, r.body)
+        self.assertEqual(dev2.request("POST", T + "/pipelines/theirs/run", {}).status, 201,
+                         "a copy is operated by whoever made it")
 
 
 class Validation(Base):

@@ -36,7 +36,7 @@ static int setup(void **st)
     void *state = NULL;
     desc = *cube_plugin_pipeline();
     desc.init = init_with_jobs;
-    int rc = cube_mock_init(&desc, "{\"templates_dir\":\"none\"}", &state);
+    int rc = cube_mock_init(&desc, "{\"templates_dir\":\"none\",\"pass_gap_ms\":0}", &state);
     pl = state;
     cube_mock_set_user("alice", "ops");
     if (rc != CUBE_OK)
@@ -261,7 +261,7 @@ static void dag_with_fake_jobs(void **st)
 {
     (void)st;
     make_pipeline("dag", "{\"parallelism\":2,\"tasks\":["
-                  "{\"name\":\"a\",\"command\":[\"true\"]},"
+                  "{\"name\":\"a\",\"command\":[\"echo\",\"{{ execution_date | ds_add(-1) }}\"]},"
                   "{\"name\":\"b\",\"command\":[\"true\"],\"upstream\":[\"a\"]},"
                   "{\"name\":\"c\",\"command\":[\"true\"],\"upstream\":[\"a\"]},"
                   "{\"name\":\"d\",\"command\":[\"true\"],\"upstream\":[\"a\"]},"
@@ -299,6 +299,16 @@ static void dag_with_fake_jobs(void **st)
     const cJSON *env = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "spec"), "env");
     assert_non_null(strstr(pl_str(env, "CUBE_OUTPUTS"), "/demo/pipeline-runs/"));
     assert_string_equal(pl_str(env, "CUBE_TASK"), "a");
+    /* the command was rendered: the day before the execution date */
+    cJSON *r0 = cJSON_Parse(cube_mock_object("PipelineRun", "demo", run));
+    char day[16], want[40];
+    snprintf(day, sizeof day, "%.10s", pl_str(cJSON_GetObjectItem(r0, "spec"), "executionDate"));
+    pl_time_format(pl_time_parse(day) - 86400, want, sizeof want);
+    want[10] = '\0';
+    const char *rendered = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "spec"),
+                                                                  "command"), 5)->valuestring;
+    assert_non_null(strstr(rendered, want));
+    cJSON_Delete(r0);
     assert_string_equal(pl_str(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "metadata"),
                                                    "annotations"), "cube.dev/user"), "alice");
     cJSON_Delete(j);
@@ -319,7 +329,7 @@ static void dag_with_fake_jobs(void **st)
 static void stop_stops_running_and_pending(void **st)
 {
     (void)st;
-    make_pipeline("st", "{\"tasks\":[{\"name\":\"a\",\"command\":[\"sleep\",\"9\"]},"
+    make_pipeline("st", "{\"alerts\":[\"Stopped\"],\"tasks\":[{\"name\":\"a\",\"command\":[\"sleep\",\"9\"]},"
                   "{\"name\":\"b\",\"command\":[\"true\"],\"upstream\":[\"a\"]}]}");
     char run[80], path[200];
     snprintf(run, sizeof run, "%s", start_run("st"));
@@ -335,10 +345,47 @@ static void stop_stops_running_and_pending(void **st)
     assert_int_equal(r.status, 200);
     cube_mock_response_free(&r);
     settle();
+    /* the running task's Job is asked to stop (as the Job stop action
+     * would), not deleted: the core's Job controller ends it Cancelled */
+    char job[128];
+    pl_join_name(run, "a", job, sizeof job);
+    cJSON *j = cJSON_Parse(cube_mock_object("Job", "demo", job));
+    assert_non_null(j);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(j, "status"), "stopRequested")));
+    cJSON_Delete(j);
+    assert_string_equal(phase(run, NULL), "Running");   /* until the Job has ended */
+    assert_string_equal(phase(run, "b"), "Stopped");
+    job_ends(run, "a", "Cancelled");
     assert_string_equal(phase(run, NULL), "Stopped");
     assert_string_equal(phase(run, "a"), "Stopped");
-    assert_string_equal(phase(run, "b"), "Stopped");
-    assert_false(job_exists(run, "a"));
+    assert_true(job_exists(run, "a"));
+    int n, alerts = 0;
+    const struct cube_mock_event *ev = cube_mock_events(&n);
+    for (int i = 0; i < n; i++)
+        alerts += !strcmp(ev[i].reason, "Alert") && !strcmp(ev[i].name, run);
+    assert_int_equal(alerts, 1);   /* asked for Stopped only */
+}
+
+/* With a pass gap, a second pass right after the first is put off: the
+ * host is asked to call again (a positive ms), and nothing is read. */
+static void passes_are_paced(void **st)
+{
+    (void)st;
+    make_pipeline("pace", "{\"tasks\":[{\"name\":\"a\",\"command\":[\"true\"]}]}");
+    char run[80];
+    snprintf(run, sizeof run, "%s", start_run("pace"));
+    settle();
+    const char *doc = cube_mock_object("PipelineRun", "demo", run);
+    assert_non_null(doc);
+    char *text = strdup(doc);
+    pl->pass_gap_ms = 1000;
+    assert_true(pl_run_reconcile(pl, "PipelineRun", "demo", run, text) <= 0);   /* a pass */
+    int wait = pl_run_reconcile(pl, "PipelineRun", "demo", run, text);
+    assert_true(wait > 0 && wait <= 1001);
+    pl->pass_gap_ms = 0;   /* no pacing: a pass at once */
+    assert_true(pl_run_reconcile(pl, "PipelineRun", "demo", run, text) <= 0);
+    free(text);
 }
 
 int main(void)
@@ -351,6 +398,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(yaml_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(dag_with_fake_jobs, setup, teardown),
         cmocka_unit_test_setup_teardown(stop_stops_running_and_pending, setup, teardown),
+        cmocka_unit_test_setup_teardown(passes_are_paced, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# pipeline.sh — one DAG of BENCH_LAYERS x BENCH_WIDTH (20 x 50 = 1,000)
+# tasks running `true`, each depending on BENCH_DEPS (2) tasks of the layer
+# before (BENCH_DEPS=50: every one, a barrier), three ways in the same run:
+#   cube   one PipelineRun (executor-local, spec.parallelism BENCH_PARALLELISM,
+#          50: a layer at once), timed from the run request to its end seen
+#          by polling (20 ms)
+#   make   the same graph as a Makefile, `make -j2`
+#   slurm  a single-node Slurm started here (the tuned settings of
+#          local_vs_slurm.sh), one sbatch per task with
+#          --dependency=afterok:<upstreams>, from the first sbatch to the last
+#          job's line in the jobcomp file
+# Prints the three wall times, their ratios, and Cube's overhead per task
+# ((cube - make) / tasks) with its split from the Jobs' own timestamps:
+# dispatch (the last upstream ended -> the task's Job created: the pipeline
+# controller), queue (created -> started: scheduler and executor), run
+# (started -> ended: the process and collecting its end).
+# Bars: Cube <= 2x make; overhead <= 2 ms per task.
+#
+# Needs root (Slurm's daemons and munge key; executor-local's accounts).
+# Environment: CUBED (default: build ./build), BENCH_LAYERS=20, BENCH_WIDTH=50,
+# BENCH_DEPS=2, BENCH_PARALLELISM=50, BENCH_ONLY=cube|make|slurm,
+# BENCH_TIMEOUT=900, BENCH_KEEP=1 (keep the temp dir), BENCH_THREADS (cubed's limits.threads),
+# BENCH_PASS_GAP_MS (the pipeline's pass_gap_ms; default: the plugin's).
+#
+# Usage: bash tests/bench/pipeline.sh
+set -uo pipefail
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HERE=$ROOT/tests/bench
+BENCH_NAME=pipeline.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$HERE/lib.sh"
+
+BAR_RATIO=2     # Cube wall <= 2x make -j2
+BAR_OVERHEAD=2  # ms per task
+
+LAYERS=${BENCH_LAYERS:-20}
+WIDTH=${BENCH_WIDTH:-50}
+DEPS=${BENCH_DEPS:-2}
+PAR=${BENCH_PARALLELISM:-50}
+TIMEOUT=${BENCH_TIMEOUT:-900}
+ONLY=${BENCH_ONLY:-}
+for v in LAYERS WIDTH DEPS PAR TIMEOUT; do posint "BENCH_$v" "${!v}"; done
+case $ONLY in '' | cube | make | slurm) ;; *) die "BENCH_ONLY must be cube, make or slurm" ;; esac
+TASKS=$(( LAYERS * WIDTH ))
+GRAPH=(--layers "$LAYERS" --width "$WIDTH" --deps "$DEPS")
+
+unset CUBE_LISTEN CUBE_DATA_DIR CUBE_DATABASE_URL CUBE_PLUGIN_DIR CUBE_LOG_LEVEL \
+      CUBE_ADMIN_TOKEN SLURM_CONF
+export CUBE_ADMIN_PASSWORD=bench-admin-password
+[ "$(id -u)" -eq 0 ] || die "run as root (Slurm's daemons, the munge key, executor-local's accounts)"
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || die "/usr/bin/python3 is missing"
+command -v make >/dev/null 2>&1 || apt_install make || die "cannot install make"
+command -v curl >/dev/null 2>&1 || apt_install curl || die "cannot install curl"
+if [ -z "$ONLY" ] || [ "$ONLY" = slurm ]; then
+    command -v slurmctld >/dev/null 2>&1 || apt_install slurm-wlm || die "cannot install slurm-wlm"
+    id munge >/dev/null 2>&1 || die "no munge user (it comes with the munge package)"
+fi
+NPROC=$(nproc)
+
+TMP=$(mktemp -d -t cube-bench-pipeline.XXXXXX) || die "mktemp failed"
+chmod 755 "$TMP"
+bench_tmp_setup
+
+MUNGE_PID='' CTLD_PID='' SLURMD_PID=''
+USER_PREFIX=cbench- GROUP_PREFIX=cbench-p-
+ACCOUNTS_BEFORE=$TMP/accounts.before
+
+bench_accounts() {
+    { getent passwd | awk -F: -v p="$USER_PREFIX" 'index($1, p) == 1 { print "u " $1 }'
+      getent group | awk -F: -v p="$GROUP_PREFIX" -v q="$USER_PREFIX" \
+          'index($1, p) == 1 || index($1, q) == 1 { print "g " $1 }'; } | sort
+}
+remove_accounts() {
+    [ -f "$ACCOUNTS_BEFORE" ] || return 0
+    local kind name
+    while read -r kind name; do [ "$kind" = u ] && userdel "$name" >/dev/null 2>&1; done \
+        < <(bench_accounts | comm -13 "$ACCOUNTS_BEFORE" -)
+    while read -r kind name; do [ "$kind" = g ] && groupdel "$name" >/dev/null 2>&1; done \
+        < <(bench_accounts | comm -13 "$ACCOUNTS_BEFORE" -)
+    rm -f "$ACCOUNTS_BEFORE"
+}
+stop_slurm() {
+    stop_pid "$SLURMD_PID" TERM
+    stop_pid "$CTLD_PID" TERM
+    stop_pid "$MUNGE_PID" TERM
+    SLURMD_PID='' CTLD_PID='' MUNGE_PID=''
+}
+# shellcheck disable=SC2317  # called from lib.sh's EXIT trap
+cleanup_hook() {
+    stop_slurm
+    remove_accounts
+    if [ "${BENCH_KEEP:-0}" = 1 ] && [ -d "$TMP" ]; then
+        [ -n "$SLEEP_FD" ] && exec {SLEEP_FD}>&-
+        SLEEP_FD=''
+        mv "$TMP" "$TMP.kept" && mkdir "$TMP" && say "kept $TMP.kept"
+    fi
+}
+jget() {
+    "$PY" -c 'import json, sys
+v = json.load(open(sys.argv[1])).get(sys.argv[2])
+print("?" if v is None else v)' "$1" "$2" 2>/dev/null || echo "?"
+}
+now_s() { date +%s.%N; }
+sub_s() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }
+
+# --- Cube ------------------------------------------------------------------------
+
+run_cube() {
+    local dir=$TMP/cube port i code token base
+    find_cubed
+    PLUGIN_DIR=$(cd "$(dirname "$CUBED")/../plugins" && pwd) || die "no plugins dir beside cubed"
+    for p in executor-local pipeline; do
+        [ -e "$PLUGIN_DIR/$p/cube-$p.so" ] || die "cube-$p.so is not built under $PLUGIN_DIR"
+    done
+    mkdir -p "$dir/data" "$dir/conf.d"
+    port=$(free_port) || die "no free loopback port"
+    cat >"$dir/cube.yaml" <<YAML
+listen: "127.0.0.1:$port"
+data_dir: "$dir/data"
+database: sqlite
+plugin_dir: "$PLUGIN_DIR"
+conf_dir: "$dir/conf.d"
+web_root: ""
+log: {level: warn, access: "off"}
+YAML
+    [ -n "${BENCH_THREADS:-}" ] && echo "limits: {threads: $BENCH_THREADS}" >>"$dir/cube.yaml"
+    cat >"$dir/conf.d/20-executor-local.yaml" <<YAML
+plugin: executor-local
+enabled: true
+config: {user_prefix: $USER_PREFIX, group_prefix: $GROUP_PREFIX, sandbox: none, cgroup: auto, poll_ms: 10}
+YAML
+    cat >"$dir/conf.d/40-pipeline.yaml" <<YAML
+plugin: pipeline
+enabled: true
+config: {templates_dir: none${BENCH_PASS_GAP_MS:+, pass_gap_ms: $BENCH_PASS_GAP_MS}}
+YAML
+    bench_accounts >"$ACCOUNTS_BEFORE"
+    "$CUBED" -c "$dir/cube.yaml" >"$dir/cubed.out" 2>&1 &
+    CPID=$!
+    for i in $(seq 1 1000); do
+        http_status "$port" /readyz 2>/dev/null
+        [ "$HTTP_STATUS" = 200 ] && break
+        kill -0 "$CPID" 2>/dev/null || { cat "$dir/cubed.out" >&2; die "cubed exited during start-up"; }
+        [ "$i" = 1000 ] && die "cubed not ready after 20 s"
+        msleep 0.02
+    done
+    base=http://127.0.0.1:$port
+    curl -sS -o "$dir/login.json" -X POST "$base/api/v1/auth/login" \
+        -d "{\"username\":\"admin\",\"password\":\"$CUBE_ADMIN_PASSWORD\",\"token\":{\"name\":\"bench\"}}" ||
+        die "login failed"
+    token=$(sed -n 's/.*"token":"\(cube_[0-9a-f]*\)".*/\1/p' "$dir/login.json")
+    [ -n "$token" ] || die "login answered no token: $(cat "$dir/login.json")"
+    code=$(curl -sS -o "$dir/project.json" -w '%{http_code}' -H "Authorization: Bearer $token" \
+        -X POST "$base/api/v1/projects" -d '{"metadata":{"name":"bench"},"spec":{}}')
+    [ "$code" = 201 ] || die "creating project bench: $code $(cat "$dir/project.json")"
+    say "cube: $TASKS tasks, parallelism $PAR ..."
+    bg_wait "$PY" "$HERE/pipeline_load.py" cube --port "$port" --token "$token" "${GRAPH[@]}" \
+        --parallelism "$PAR" --timeout "$TIMEOUT" >"$TMP/cube.json" 2>"$dir/load.err" ||
+        { cat "$dir/load.err" "$TMP/cube.json" >&2; tail -20 "$dir/cubed.out" >&2; die "the Cube run failed"; }
+    CUBE_CPU=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.1f+%.1f s", $12 / hz, $13 / hz }' "/proc/$CPID/stat")
+    stop_pid "$CPID" TERM
+    CPID=''
+    remove_accounts
+}
+
+# --- make ------------------------------------------------------------------------
+
+run_make() {
+    mkdir -p "$TMP/make"
+    "$PY" "$HERE/pipeline_load.py" make --dir "$TMP/make" "${GRAPH[@]}" || die "no Makefile"
+    say "make: $TASKS targets, make -j2 ..."
+    local t0 t1
+    t0=$(now_s)
+    make -s -j2 -C "$TMP/make" >/dev/null 2>&1 || die "make failed"
+    t1=$(now_s)
+    MAKE_WALL=$(sub_s "$t1" "$t0")
+}
+
+# --- Slurm (the pieces of local_vs_slurm.sh) ---------------------------------------
+
+run_slurm() {
+    local dir=$TMP/slurm host cport dport i state
+    host=$(hostname -s)
+    mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/log"
+    chown munge:munge "$dir/munge" && chmod 755 "$dir" "$dir/munge" || die "cannot prepare munge"
+    head -c 1024 /dev/urandom >"$dir/munge/munge.key"
+    chown munge:munge "$dir/munge/munge.key" && chmod 400 "$dir/munge/munge.key" || die "munge key"
+    setpriv --reuid=munge --regid=munge --init-groups munged -F \
+        --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
+        --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" \
+        --seed-file="$dir/munge/munged.seed" >"$dir/log/munged.out" 2>&1 &
+    MUNGE_PID=$!
+    for i in $(seq 1 250); do
+        [ -S "$dir/munge/munge.socket" ] && break
+        [ "$i" = 250 ] && die "munged made no socket in 5 s"
+        msleep 0.02
+    done
+    cport=$(free_port) || die "no free port"
+    dport=$(free_port "$cport") || die "no free port"
+    touch "$dir/jobcomp.txt"
+    cat >"$dir/slurm.conf" <<EOF
+ClusterName=cubebench
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$cport
+SlurmdPort=$dport
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$dir/munge/munge.socket
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+SlurmctldDebug=error
+SlurmdDebug=error
+MailProg=/bin/true
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+ReturnToService=2
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerParameters=batch_sched_delay=0
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$dir/jobcomp.txt
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$NPROC State=UNKNOWN
+PartitionName=bench Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:16
+EOF
+    export SLURM_CONF=$dir/slurm.conf
+    slurmctld -D -f "$SLURM_CONF" >"$dir/log/slurmctld.out" 2>&1 &
+    CTLD_PID=$!
+    slurmd -D -f "$SLURM_CONF" -N "$host" >"$dir/log/slurmd.out" 2>&1 &
+    SLURMD_PID=$!
+    for i in $(seq 1 300); do
+        state=$(sinfo -h -p bench -o %T 2>/dev/null)
+        [ "$state" = idle ] && break
+        [ "$i" = 300 ] && { tail -20 "$dir/log/"* >&2; die "the Slurm node is not idle after 30 s"; }
+        msleep 0.1
+    done
+    SLURM_VERSION=$(sinfo -V 2>/dev/null)
+    say "slurm: $TASKS jobs with afterok dependencies ..."
+    (cd "$dir" && bg_wait "$PY" "$HERE/pipeline_load.py" slurm --jobcomp "$dir/jobcomp.txt" \
+        "${GRAPH[@]}" --timeout "$TIMEOUT") >"$TMP/slurm.json" 2>"$dir/load.err" ||
+        { cat "$dir/load.err" "$TMP/slurm.json" >&2; die "the Slurm run failed"; }
+    stop_slurm
+    unset SLURM_CONF
+}
+
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+MAKE_WALL='?' CUBE_CPU='?'
+{ [ -z "$ONLY" ] || [ "$ONLY" = make ]; } && run_make
+{ [ -z "$ONLY" ] || [ "$ONLY" = cube ]; } && run_cube
+{ [ -z "$ONLY" ] || [ "$ONLY" = slurm ]; } && run_slurm
+
+C=$( [ -f "$TMP/cube.json" ] && jget "$TMP/cube.json" wall_s || echo '?')
+S=$( [ -f "$TMP/slurm.json" ] && jget "$TMP/slurm.json" wall_s || echo '?')
+OVER=$(awk -v c="$C" -v m="$MAKE_WALL" -v n="$TASKS" 'BEGIN {
+    if (c !~ /^[0-9.]+$/ || m !~ /^[0-9.]+$/) print "?"; else printf "%.2f", (c - m) * 1000 / n }')
+R_CM=$(ratio "$C" "$MAKE_WALL")
+verdict() { awk -v v="$1" -v b="$2" 'BEGIN { if (v !~ /^-?[0-9.]+$/) print "not measured";
+    else print (v + 0 <= b + 0) ? "meets bar" : "below bar" }'; }
+
+say ""
+say "== a $LAYERS x $WIDTH DAG ($TASKS tasks of \`true\`, $DEPS upstreams each): Cube vs make -j2 vs Slurm =="
+say "machine: nproc $NPROC, load before $LOAD0"
+say "cube:    one PipelineRun, spec.parallelism $PAR, executor-local (poll_ms 10), sqlite; CPU of cubed $CUBE_CPU"
+say "make:    make -s -j2 on the same graph (phony targets, recipe \`true\`)"
+say "slurm:   ${SLURM_VERSION:-slurm}, one node, sbatch --wrap true --dependency=afterok:<upstreams>"
+say ""
+printf '%-44s %10s\n' "wall time, Cube (s)" "$C"
+printf '%-44s %10s\n' "wall time, make -j2 (s)" "$MAKE_WALL"
+printf '%-44s %10s\n' "wall time, Slurm (s)" "$S"
+printf '%-44s %10s   bar <= %sx: %s\n' "Cube / make" "$R_CM" "$BAR_RATIO" "$(verdict "$R_CM" "$BAR_RATIO")"
+printf '%-44s %10s\n' "Slurm / Cube" "$(ratio "$S" "$C")"
+printf '%-44s %10s   bar <= %s ms: %s\n' "Cube overhead per task ((cube-make)/n, ms)" "$OVER" \
+    "$BAR_OVERHEAD" "$(verdict "$OVER" "$BAR_OVERHEAD")"
+if [ -f "$TMP/cube.json" ]; then
+    printf '%-44s %10s\n' "  dispatch: upstream ended -> Job created (ms)" "$(jget "$TMP/cube.json" dispatch_ms_mean)"
+    printf '%-44s %10s\n' "  queue: Job created -> started (ms)" "$(jget "$TMP/cube.json" queue_ms_mean)"
+    printf '%-44s %10s\n' "    created -> queued / admitted / started (ms)" \
+        "$(jget "$TMP/cube.json" queue_split_ms_mean)"
+    printf '%-44s %10s\n' "  run: started -> ended (ms)" "$(jget "$TMP/cube.json" run_ms_mean)"
+    printf '%-44s %10s\n' "PipelineRun controller: passes" "$(jget "$TMP/cube.json" PipelineRun_passes)"
+    printf '%-44s %10s\n' "PipelineRun controller: time in passes (s)" "$(jget "$TMP/cube.json" PipelineRun_s)"
+    printf '%-44s %10s\n' "Pipeline controller: passes / time (s)" \
+        "$(jget "$TMP/cube.json" Pipeline_passes)/$(jget "$TMP/cube.json" Pipeline_s)"
+fi
+[ -f "$TMP/slurm.json" ] && printf '%-44s %10s\n' "Slurm: all sbatch done after (s)" "$(jget "$TMP/slurm.json" submit_s)"
+exit 0
