@@ -128,24 +128,16 @@ export function Layout() {
   const groupKeys = nodes.filter((n) => n.children).map((n) => n.key);
   return (
     <AntLayout style={{ minHeight: '100vh' }}>
-      {/* The sider keeps to the viewport and scrolls on its own; the bottom
-          padding keeps the last entries clear of the collapse trigger, which
-          antd pins to the bottom of the window. */}
-      <AntLayout.Sider
-        data-testid="sidebar"
-        collapsible
-        collapsed={collapsed}
-        onCollapse={setCollapsed}
-        width={200}
-        theme="dark"
-        style={{ position: 'sticky', top: 0, height: '100vh', overflowY: 'auto', paddingBottom: 48 }}
-      >
+      <AntLayout.Sider data-testid="sidebar" collapsible collapsed={collapsed} onCollapse={setCollapsed} width={200} theme="dark">
         <div style={{ color: '#fff', fontWeight: 600, fontSize: 18, padding: '16px 24px', whiteSpace: 'nowrap' }}>
           {collapsed ? 'C' : t('app.name')}
         </div>
+        {/* antd pins the collapse trigger to the bottom of the window: the
+            padding lets the last entries scroll clear of it. */}
         <Menu
           theme="dark"
           mode="inline"
+          style={{ paddingBottom: 48 }}
           selectedKeys={selected ? [selected] : []}
           key={groupKeys.join()}
           defaultOpenKeys={groupKeys}
