@@ -43,9 +43,13 @@ fuzz:
 bench:
 	@scripts/install-deps.sh all
 	bash tests/bench/http.sh
+	bash tests/bench/resources.sh
 	bash tests/bench/auth.sh
 	bash tests/bench/sched.sh
 	bash tests/bench/local_vs_slurm.sh
+	bash tests/bench/proxy.sh
+	bash tests/bench/notebook.sh
+	bash tests/bench/pipeline.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

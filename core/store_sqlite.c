@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -126,7 +127,16 @@ static int sq_setup(sqlite3 *db, int writer, const char *path)
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
     if (writer) {
-        int rc = sq_pragma(db, "PRAGMA journal_mode=WAL", mode, sizeof mode);
+        /* Switching a new database to WAL can answer SQLITE_BUSY at once,
+         * without the busy handler, while another connection is doing the
+         * same; retry for as long as the busy timeout would have waited. */
+        int rc;
+        for (int waited = 0;; waited += 10) {
+            rc = sq_pragma(db, "PRAGMA journal_mode=WAL", mode, sizeof mode);
+            if ((rc & 0xff) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS)
+                break;
+            nanosleep(&(struct timespec){.tv_nsec = 10 * 1000000L}, NULL);
+        }
         if (rc != SQLITE_OK)
             return rc;
         if (strcmp(mode, "wal") != 0)

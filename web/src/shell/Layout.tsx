@@ -132,9 +132,12 @@ export function Layout() {
         <div style={{ color: '#fff', fontWeight: 600, fontSize: 18, padding: '16px 24px', whiteSpace: 'nowrap' }}>
           {collapsed ? 'C' : t('app.name')}
         </div>
+        {/* antd pins the collapse trigger to the bottom of the window: the
+            padding lets the last entries scroll clear of it. */}
         <Menu
           theme="dark"
           mode="inline"
+          style={{ paddingBottom: 48 }}
           selectedKeys={selected ? [selected] : []}
           key={groupKeys.join()}
           defaultOpenKeys={groupKeys}
