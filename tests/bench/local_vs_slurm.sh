@@ -122,17 +122,8 @@ ACCOUNTS_BEFORE=$TMP/accounts.before
 
 run_cube() {
     local dir=$TMP/cube port i token
-    mkdir -p "$dir/data" "$dir/conf.d"
-    port=$(free_port) || die "no free loopback port"
-    cat >"$dir/cube.yaml" <<YAML
-listen: "127.0.0.1:$port"
-data_dir: "$dir/data"
-database: sqlite
-plugin_dir: "$PLUGIN_DIR"
-conf_dir: "$dir/conf.d"
-web_root: ""
-log: {level: warn, access: "off"}
-YAML
+    write_cube_yaml "$dir"
+    port=$PORT
     if [ "$EXECUTOR" = local ]; then
         # conf.d/20-executor-local.yaml's settings; only the account and group
         # prefixes differ, so that the accounts made here can be removed.

@@ -83,17 +83,8 @@ run_cube() {
     for p in executor-local pipeline; do
         [ -e "$PLUGIN_DIR/$p/cube-$p.so" ] || die "cube-$p.so is not built under $PLUGIN_DIR"
     done
-    mkdir -p "$dir/data" "$dir/conf.d"
-    port=$(free_port) || die "no free loopback port"
-    cat >"$dir/cube.yaml" <<YAML
-listen: "127.0.0.1:$port"
-data_dir: "$dir/data"
-database: sqlite
-plugin_dir: "$PLUGIN_DIR"
-conf_dir: "$dir/conf.d"
-web_root: ""
-log: {level: warn, access: "off"}
-YAML
+    write_cube_yaml "$dir"
+    port=$PORT
     [ -n "${BENCH_THREADS:-}" ] && echo "limits: {threads: $BENCH_THREADS}" >>"$dir/cube.yaml"
     cat >"$dir/conf.d/20-executor-local.yaml" <<YAML
 plugin: executor-local

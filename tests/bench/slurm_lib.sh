@@ -1,9 +1,11 @@
-# slurm_lib.sh — a throwaway single-node Slurm and the local executor's bench
-# accounts, shared by local_vs_slurm.sh and pipeline.sh.
+# slurm_lib.sh — a throwaway single-node Slurm, the local executor's bench
+# accounts and a cubed with project bench, shared by local_vs_slurm.sh and
+# pipeline.sh.
 #
 # Sourced after lib.sh, not run: `. "$HERE/slurm_lib.sh"`. Globals it reads:
-# TMP, PY, NPROC, USER_PREFIX, GROUP_PREFIX, ACCOUNTS_BEFORE; it sets
-# MUNGE_PID, CTLD_PID, SLURMD_PID, SLURM_CONF and SLURM_VERSION. The script
+# TMP, PY, NPROC, USER_PREFIX, GROUP_PREFIX, ACCOUNTS_BEFORE, CUBED,
+# PLUGIN_DIR, CUBE_ADMIN_PASSWORD; it sets MUNGE_PID, CTLD_PID, SLURMD_PID,
+# SLURM_CONF, SLURM_VERSION, CPID, PORT and TOKEN. The script
 # defines no cleanup_hook of its own: the one here stops Slurm and removes
 # the accounts when lib.sh's EXIT trap runs.
 # shellcheck shell=bash
@@ -167,6 +169,24 @@ start_slurm() {
 }
 
 # --- cubed -------------------------------------------------------------------------
+
+# Makes dir/data and dir/conf.d, picks a free port (PORT) and writes
+# dir/cube.yaml: SQLite under dir/data, plugins from PLUGIN_DIR, conf.d under
+# dir, no console, warnings only, no access log: write_cube_yaml dir.
+write_cube_yaml() {
+    local dir=$1
+    mkdir -p "$dir/data" "$dir/conf.d"
+    PORT=$(free_port) || die "no free loopback port"
+    cat >"$dir/cube.yaml" <<YAML
+listen: "127.0.0.1:$PORT"
+data_dir: "$dir/data"
+database: sqlite
+plugin_dir: "$PLUGIN_DIR"
+conf_dir: "$dir/conf.d"
+web_root: ""
+log: {level: warn, access: "off"}
+YAML
+}
 
 # Starts cubed -c dir/cube.yaml (pid in CPID; stdout and stderr in
 # dir/cubed.out), waits until 127.0.0.1:port answers /readyz, logs in as
