@@ -129,6 +129,10 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
 typedef int (*pl_status_edit)(void *cls, const cJSON *run, cJSON *status);
 int pl_run_edit_status(struct pl *p, const char *project, const char *name,
                        pl_status_edit edit, void *cls);
+/* Sets (value non-NULL) or removes (NULL) label key of run by a
+ * whole-object update of any resourceVersion (its status is left out):
+ * CUBE_OK, or the host's error. */
+int pl_run_label(struct pl *p, const cJSON *run, const char *key, const char *value);
 /* Terminal task / run phases. */
 int pl_task_done(const char *phase);
 int pl_run_done(const char *phase);

@@ -6,26 +6,6 @@
 
 #include "pipeline.h"
 
-/* Sets or removes a label of a run (whole-object update, any version). */
-static void run_label(struct pl *p, const cJSON *run, const char *key, const char *value)
-{
-    cJSON *obj = cJSON_Duplicate(run, 1);
-    cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
-    cJSON_DeleteItemFromObjectCaseSensitive(meta, "resourceVersion");
-    cJSON *labels = cJSON_GetObjectItemCaseSensitive(meta, "labels");
-    if (!labels)
-        labels = cJSON_AddObjectToObject(meta, "labels");
-    cJSON_DeleteItemFromObjectCaseSensitive(labels, key);
-    if (value)
-        cJSON_AddStringToObject(labels, key, value);
-    char *doc = cJSON_PrintUnformatted(obj);
-    int rc;
-    p->host->free(doc ? p->host->obj_update(p->self, doc, &rc) : NULL);
-    free(doc);
-    cJSON_Delete(obj);
-}
-
 static int is_queued(const cJSON *run)
 {
     const char *q = pl_str(cJSON_GetObjectItemCaseSensitive(
@@ -73,7 +53,7 @@ static int stop_action(void *state, cube_req *req)
         cJSON *labels = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(run, "metadata"), "labels");
         cJSON_DeleteItemFromObjectCaseSensitive(labels, "queued");
-        run_label(p, run, "finished", "true");
+        pl_run_label(p, run, "finished", "true");
     }
     cJSON_Delete(run);
     return answer_run(p, req);
@@ -176,7 +156,7 @@ static int rerun_action(void *state, cube_req *req)
         pl_resp_error(p, req, 409, "Conflict", r.why);
         goto out;
     }
-    run_label(p, run, "finished", NULL);
+    pl_run_label(p, run, "finished", NULL);
     answer_run(p, req);
 out:
     cJSON_Delete(body);

@@ -321,29 +321,39 @@ static void alert(struct pass *ps, const char *phase, const char *msg)
                                    "Warning", "Alert", text);
 }
 
-/* A finished run: labelled finished=true (the Pipeline controller counts
- * active runs by it), an event, and an alert when the pipeline asked. */
-static void finish(struct pass *ps, const char *phase)
+int pl_run_label(struct pl *p, const cJSON *run, const char *key, const char *value)
 {
-    struct pl *p = ps->p;
-    char msg[200];
-    cJSON *obj = cJSON_Duplicate(ps->run, 1);
+    cJSON *obj = cJSON_Duplicate(run, 1);
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
     cJSON_DeleteItemFromObjectCaseSensitive(meta, "resourceVersion");
     cJSON *labels = cJSON_GetObjectItemCaseSensitive(meta, "labels");
     if (!labels)
         labels = cJSON_AddObjectToObject(meta, "labels");
-    pl_set_str(labels, "finished", "true");
+    if (value)
+        pl_set_str(labels, key, value);
+    else
+        cJSON_DeleteItemFromObjectCaseSensitive(labels, key);
     char *doc = cJSON_PrintUnformatted(obj), *out = NULL;
-    int rc;
+    int rc = CUBE_ENOMEM;
     cJSON_Delete(obj);
-    if (doc && !(out = p->host->obj_update(p->self, doc, &rc)))
+    if (doc)
+        out = p->host->obj_update(p->self, doc, &rc);
+    free(doc);
+    p->host->free(out);
+    return out ? CUBE_OK : rc;
+}
+
+/* A finished run: labelled finished=true (the Pipeline controller counts
+ * active runs by it), an event, and an alert when the pipeline asked. */
+static void finish(struct pass *ps, const char *phase)
+{
+    struct pl *p = ps->p;
+    char msg[200];
+    int rc = pl_run_label(p, ps->run, "finished", "true");
+    if (rc != CUBE_OK)
         p->host->log(p->self, CUBE_LOG_WARN, "run %s/%s: cannot label it finished (%d)",
                      ps->project, ps->name, rc);
-    else
-        p->host->free(out);
-    free(doc);
     snprintf(msg, sizeof msg, "run %s: %s (%s tasks done)", ps->name, phase,
              pl_str(ps->status, "progress"));
     p->host->obj_event(p->self, "PipelineRun", ps->project, ps->name,

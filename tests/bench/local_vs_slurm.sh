@@ -39,6 +39,8 @@ HERE=$ROOT/tests/bench
 BENCH_NAME=local_vs_slurm.sh
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$HERE/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=slurm_lib.sh
+. "$HERE/slurm_lib.sh"
 
 BAR_TPUT=5      # Cube jobs/s >= 5x Slurm's
 BAR_LAT=0.2     # Cube median latency <= 0.2x Slurm's
@@ -111,78 +113,17 @@ TMP=$(mktemp -d -t cube-bench-lvs.XXXXXX) || die "mktemp failed"
 chmod 755 "$TMP"   # munged (user munge) must reach its socket dir
 bench_tmp_setup
 
-MUNGE_PID='' CTLD_PID='' SLURMD_PID=''
 LONE=3                      # lone jobs per system, one after the other (no bar)
 CUBE_LONE=() SLURM_LONE=()  # their latencies (ms)
 USER_PREFIX=cbench- GROUP_PREFIX=cbench-p-
 ACCOUNTS_BEFORE=$TMP/accounts.before
 
-# OS accounts and groups the local executor made with our prefixes.
-bench_accounts() {
-    { getent passwd | awk -F: -v p="$USER_PREFIX" 'index($1, p) == 1 { print "u " $1 }'
-      getent group | awk -F: -v p="$GROUP_PREFIX" -v q="$USER_PREFIX" \
-          'index($1, p) == 1 || index($1, q) == 1 { print "g " $1 }'; } | sort
-}
-
-stop_slurm() {
-    stop_pid "$SLURMD_PID" TERM
-    stop_pid "$CTLD_PID" TERM
-    stop_pid "$MUNGE_PID" TERM
-    SLURMD_PID='' CTLD_PID='' MUNGE_PID=''
-}
-
-# Removes the accounts and groups this run's cubed made (none it found).
-remove_accounts() {
-    [ -f "$ACCOUNTS_BEFORE" ] || return 0
-    local kind name
-    while read -r kind name; do
-        if [ "$kind" = u ]; then userdel "$name" >/dev/null 2>&1; fi
-    done < <(bench_accounts | comm -13 "$ACCOUNTS_BEFORE" -)
-    while read -r kind name; do
-        if [ "$kind" = g ]; then groupdel "$name" >/dev/null 2>&1; fi
-    done < <(bench_accounts | comm -13 "$ACCOUNTS_BEFORE" -)
-    rm -f "$ACCOUNTS_BEFORE"
-}
-
-# shellcheck disable=SC2317  # called from lib.sh's EXIT trap
-cleanup_hook() {
-    stop_slurm
-    remove_accounts
-    if [ "${BENCH_KEEP:-0}" = 1 ] && [ -d "$TMP" ]; then
-        [ -n "$SLEEP_FD" ] && exec {SLEEP_FD}>&-
-        SLEEP_FD=''
-        mv "$TMP" "$TMP.kept" && mkdir "$TMP" && say "kept $TMP.kept (logs, data, slurm.conf)"
-    fi
-}
-
-# Prints a field of a JSON object file: jget file key.
-jget() {
-    "$PY" -c 'import json, sys
-v = json.load(open(sys.argv[1])).get(sys.argv[2])
-print("?" if v is None else v)' "$1" "$2" 2>/dev/null || echo "?"
-}
-
-# Prints a process's CPU time so far, "user+sys s": cpu_s pid.
-cpu_s() {
-    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.1f+%.1f s", $12 / hz, $13 / hz }' \
-        "/proc/$1/stat" 2>/dev/null
-}
-
 # --- Cube ------------------------------------------------------------------------------
 
 run_cube() {
-    local dir=$TMP/cube port i code
-    mkdir -p "$dir/data" "$dir/conf.d"
-    port=$(free_port) || die "no free loopback port"
-    cat >"$dir/cube.yaml" <<YAML
-listen: "127.0.0.1:$port"
-data_dir: "$dir/data"
-database: sqlite
-plugin_dir: "$PLUGIN_DIR"
-conf_dir: "$dir/conf.d"
-web_root: ""
-log: {level: warn, access: "off"}
-YAML
+    local dir=$TMP/cube port i token
+    write_cube_yaml "$dir"
+    port=$PORT
     if [ "$EXECUTOR" = local ]; then
         # conf.d/20-executor-local.yaml's settings; only the account and group
         # prefixes differ, so that the accounts made here can be removed.
@@ -225,24 +166,8 @@ config:
       memory: ${mem_gi}Gi
 YAML
     fi
-    "$CUBED" -c "$dir/cube.yaml" >"$dir/cubed.out" 2>&1 &
-    CPID=$!
-    for i in $(seq 1 1000); do
-        http_status "$port" /readyz 2>/dev/null
-        [ "$HTTP_STATUS" = 200 ] && break
-        kill -0 "$CPID" 2>/dev/null || { cat "$dir/cubed.out" >&2; die "cubed exited during start-up"; }
-        [ "$i" = 1000 ] && { cat "$dir/cubed.out" >&2; die "cubed not ready after 20 s"; }
-        msleep 0.02
-    done
-    local base=http://127.0.0.1:$port token
-    curl -sS -o "$dir/login.json" -X POST "$base/api/v1/auth/login" \
-        -d "{\"username\":\"admin\",\"password\":\"$CUBE_ADMIN_PASSWORD\",\"token\":{\"name\":\"bench\"}}" ||
-        die "login failed"
-    token=$(sed -n 's/.*"token":"\(cube_[0-9a-f]*\)".*/\1/p' "$dir/login.json")
-    [ -n "$token" ] || die "login answered no token: $(cat "$dir/login.json")"
-    code=$(curl -sS -o "$dir/project.json" -w '%{http_code}' -H "Authorization: Bearer $token" \
-        -X POST "$base/api/v1/projects" -d '{"metadata":{"name":"bench"},"spec":{}}')
-    [ "$code" = 201 ] || die "creating project bench: $code $(cat "$dir/project.json")"
+    start_cubed_with_project "$dir" "$port"
+    token=$TOKEN
     CUBE_VERSION=$("$CUBED" --version 2>/dev/null | head -1)
     say "cube: warm-up job (not counted) ..."
     bg_wait "$PY" "$HERE/jobs_load.py" cube --port "$port" --token "$token" --jobs 1 \
@@ -274,28 +199,7 @@ YAML
 # --- Slurm -----------------------------------------------------------------------------
 
 run_slurm() {
-    local dir=$TMP/slurm host cport dport i state
-    host=$(hostname -s)
-    mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/log"
-    { chown munge:munge "$dir/munge" && chmod 755 "$dir" "$dir/munge"; } ||
-        die "cannot prepare $dir/munge"
-    head -c 1024 /dev/urandom >"$dir/munge/munge.key"
-    { chown munge:munge "$dir/munge/munge.key" && chmod 400 "$dir/munge/munge.key"; } ||
-        die "cannot prepare the munge key"
-    setpriv --reuid=munge --regid=munge --init-groups munged -F \
-        --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
-        --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" \
-        --seed-file="$dir/munge/munged.seed" >"$dir/log/munged.out" 2>&1 &
-    MUNGE_PID=$!
-    for i in $(seq 1 250); do
-        [ -S "$dir/munge/munge.socket" ] && break
-        kill -0 "$MUNGE_PID" 2>/dev/null || { cat "$dir/log/munged.out" >&2; MUNGE_PID=''; die "munged exited"; }
-        [ "$i" = 250 ] && die "munged made no socket in 5 s"
-        msleep 0.02
-    done
-    cport=$(free_port) || die "no free loopback port"
-    dport=$(free_port "$cport") || die "no free loopback port"
-    touch "$dir/jobcomp.txt"
+    local dir=$TMP/slurm i
     SLURM_LINES=(
         "SchedulerParameters=$SLURM_SCHED"
         "PartitionName=bench ... OverSubscribe=$SLURM_OVERSUB"
@@ -303,56 +207,9 @@ run_slurm() {
         "ProctrackType=proctrack/linuxproc TaskPlugin=task/none"
         "AccountingStorageType=accounting_storage/none JobAcctGatherType=jobacct_gather/none"
         "JobCompType=jobcomp/filetxt SlurmctldDebug=error SlurmdDebug=error"
-        "NodeName=$host NodeAddr=127.0.0.1 CPUs=$NPROC"
+        "NodeName=$(hostname -s) NodeAddr=127.0.0.1 CPUs=$NPROC"
     )
-    cat >"$dir/slurm.conf" <<EOF
-ClusterName=cubebench
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$cport
-SlurmdPort=$dport
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$dir/munge/munge.socket
-StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
-SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
-SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.log
-SlurmctldDebug=error
-SlurmdDebug=error
-MailProg=/bin/true
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-ReturnToService=2
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerParameters=$SLURM_SCHED
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/filetxt
-JobCompLoc=$dir/jobcomp.txt
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$NPROC State=UNKNOWN
-PartitionName=bench Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=$SLURM_OVERSUB
-EOF
-    export SLURM_CONF=$dir/slurm.conf
-    slurmctld -D -f "$SLURM_CONF" >"$dir/log/slurmctld.out" 2>&1 &
-    CTLD_PID=$!
-    slurmd -D -f "$SLURM_CONF" -N "$host" >"$dir/log/slurmd.out" 2>&1 &
-    SLURMD_PID=$!
-    for i in $(seq 1 300); do
-        state=$(sinfo -h -p bench -o %T 2>/dev/null)
-        [ "$state" = idle ] && break
-        kill -0 "$CTLD_PID" 2>/dev/null || { tail -20 "$dir/log/slurmctld.out" "$dir/log/slurmctld.log" >&2; CTLD_PID=''; die "slurmctld exited"; }
-        kill -0 "$SLURMD_PID" 2>/dev/null || { tail -20 "$dir/log/slurmd.out" "$dir/log/slurmd.log" >&2; SLURMD_PID=''; die "slurmd exited"; }
-        [ "$i" = 300 ] && { tail -20 "$dir/log/"* >&2; die "the Slurm node is not idle after 30 s (state '$state')"; }
-        msleep 0.1
-    done
-    SLURM_VERSION=$(sinfo -V 2>/dev/null)
+    start_slurm "$dir" "$SLURM_SCHED" "$SLURM_OVERSUB"
     cd "$dir" || die "cd $dir"
     say "slurm: warm-up job (not counted) ..."
     bg_wait "$PY" "$HERE/jobs_load.py" slurm --jobcomp "$dir/jobcomp.txt" --jobs 1 \

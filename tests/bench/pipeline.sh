@@ -32,6 +32,8 @@ HERE=$ROOT/tests/bench
 BENCH_NAME=pipeline.sh
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$HERE/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=slurm_lib.sh
+. "$HERE/slurm_lib.sh"
 
 BAR_RATIO=2     # Cube wall <= 2x make -j2
 BAR_OVERHEAD=2  # ms per task
@@ -66,68 +68,23 @@ TMP=$(mktemp -d -t cube-bench-pipeline.XXXXXX) || die "mktemp failed"
 chmod 755 "$TMP"
 bench_tmp_setup
 
-MUNGE_PID='' CTLD_PID='' SLURMD_PID=''
 USER_PREFIX=cbench- GROUP_PREFIX=cbench-p-
 ACCOUNTS_BEFORE=$TMP/accounts.before
 
-bench_accounts() {
-    { getent passwd | awk -F: -v p="$USER_PREFIX" 'index($1, p) == 1 { print "u " $1 }'
-      getent group | awk -F: -v p="$GROUP_PREFIX" -v q="$USER_PREFIX" \
-          'index($1, p) == 1 || index($1, q) == 1 { print "g " $1 }'; } | sort
-}
-remove_accounts() {
-    [ -f "$ACCOUNTS_BEFORE" ] || return 0
-    local kind name
-    while read -r kind name; do [ "$kind" = u ] && userdel "$name" >/dev/null 2>&1; done \
-        < <(bench_accounts | comm -13 "$ACCOUNTS_BEFORE" -)
-    while read -r kind name; do [ "$kind" = g ] && groupdel "$name" >/dev/null 2>&1; done \
-        < <(bench_accounts | comm -13 "$ACCOUNTS_BEFORE" -)
-    rm -f "$ACCOUNTS_BEFORE"
-}
-stop_slurm() {
-    stop_pid "$SLURMD_PID" TERM
-    stop_pid "$CTLD_PID" TERM
-    stop_pid "$MUNGE_PID" TERM
-    SLURMD_PID='' CTLD_PID='' MUNGE_PID=''
-}
-# shellcheck disable=SC2317  # called from lib.sh's EXIT trap
-cleanup_hook() {
-    stop_slurm
-    remove_accounts
-    if [ "${BENCH_KEEP:-0}" = 1 ] && [ -d "$TMP" ]; then
-        [ -n "$SLEEP_FD" ] && exec {SLEEP_FD}>&-
-        SLEEP_FD=''
-        mv "$TMP" "$TMP.kept" && mkdir "$TMP" && say "kept $TMP.kept"
-    fi
-}
-jget() {
-    "$PY" -c 'import json, sys
-v = json.load(open(sys.argv[1])).get(sys.argv[2])
-print("?" if v is None else v)' "$1" "$2" 2>/dev/null || echo "?"
-}
 now_s() { date +%s.%N; }
 sub_s() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }
 
 # --- Cube ------------------------------------------------------------------------
 
 run_cube() {
-    local dir=$TMP/cube port i code token base
+    local dir=$TMP/cube port token
     find_cubed
     PLUGIN_DIR=$(cd "$(dirname "$CUBED")/../plugins" && pwd) || die "no plugins dir beside cubed"
     for p in executor-local pipeline; do
         [ -e "$PLUGIN_DIR/$p/cube-$p.so" ] || die "cube-$p.so is not built under $PLUGIN_DIR"
     done
-    mkdir -p "$dir/data" "$dir/conf.d"
-    port=$(free_port) || die "no free loopback port"
-    cat >"$dir/cube.yaml" <<YAML
-listen: "127.0.0.1:$port"
-data_dir: "$dir/data"
-database: sqlite
-plugin_dir: "$PLUGIN_DIR"
-conf_dir: "$dir/conf.d"
-web_root: ""
-log: {level: warn, access: "off"}
-YAML
+    write_cube_yaml "$dir"
+    port=$PORT
     [ -n "${BENCH_THREADS:-}" ] && echo "limits: {threads: $BENCH_THREADS}" >>"$dir/cube.yaml"
     cat >"$dir/conf.d/20-executor-local.yaml" <<YAML
 plugin: executor-local
@@ -140,29 +97,13 @@ enabled: true
 config: {templates_dir: none${BENCH_PASS_GAP_MS:+, pass_gap_ms: $BENCH_PASS_GAP_MS}}
 YAML
     bench_accounts >"$ACCOUNTS_BEFORE"
-    "$CUBED" -c "$dir/cube.yaml" >"$dir/cubed.out" 2>&1 &
-    CPID=$!
-    for i in $(seq 1 1000); do
-        http_status "$port" /readyz 2>/dev/null
-        [ "$HTTP_STATUS" = 200 ] && break
-        kill -0 "$CPID" 2>/dev/null || { cat "$dir/cubed.out" >&2; die "cubed exited during start-up"; }
-        [ "$i" = 1000 ] && die "cubed not ready after 20 s"
-        msleep 0.02
-    done
-    base=http://127.0.0.1:$port
-    curl -sS -o "$dir/login.json" -X POST "$base/api/v1/auth/login" \
-        -d "{\"username\":\"admin\",\"password\":\"$CUBE_ADMIN_PASSWORD\",\"token\":{\"name\":\"bench\"}}" ||
-        die "login failed"
-    token=$(sed -n 's/.*"token":"\(cube_[0-9a-f]*\)".*/\1/p' "$dir/login.json")
-    [ -n "$token" ] || die "login answered no token: $(cat "$dir/login.json")"
-    code=$(curl -sS -o "$dir/project.json" -w '%{http_code}' -H "Authorization: Bearer $token" \
-        -X POST "$base/api/v1/projects" -d '{"metadata":{"name":"bench"},"spec":{}}')
-    [ "$code" = 201 ] || die "creating project bench: $code $(cat "$dir/project.json")"
+    start_cubed_with_project "$dir" "$port"
+    token=$TOKEN
     say "cube: $TASKS tasks, parallelism $PAR ..."
     bg_wait "$PY" "$HERE/pipeline_load.py" cube --port "$port" --token "$token" "${GRAPH[@]}" \
         --parallelism "$PAR" --timeout "$TIMEOUT" >"$TMP/cube.json" 2>"$dir/load.err" ||
         { cat "$dir/load.err" "$TMP/cube.json" >&2; tail -20 "$dir/cubed.out" >&2; die "the Cube run failed"; }
-    CUBE_CPU=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.1f+%.1f s", $12 / hz, $13 / hz }' "/proc/$CPID/stat")
+    CUBE_CPU=$(cpu_s "$CPID")
     stop_pid "$CPID" TERM
     CPID=''
     remove_accounts
@@ -181,74 +122,11 @@ run_make() {
     MAKE_WALL=$(sub_s "$t1" "$t0")
 }
 
-# --- Slurm (the pieces of local_vs_slurm.sh) ---------------------------------------
+# --- Slurm (slurm_lib.sh, the settings of local_vs_slurm.sh) -----------------------
 
 run_slurm() {
-    local dir=$TMP/slurm host cport dport i state
-    host=$(hostname -s)
-    mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/log"
-    chown munge:munge "$dir/munge" && chmod 755 "$dir" "$dir/munge" || die "cannot prepare munge"
-    head -c 1024 /dev/urandom >"$dir/munge/munge.key"
-    chown munge:munge "$dir/munge/munge.key" && chmod 400 "$dir/munge/munge.key" || die "munge key"
-    setpriv --reuid=munge --regid=munge --init-groups munged -F \
-        --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
-        --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" \
-        --seed-file="$dir/munge/munged.seed" >"$dir/log/munged.out" 2>&1 &
-    MUNGE_PID=$!
-    for i in $(seq 1 250); do
-        [ -S "$dir/munge/munge.socket" ] && break
-        [ "$i" = 250 ] && die "munged made no socket in 5 s"
-        msleep 0.02
-    done
-    cport=$(free_port) || die "no free port"
-    dport=$(free_port "$cport") || die "no free port"
-    touch "$dir/jobcomp.txt"
-    cat >"$dir/slurm.conf" <<EOF
-ClusterName=cubebench
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$cport
-SlurmdPort=$dport
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$dir/munge/munge.socket
-StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
-SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
-SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.log
-SlurmctldDebug=error
-SlurmdDebug=error
-MailProg=/bin/true
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-ReturnToService=2
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerParameters=batch_sched_delay=0
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/filetxt
-JobCompLoc=$dir/jobcomp.txt
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$NPROC State=UNKNOWN
-PartitionName=bench Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:16
-EOF
-    export SLURM_CONF=$dir/slurm.conf
-    slurmctld -D -f "$SLURM_CONF" >"$dir/log/slurmctld.out" 2>&1 &
-    CTLD_PID=$!
-    slurmd -D -f "$SLURM_CONF" -N "$host" >"$dir/log/slurmd.out" 2>&1 &
-    SLURMD_PID=$!
-    for i in $(seq 1 300); do
-        state=$(sinfo -h -p bench -o %T 2>/dev/null)
-        [ "$state" = idle ] && break
-        [ "$i" = 300 ] && { tail -20 "$dir/log/"* >&2; die "the Slurm node is not idle after 30 s"; }
-        msleep 0.1
-    done
-    SLURM_VERSION=$(sinfo -V 2>/dev/null)
+    local dir=$TMP/slurm
+    start_slurm "$dir" batch_sched_delay=0 FORCE:16
     say "slurm: $TASKS jobs with afterok dependencies ..."
     (cd "$dir" && bg_wait "$PY" "$HERE/pipeline_load.py" slurm --jobcomp "$dir/jobcomp.txt" \
         "${GRAPH[@]}" --timeout "$TIMEOUT") >"$TMP/slurm.json" 2>"$dir/load.err" ||

@@ -138,19 +138,27 @@ static int64_t year_of(int64_t t)
     return y;
 }
 
+/* The transitions of the years before, of and after t's (two each, in
+ * instant order), with the offset each brings in. */
+#define AROUND 6
+static void transitions_around(const struct pl_tz_rule *r, int64_t t, int64_t ts[AROUND],
+                               int32_t offs[AROUND])
+{
+    int64_t y = year_of(t);
+    for (int k = 0; k < AROUND / 2; k++)
+        year_transitions(r, y - 1 + k, ts + 2 * k, offs + 2 * k);
+}
+
 /* The latest transition at or before t among years around t, and its offset. */
 static int64_t rule_last(const struct pl_tz_rule *r, int64_t t, int32_t *offset)
 {
-    int64_t best = INT64_MIN, y = year_of(t);
+    int64_t best = INT64_MIN, ts[AROUND];
+    int32_t offs[AROUND];
     *offset = r->std_off;
-    for (int64_t yy = y - 1; yy <= y + 1; yy++) {
-        int64_t ts[2];
-        int32_t offs[2];
-        year_transitions(r, yy, ts, offs);
-        for (int i = 0; i < 2; i++)
-            if (ts[i] <= t && ts[i] >= best)
-                best = ts[i], *offset = offs[i];
-    }
+    transitions_around(r, t, ts, offs);
+    for (int i = 0; i < AROUND; i++)
+        if (ts[i] <= t && ts[i] >= best)
+            best = ts[i], *offset = offs[i];
     return best;
 }
 
@@ -172,14 +180,11 @@ int64_t pl_tz_rule_next(const struct pl_tz_rule *r, int64_t t)
 {
     if (!r->has_dst)
         return INT64_MAX;
-    int64_t best = INT64_MAX, y = year_of(t);
-    for (int64_t yy = y - 1; yy <= y + 1; yy++) {
-        int64_t ts[2];
-        int32_t offs[2];
-        year_transitions(r, yy, ts, offs);
-        for (int i = 0; i < 2; i++)
-            if (ts[i] > t && ts[i] < best)
-                best = ts[i];
-    }
+    int64_t best = INT64_MAX, ts[AROUND];
+    int32_t offs[AROUND];
+    transitions_around(r, t, ts, offs);
+    for (int i = 0; i < AROUND; i++)
+        if (ts[i] > t && ts[i] < best)
+            best = ts[i];
     return best;
 }

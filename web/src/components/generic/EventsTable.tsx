@@ -3,11 +3,12 @@
 // the page), "older" paging through the server's `before` cursor.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { Alert, Button, Input, Select, Space, Table, Tag, Tooltip } from 'antd';
+import { Alert, Button, Input, Space, Table, Tag, Tooltip } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { api, errorMessage } from '../../api/client';
 import { useT } from '../../i18n';
 import './messages';
+import { FilterSelect } from './FilterSelect';
 import { age } from './resources';
 
 export interface CubeEvent {
@@ -117,24 +118,8 @@ export function EventsTable({ path, hideObject, pageSize = 20 }: Props) {
   return (
     <div>
       <Space wrap style={{ marginBottom: 12 }}>
-        <Select
-          aria-label={t('generic.events.filter.type')}
-          placeholder={t('generic.events.filter.type')}
-          allowClear
-          value={type}
-          onChange={setType}
-          style={{ width: 150 }}
-          options={['Normal', 'Warning'].map((v) => ({ value: v, label: v }))}
-        />
-        <Select
-          aria-label={t('generic.events.filter.verb')}
-          placeholder={t('generic.events.filter.verb')}
-          allowClear
-          value={verb}
-          onChange={setVerb}
-          style={{ width: 150 }}
-          options={verbs.map((v) => ({ value: v, label: v }))}
-        />
+        <FilterSelect label={t('generic.events.filter.type')} value={type} onChange={setType} values={['Normal', 'Warning']} />
+        <FilterSelect label={t('generic.events.filter.verb')} value={verb} onChange={setVerb} values={verbs} />
         <Input
           aria-label={t('generic.events.filter.text')}
           placeholder={t('generic.events.filter.text')}

@@ -10,7 +10,7 @@
 // relative `name` it registers and the absolute `path` used for errors.
 
 import { createContext, useContext, type ReactNode } from 'react';
-import { Button, Form, Input, InputNumber, Select, Space, Switch, Typography } from 'antd';
+import { Button, Form, Input, InputNumber, Select, Space, Switch, Typography, type FormListFieldData } from 'antd';
 import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import { useT } from '../../i18n';
 import { fieldKind, labelOf, mapValueSchema, unionBranches, type JsonSchema } from './schema';
@@ -144,10 +144,13 @@ export function ObjectFields({ schema, name, path, disabled }: { schema: JsonSch
   );
 }
 
-function ArrayField({ name, path, schema, label, required }: FieldProps) {
+/** A list in a fieldset: each row's own items (row), then its remove
+ *  button; below them a button that appends newItem(). */
+function ListRows({ name, path, schema, label, required, newItem, row }: FieldProps & {
+  newItem: () => unknown;
+  row: (f: FormListFieldData, i: number) => ReactNode;
+}) {
   const t = useT();
-  const items = schema.items ?? { type: 'string' };
-  const scalar = !['object', 'array', 'map'].includes(fieldKind(items));
   return (
     <Fieldset label={label} required={required} schema={schema} path={path}>
       <Form.List name={name}>
@@ -155,13 +158,7 @@ function ArrayField({ name, path, schema, label, required }: FieldProps) {
           <>
             {fields.map((f, i) => (
               <Space key={f.key} align="start" style={{ display: 'flex', marginBottom: 8 }}>
-                {scalar ? (
-                  <ScalarField name={[f.name]} path={[...path, i]} schema={items} label={label} ariaLabel={`${label} ${i + 1}`} />
-                ) : (
-                  <div style={{ flex: 1, minWidth: 400 }}>
-                    <SchemaField name={[f.name]} path={[...path, i]} schema={items} label={`${label} ${i + 1}`} />
-                  </div>
-                )}
+                {row(f, i)}
                 <Button
                   icon={<DeleteOutlined aria-hidden />}
                   aria-label={t('generic.form.removeItem', { item: `${label} ${i + 1}` })}
@@ -169,7 +166,7 @@ function ArrayField({ name, path, schema, label, required }: FieldProps) {
                 />
               </Space>
             ))}
-            <Button type="dashed" icon={<PlusOutlined aria-hidden />} onClick={() => add(fieldKind(items) === 'string' ? '' : undefined)}>
+            <Button type="dashed" icon={<PlusOutlined aria-hidden />} onClick={() => add(newItem())}>
               {t('generic.form.add', { field: label })}
             </Button>
           </>
@@ -179,36 +176,50 @@ function ArrayField({ name, path, schema, label, required }: FieldProps) {
   );
 }
 
-function MapField({ name, path, schema, label, required }: FieldProps) {
-  const t = useT();
-  const vs = mapValueSchema(schema);
+function ArrayField(props: FieldProps) {
+  const { path, label } = props;
+  const items = props.schema.items ?? { type: 'string' };
+  const scalar = !['object', 'array', 'map'].includes(fieldKind(items));
   return (
-    <Fieldset label={label} required={required} schema={schema} path={path}>
-      <Form.List name={name}>
-        {(fields, { add, remove }) => (
-          <>
-            {fields.map((f, i) => (
-              <Space key={f.key} align="start" style={{ display: 'flex', marginBottom: 8 }}>
-                <Form.Item name={[f.name, 'key']} style={{ marginBottom: 0 }}>
-                  <Input aria-label={t('generic.form.key', { field: label, n: i + 1 })} placeholder={t('generic.form.keyPlaceholder')} />
-                </Form.Item>
-                <ScalarField
-                  name={[f.name, 'value']}
-                  path={[...path, i, 'value']}
-                  schema={vs}
-                  label={label}
-                  ariaLabel={t('generic.form.value', { field: label, n: i + 1 })}
-                />
-                <Button icon={<DeleteOutlined aria-hidden />} aria-label={t('generic.form.removeItem', { item: `${label} ${i + 1}` })} onClick={() => remove(f.name)} />
-              </Space>
-            ))}
-            <Button type="dashed" icon={<PlusOutlined aria-hidden />} onClick={() => add({ key: '', value: undefined })}>
-              {t('generic.form.add', { field: label })}
-            </Button>
-          </>
-        )}
-      </Form.List>
-    </Fieldset>
+    <ListRows
+      {...props}
+      newItem={() => (fieldKind(items) === 'string' ? '' : undefined)}
+      row={(f, i) =>
+        scalar ? (
+          <ScalarField name={[f.name]} path={[...path, i]} schema={items} label={label} ariaLabel={`${label} ${i + 1}`} />
+        ) : (
+          <div style={{ flex: 1, minWidth: 400 }}>
+            <SchemaField name={[f.name]} path={[...path, i]} schema={items} label={`${label} ${i + 1}`} />
+          </div>
+        )
+      }
+    />
+  );
+}
+
+function MapField(props: FieldProps) {
+  const t = useT();
+  const { path, label } = props;
+  const vs = mapValueSchema(props.schema);
+  return (
+    <ListRows
+      {...props}
+      newItem={() => ({ key: '', value: undefined })}
+      row={(f, i) => (
+        <>
+          <Form.Item name={[f.name, 'key']} style={{ marginBottom: 0 }}>
+            <Input aria-label={t('generic.form.key', { field: label, n: i + 1 })} placeholder={t('generic.form.keyPlaceholder')} />
+          </Form.Item>
+          <ScalarField
+            name={[f.name, 'value']}
+            path={[...path, i, 'value']}
+            schema={vs}
+            label={label}
+            ariaLabel={t('generic.form.value', { field: label, n: i + 1 })}
+          />
+        </>
+      )}
+    />
   );
 }
 

@@ -4,7 +4,7 @@
 // replicas, their logs streaming with follow, and stop.
 
 import { useCallback, useMemo, useState } from 'react';
-import { Alert, Button, Card, Descriptions, Input, Popconfirm, Select, Space, Table, Tag, Typography, message } from 'antd';
+import { Alert, Button, Card, Descriptions, Input, Popconfirm, Space, Table, Tag, Typography, message } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useNavigate, useParams } from 'react-router-dom';
 import { api, errorMessage, resourcePath } from '../../api/client';
@@ -13,6 +13,7 @@ import { useT } from '../../i18n';
 import { PageSkeleton } from '../../shell/PageSkeleton';
 import { ResourceTable } from '../../components/generic/ResourceTable';
 import { ObjectDetail } from '../../components/generic/ObjectDetail';
+import { FilterSelect } from '../../components/generic/FilterSelect';
 import { LogFollow } from '../../components/generic/LogFollow';
 import { age, phaseColor, useKind } from '../../components/generic/resources';
 import { duration, PHASES, resourcesText, TERMINAL, type Job, type ReplicaStatus } from './jobTypes';
@@ -104,15 +105,7 @@ export function JobListPage() {
         columns={columns}
         toolbar={
           <>
-            <Select
-              aria-label={t('jobs.filter.phase')}
-              placeholder={t('jobs.filter.phase')}
-              allowClear
-              value={phase}
-              onChange={setPhase}
-              style={{ width: 150 }}
-              options={PHASES.map((p) => ({ value: p, label: p }))}
-            />
+            <FilterSelect label={t('jobs.filter.phase')} value={phase} onChange={setPhase} values={PHASES} />
             <Input
               aria-label={t('jobs.filter.owner')}
               placeholder={t('jobs.filter.owner')}

@@ -43,4 +43,25 @@ describe('EventsTable', { timeout: 30000 }, () => {
     expect(calls.at(-1)?.url).toContain('before=41');
     expect(screen.queryByRole('button', { name: 'Older events' })).toBeNull();
   });
+
+  it('filters by type and verb through its selects', async () => {
+    mockFetch({
+      'GET /api/v1/events': {
+        body: {
+          kind: 'EventList',
+          items: [ev('Started', 'Normal', 'system:scheduler', 'train', 200), ev('Created', 'Normal', 'alice', 'train', 201), ev('Refused', 'Warning', 'bob', 'old', 422)],
+        },
+      },
+    });
+    renderEn(<EventsTable path="/api/v1/events" />);
+    expect(await screen.findByText('Refused old')).toBeInTheDocument();
+    fireEvent.mouseDown(screen.getByRole('combobox', { name: 'Verb' }));
+    fireEvent.click(await screen.findByTitle('create'));
+    await waitFor(() => expect(screen.queryByText('Started train')).toBeNull());
+    expect(screen.getByText('Created train')).toBeInTheDocument();
+    expect(screen.queryByText('Refused old')).toBeNull();
+    fireEvent.mouseDown(screen.getByRole('combobox', { name: 'Event type' }));
+    fireEvent.click(await screen.findByTitle('Warning'));
+    await waitFor(() => expect(screen.queryByText('Created train')).toBeNull());
+  });
 });
