@@ -12,6 +12,17 @@ const wrongMessage = process.env.CUBE_WRONG_MESSAGE;
 const shots = process.env.CUBE_SHOTS; // optional: a folder for screenshots
 const browserPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
+/** The open dialog, once antd's opening animation is over: a click that
+ *  lands while the dialog is still zooming in can miss its button. */
+async function openedDialog() {
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  await page.waitForFunction(() => !document.querySelector('.ant-zoom-appear, .ant-zoom-enter'), null, {
+    timeout: 10000,
+  });
+  return dialog;
+}
+
 let step = 'start';
 let page;
 const out = {};
@@ -96,7 +107,7 @@ try {
   step = 'change my password';
   await page.getByRole('button', { name: user }).click();
   await page.getByText('Change password').click();
-  const pw = page.getByRole('dialog');
+  const pw = await openedDialog();
   await pw.getByLabel('Current password').fill(password);
   await pw.getByLabel('New password', { exact: true }).fill(`${password}-new`);
   await pw.getByLabel('New password again').fill(`${password}-new`);
@@ -117,7 +128,7 @@ try {
   step = 'admin: create a user with a password';
   await page.getByTestId('sidebar').getByText('Users').click();
   await page.getByRole('button', { name: 'New user' }).click();
-  const dialog = page.getByRole('dialog');
+  const dialog = await openedDialog();
   await dialog.getByLabel('Name', { exact: true }).fill('carol');
   await dialog.getByLabel('Display name').fill('Carol C');
   await dialog.getByLabel('Password').fill('carol-password-123');
@@ -134,8 +145,9 @@ try {
   step = 'admin: create a project';
   await page.goto(`${url}/projects`);
   await page.getByRole('button', { name: 'New project' }).click();
-  await page.getByRole('dialog').getByLabel('Name').fill('made-in-console');
-  await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
+  const newProject = await openedDialog();
+  await newProject.getByLabel('Name').fill('made-in-console');
+  await newProject.getByRole('button', { name: 'Create', exact: true }).click();
   await page.getByRole('link', { name: 'made-in-console' }).waitFor();
 
   if (errors.length) throw new Error(errors.join('\n'));

@@ -41,6 +41,17 @@ async function settled() {
   );
 }
 
+/** The dialog named `name`, once antd's opening animation is over: a click
+ *  that lands while the dialog is still zooming in can miss its button. */
+async function openedDialog(name) {
+  const dialog = page.getByRole('dialog', { name });
+  await dialog.waitFor();
+  await page.waitForFunction(() => !document.querySelector('.ant-zoom-appear, .ant-zoom-enter'), null, {
+    timeout: 10000,
+  });
+  return dialog;
+}
+
 async function shot(name) {
   await settled();
   await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
@@ -174,7 +185,7 @@ async function projects() {
   await page.waitForURL(/\/projects$/);
   await page.getByRole('cell', { name: 'public' }).waitFor();
   await page.getByRole('button', { name: 'New project' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New project' });
+  const dialog = await openedDialog('New project');
   await dialog.getByLabel('Name').fill(PROJECT);
   await dialog.getByRole('button', { name: 'Create' }).click();
   await dialog.waitFor({ state: 'hidden' });
@@ -211,7 +222,7 @@ async function tokens() {
   await menuItem('API tokens').click();
   await page.waitForURL(/\/tokens$/);
   await page.getByRole('button', { name: 'New token' }).click();
-  const form = page.getByRole('dialog', { name: 'New token' });
+  const form = await openedDialog('New token');
   await form.getByLabel('Name').fill(TOKEN);
   await form.getByRole('button', { name: 'Create' }).click();
   const shown = page.getByRole('dialog', { name: 'Your new token' });
