@@ -80,6 +80,10 @@ double pl_clock(void);
 /* Parses JSON text from the host (NULL stays NULL) and frees the text. */
 cJSON *pl_parse_host(struct pl *p, char *text);
 /* The object's metadata member string ("name", "project", "uid"). */
+/* 1 when a and b are the same JSON with members in the same order (a
+ * status edited in place keeps its order): linear, where cJSON_Compare
+ * looks every member up by name. 0 may still be equal JSON. */
+int pl_json_same_order(const cJSON *a, const cJSON *b);
 const char *pl_meta(const cJSON *obj, const char *key);
 /* Writes a precise error: field and message. */
 int pl_fail(char *field, size_t flen, char *msg, size_t mlen, const char *f,

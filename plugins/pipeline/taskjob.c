@@ -69,6 +69,18 @@ static cJSON *run_vars(const cJSON *run, const cJSON *status, const cJSON *task)
     return v;
 }
 
+/* 1 when a string of v (recursively) holds "{{". */
+static int has_template(const cJSON *v)
+{
+    const cJSON *c;
+    if (cJSON_IsString(v))
+        return strstr(v->valuestring, "{{") != NULL;
+    cJSON_ArrayForEach(c, v)
+        if (has_template(c))
+            return 1;
+    return 0;
+}
+
 /* Renders every string of v (recursively) that holds "{{". */
 static int render_all(cJSON *v, const cJSON *vars, const char *what, char *msg, size_t mlen)
 {
@@ -190,7 +202,13 @@ cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJ
                    const char *job_name, char *msg, size_t mlen)
 {
     *msg = '\0';
-    cJSON *vars = run_vars(run, status, task);
+    /* the variables (every task's outputs) only when something renders */
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run, "spec");
+    int renders = has_template(cJSON_GetObjectItemCaseSensitive(task, "command")) ||
+                  has_template(cJSON_GetObjectItemCaseSensitive(task, "args")) ||
+                  has_template(cJSON_GetObjectItemCaseSensitive(task, "env")) ||
+                  has_template(cJSON_GetObjectItemCaseSensitive(spec, "env"));
+    cJSON *vars = renders ? run_vars(run, status, task) : cJSON_CreateObject();
     cJSON *argv = task_argv(task, vars, msg, mlen);
     cJSON *env = argv ? task_env(p, run, task, vars, msg, mlen) : NULL;
     cJSON_Delete(vars);

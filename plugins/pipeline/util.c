@@ -36,6 +36,26 @@ void pl_set_num(cJSON *o, const char *key, double v)
     pl_set_item(o, key, cJSON_CreateNumber(v));
 }
 
+int pl_json_same_order(const cJSON *a, const cJSON *b)
+{
+    if (a == b)
+        return 1;
+    if (!a || !b || (a->type & 0xff) != (b->type & 0xff))
+        return 0;
+    if (cJSON_IsNumber(a))
+        return a->valuedouble == b->valuedouble;
+    if (cJSON_IsString(a) || cJSON_IsRaw(a))
+        return a->valuestring && b->valuestring && !strcmp(a->valuestring, b->valuestring);
+    if (!cJSON_IsArray(a) && !cJSON_IsObject(a))
+        return 1;
+    const cJSON *x = a->child, *y = b->child;
+    for (; x && y; x = x->next, y = y->next)
+        if ((cJSON_IsObject(a) && (!x->string || !y->string || strcmp(x->string, y->string))) ||
+            !pl_json_same_order(x, y))
+            return 0;
+    return !x && !y;
+}
+
 const char *pl_meta(const cJSON *obj, const char *key)
 {
     return pl_str(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), key);

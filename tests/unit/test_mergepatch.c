@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,6 +243,42 @@ static void equality_nulls_and_depth(void **st)
     free(s65);
 }
 
+/* An object of n members "k<i>": {"phase": "<phase>"}, in order or reversed. */
+static cJSON *big_object(int n, int reversed, const char *phase)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; k < n; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "k%d", reversed ? n - 1 - k : k);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(o, name), "phase", phase);
+    }
+    return o;
+}
+
+/* Objects of many members (sorted comparison) follow the same rules as
+ * small ones: order does not matter, values and names do, first wins. */
+static void equality_large_objects(void **st)
+{
+    (void)st;
+    cJSON *a = big_object(500, 0, "Running"), *b = big_object(500, 1, "Running");
+    assert_true(cube_json_equal(a, b));
+    cJSON_SetValuestring(cJSON_GetObjectItemCaseSensitive(
+                             cJSON_GetObjectItemCaseSensitive(b, "k250"), "phase"), "Failed");
+    assert_false(cube_json_equal(a, b));
+    assert_false(cube_json_equal(b, a));
+    cJSON_Delete(b);
+    b = big_object(499, 0, "Running");
+    assert_false(cube_json_equal(a, b));
+    cJSON_AddObjectToObject(b, "other");
+    assert_false(cube_json_equal(a, b));
+    cJSON_Delete(b);
+    b = big_object(500, 0, "Running");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "k3"), "phase", "later duplicate");
+    assert_true(cube_json_equal(a, b));   /* the first k3 counts */
+    cJSON_Delete(b);
+    cJSON_Delete(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +293,7 @@ int main(void)
         cmocka_unit_test(equality_containers),
         cmocka_unit_test(equality_duplicate_keys_use_first),
         cmocka_unit_test(equality_nulls_and_depth),
+        cmocka_unit_test(equality_large_objects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
