@@ -97,7 +97,11 @@ static int queue_job(struct cube_sched *s, const cJSON *job, const char *project
     char id[140];
     struct submit_result r = {0};
     job_id(project, name, id, sizeof id);
-    engine_submit(s, job, project, id, &r);
+    /* A Job that fits now is admitted at once, before its queueing is
+     * written: then one status write says queued and admitted (mark_queued
+     * finds a phase and leaves it). */
+    if (engine_submit(s, job, project, id, &r) == CUBE_OK)
+        sched_cycle_now(s);
     if (job_update_status(s, project, name, mark_queued, &r) < 0)
         return CUBE_EUNAVAIL;
     if (r.rc != CUBE_OK)
@@ -148,6 +152,8 @@ static int mark_admitted(void *cls, const cJSON *job, cJSON *status)
         return 1;   /* stopped or finished meanwhile: the caller releases it */
     if (!cJSON_HasObjectItem(status, "queued"))
         job_set_now(status, "queued");
+    if (!cJSON_HasObjectItem(status, "seq"))   /* its FIFO key, were it queued again */
+        job_set_num(status, "seq", (double)job_seq(job));
     job_set_str(status, "phase", "Admitted");
     job_set_str(status, "reason", "Admitted");
     job_set_str(status, "message", "placed; starting replicas");
@@ -177,7 +183,9 @@ void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a)
         cube_sp_release(s->policy, a->job);   /* gone, stopped or finished */
         pthread_mutex_unlock(&s->mu);
         sched_poke(s);
+        return;
     }
+    job_start_soon(s, project, name);   /* without waiting for the controller */
 }
 
 /* -- starting replicas ---------------------------------------------------- */
@@ -234,9 +242,8 @@ static int start_one(struct cube_sched *s, const cJSON *job, int i, const char *
     return rc;
 }
 
-/* An Admitted Job: start every replica not started yet, then record them. */
-static int start_replicas(struct cube_sched *s, const cJSON *job, const char *project,
-                          const char *name)
+int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *project,
+                       const char *name)
 {
     const cJSON *r, *reps = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas");
@@ -255,7 +262,12 @@ static int start_replicas(struct cube_sched *s, const cJSON *job, const char *pr
         cJSON_AddItemToArray(o.engines, cJSON_CreateString(id));
         i++;
     }
-    int rc = job_update_status(s, project, name, mark_started, &o);
+    /* "Started" (or "StartError") goes into the same store write */
+    char *ev = job_event_doc(s, project, name, o.error[0] ? "Warning" : "Normal",
+                             o.error[0] ? "StartError" : "Started",
+                             o.error[0] ? o.error : "every replica started");
+    int rc = job_update_status_event(s, project, name, mark_started, &o, ev);
+    free(ev);
     /* Only now that the status names them: an end reported meanwhile waits
      * in the early table and is applied by job_engine_track. */
     for (i = 0; i < cJSON_GetArraySize(o.engines); i++) {
@@ -264,11 +276,8 @@ static int start_replicas(struct cube_sched *s, const cJSON *job, const char *pr
             job_engine_track(s, id, project, name, i);
     }
     if (o.error[0]) {
-        job_event(s, project, name, "Warning", "StartError", o.error);
         job_stop_replicas(s, project, name, 0);
         job_fail_start(s, project, name);
-    } else {
-        job_event(s, project, name, "Normal", "Started", "every replica started");
     }
     cJSON_Delete(o.engines);
     return rc < 0 ? CUBE_EUNAVAIL : CUBE_OK;
@@ -402,7 +411,7 @@ int job_reconcile(void *state, const char *kind, const char *project, const char
         if (known && rc == CUBE_OK && job_stop_asked(job))
             job_stop_on_request(s, job, project, name);
         else if (known && rc == CUBE_OK && !strcmp(phase, "Admitted"))
-            rc = start_replicas(s, job, project, name);
+            job_start_soon(s, project, name);   /* unless it is starting already */
     } else if (is_terminal(phase))
         job_forget(s, id);
     cJSON_Delete(job);

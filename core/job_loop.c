@@ -187,6 +187,15 @@ static void carry_out(struct cube_sched *s, struct cycle *c)
     free(c->for_jobs);
 }
 
+void sched_cycle_now(struct cube_sched *s)
+{
+    struct cycle c;
+    pthread_mutex_lock(&s->mu);
+    run_cycle(s, &c);
+    pthread_mutex_unlock(&s->mu);
+    carry_out(s, &c);
+}
+
 /* -- why pending Jobs wait ------------------------------------------------ */
 
 void sched_pending_track(struct cube_sched *s, const char *id)
@@ -329,6 +338,8 @@ int cube_sched_init(struct cube_ctx *ctx)
 int cube_sched_start(struct cube_ctx *ctx)
 {
     struct cube_sched *s = ctx->sched;
+    if (job_starter_init(s) < 0)
+        return -1;
     if (pthread_create(&s->loop, NULL, loop, s) != 0) {
         cube_log(CUBE_LOG_ERROR, "jobs", "cannot start the scheduling loop");
         return -1;
@@ -340,6 +351,8 @@ int cube_sched_start(struct cube_ctx *ctx)
 void cube_sched_stop(struct cube_ctx *ctx)
 {
     struct cube_sched *s = ctx->sched;
+    if (s)
+        job_starter_stop(s);
     if (!s || !s->loop_running)
         return;
     pthread_mutex_lock(&s->mu);
@@ -356,6 +369,7 @@ void cube_sched_free(struct cube_ctx *ctx)
     if (!s)
         return;
     cube_sched_stop(ctx);
+    job_starter_free(s);
     sched_registry_free(s);
     cube_strmap_free(s->engines, free);
     cube_strmap_free(s->early, free);

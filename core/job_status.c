@@ -10,6 +10,7 @@
 #include "log.h"
 #include "objects.h"
 #include "objects_priv.h"
+#include "store.h"
 
 #define RETRIES 8
 
@@ -58,6 +59,19 @@ void job_set_now(cJSON *status, const char *key)
 int job_update_status(struct cube_sched *s, const char *project, const char *name,
                       job_edit_fn edit, void *cls)
 {
+    return job_update_status_event(s, project, name, edit, cls, NULL);
+}
+
+char *job_event_doc(struct cube_sched *s, const char *project, const char *name,
+                    const char *type, const char *reason, const char *message)
+{
+    return cube_obj_event_doc(s->job_kind, project, name, NULL, "event", "system:scheduler",
+                              200, type, reason, message);
+}
+
+int job_update_status_event(struct cube_sched *s, const char *project, const char *name,
+                            job_edit_fn edit, void *cls, const char *event)
+{
     struct cube_actor sys = {"system:scheduler", 1};
     for (int attempt = 0; attempt < RETRIES; attempt++) {
         cJSON *job = NULL, *out = NULL;
@@ -71,9 +85,11 @@ int job_update_status(struct cube_sched *s, const char *project, const char *nam
             status = cJSON_CreateObject();
         }
         int rc = edit(cls, job, status);
-        if (rc == 0 && cube_obj_put_status(s->ctx, s->job_kind, project, name, status, rv,
-                                           &sys, &out, &e) < 0)
+        if (rc == 0 && cube_obj_put_status_event(s->ctx, s->job_kind, project, name, status,
+                                                 rv, &sys, event, &out, &e) < 0)
             rc = e.status == 409 ? 2 : -1;
+        if (rc == 1 && event)   /* nothing to write: the event alone */
+            cube_store_event_add(s->ctx->store, project, s->job_kind->kind, name, event, NULL);
         if (rc < 0 && e.status != 409)
             cube_log(CUBE_LOG_WARN, "jobs", "%s/%s: cannot write status: %s", project, name,
                      e.message);

@@ -18,6 +18,13 @@ typedef int (*job_edit_fn)(void *cls, const cJSON *job, cJSON *status);
  * on a concurrent change. 0 written or unchanged, -1 (gone, store error). */
 int job_update_status(struct cube_sched *s, const char *project, const char *name,
                       job_edit_fn edit, void *cls);
+/* The same, with an event (job_event_doc; NULL: none) recorded in the
+ * status' store write (or alone when edit leaves the status as it is). */
+int job_update_status_event(struct cube_sched *s, const char *project, const char *name,
+                            job_edit_fn edit, void *cls, const char *event);
+/* An event about a Job as job_event records it (new text). */
+char *job_event_doc(struct cube_sched *s, const char *project, const char *name,
+                    const char *type, const char *reason, const char *message);
 /* The engine's id of a Job ("project/name") into buf. */
 void job_id(const char *project, const char *name, char *buf, size_t len);
 /* Splits "project/name" (into the buffers); -1 when malformed. */

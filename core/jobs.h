@@ -64,6 +64,7 @@ struct cube_sched {
     struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
     struct cube_kind *job_kind;
     struct cube_metric *m_jobs, *m_util, *m_mem;   /* job_metrics.c */
+    struct job_starter *starter;      /* job_start.c */
 };
 
 /* A Job's spec as the engine wants it (strings borrowed from the Job). */
@@ -157,6 +158,22 @@ void job_forget(struct cube_sched *s, const char *id);
  * Job asks for; a project without quotas is unlimited there). */
 void sched_project_ensure(struct cube_sched *s, const char *project, const char *pool);
 
+/* An Admitted Job (as read): starts every replica not started yet and
+ * records them (status Running, event Started). CUBE_EUNAVAIL when the
+ * status could not be written. */
+int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *project,
+                       const char *name);
+
+/* -- job_start.c ------------------------------------------------------ */
+/* Starts an Admitted Job's replicas soon, on a starter thread (once: a
+ * Job queued or starting is not queued again). */
+void job_start_soon(struct cube_sched *s, const char *project, const char *name);
+/* The starter threads: started with the scheduler, stopped (the starts
+ * under way finish) before plugins are unloaded. */
+int job_starter_init(struct cube_sched *s);
+void job_starter_stop(struct cube_sched *s);
+void job_starter_free(struct cube_sched *s);
+
 /* -- job_env.c -------------------------------------------------------- */
 /* The replica document for an executor (cube_sched.h), new text. */
 char *job_replica_doc(struct cube_sched *s, const cJSON *job, int replica);
@@ -174,5 +191,9 @@ void sched_metrics_refresh(struct cube_sched *s);
 /* -- job_loop.c ------------------------------------------------------- */
 /* Asks the loop for a cycle soon. */
 void sched_poke(struct cube_sched *s);
+/* Runs a cycle of the engine now, in the caller's thread, and carries out
+ * its admissions and preemptions (as the loop does; cycles may overlap:
+ * each admission is handed out once). */
+void sched_cycle_now(struct cube_sched *s);
 
 #endif

@@ -150,6 +150,16 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
                     const struct cube_actor *who, char **text,
                     struct cube_op_error *e)
 {
+    return cube_obj_commit_event(ctx, k, project, obj, create, expected_rv, verb, who, NULL,
+                                 text, e);
+}
+
+int cube_obj_commit_event(struct cube_ctx *ctx, const struct cube_kind *k,
+                          const char *project, cJSON *obj, int create,
+                          int64_t expected_rv, const char *verb,
+                          const struct cube_actor *who, const char *event,
+                          char **text, struct cube_op_error *e)
+{
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     const char *name = cJSON_GetObjectItemCaseSensitive(meta, "name")->valuestring;
     const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "uid"));
@@ -169,7 +179,7 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
     size_t n_owners = owner_uids(meta, owners, 64);
     struct cube_store_obj so = {.kind = k->kind, .project = (char *)(project ? project : ""),
                                 .name = (char *)name, .uid = (char *)uid, .rv = rv, .doc = doc};
-    char *audit = audit_doc(k, project, name, uid, verb, who, create, what);
+    char *audit = event ? strdup(event) : audit_doc(k, project, name, uid, verb, who, create, what);
     int rc = !doc ? CUBE_ENOMEM
              : create ? cube_store_create(ctx->store, &so, owners, n_owners, audit)
                       : cube_store_update(ctx->store, &so, owners, n_owners, expected_rv, audit);

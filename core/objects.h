@@ -68,6 +68,14 @@ int cube_obj_put_status(struct cube_ctx *ctx, const struct cube_kind *k,
                         const cJSON *status, int64_t rv,
                         const struct cube_actor *who, cJSON **out,
                         struct cube_op_error *e);
+/* The same, recording event (JSON text, as cube_obj_record_event writes
+ * it; NULL: none) in the status' store write, or alone when the status
+ * was unchanged. */
+int cube_obj_put_status_event(struct cube_ctx *ctx, const struct cube_kind *k,
+                              const char *project, const char *name,
+                              const cJSON *status, int64_t rv,
+                              const struct cube_actor *who, const char *event,
+                              cJSON **out, struct cube_op_error *e);
 /* Deletes (or, for kinds with a finalizer, marks for deletion). Returns 0
  * when removed, 1 when marked and left to the finalizer, -1 on error. */
 int cube_obj_delete(struct cube_ctx *ctx, const struct cube_kind *k,

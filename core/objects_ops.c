@@ -104,6 +104,15 @@ int cube_obj_put_status(struct cube_ctx *ctx, const struct cube_kind *k,
                         const struct cube_actor *who, cJSON **out,
                         struct cube_op_error *e)
 {
+    return cube_obj_put_status_event(ctx, k, project, name, status, rv, who, NULL, out, e);
+}
+
+int cube_obj_put_status_event(struct cube_ctx *ctx, const struct cube_kind *k,
+                              const char *project, const char *name,
+                              const cJSON *status, int64_t rv,
+                              const struct cube_actor *who, const char *event,
+                              cJSON **out, struct cube_op_error *e)
+{
     struct cube_schema_error err;
     if (!cJSON_IsObject(status)) {
         cube_op_fail(e, 422, "Invalid", "status", "status: must be an object");
@@ -123,13 +132,16 @@ int cube_obj_put_status(struct cube_ctx *ctx, const struct cube_kind *k,
          * same status again must not trigger themselves forever. */
         if (cube_json_equal(cJSON_GetObjectItemCaseSensitive(obj, "status"), status) &&
             (!rv || rv == cur_rv)) {
+            if (event)
+                cube_store_event_add(ctx->store, project ? project : "", k->kind, name, event,
+                                     NULL);
             *out = obj;
             return 0;
         }
         cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
         cJSON_AddItemToObject(obj, "status", cJSON_Duplicate(status, 1));
-        if (cube_obj_commit(ctx, k, project, obj, 0, rv ? rv : cur_rv, "update-status",
-                            who, NULL, e) == 0) {
+        if (cube_obj_commit_event(ctx, k, project, obj, 0, rv ? rv : cur_rv, "update-status",
+                                  who, event, NULL, e) == 0) {
             *out = obj;
             return 0;
         }

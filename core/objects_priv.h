@@ -41,6 +41,13 @@ int cube_obj_commit(struct cube_ctx *ctx, const struct cube_kind *k,
                     int64_t expected_rv, const char *verb,
                     const struct cube_actor *who, char **text,
                     struct cube_op_error *e);
+/* cube_obj_commit with event (JSON text, cube_obj_event_doc) recorded in
+ * the same store write instead of the audit event; NULL: the audit one. */
+int cube_obj_commit_event(struct cube_ctx *ctx, const struct cube_kind *k,
+                          const char *project, cJSON *obj, int create,
+                          int64_t expected_rv, const char *verb,
+                          const struct cube_actor *who, const char *event,
+                          char **text, struct cube_op_error *e);
 /* The lock stripe of one object (see cube_ctx.obj_locks). */
 pthread_mutex_t *cube_obj_stripe(struct cube_ctx *ctx, const char *kind,
                                  const char *project, const char *name);
