@@ -152,6 +152,10 @@ cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJ
 void pl_task_path(const char *run, const char *task, const char *leaf, char *out, size_t len);
 /* The absolute path of a project file path. */
 void pl_abs_path(struct pl *p, const char *project, const char *rel, char *out, size_t len);
+/* Makes task's result directory (and the ones above it) like the run's
+ * work directory, once that exists, so its wrapper needs no mkdir; does
+ * nothing otherwise (taskdirs.c). */
+void pl_task_dirs(struct pl *p, const char *project, const char *run, const char *task);
 
 /* -- outputs.c --------------------------------------------------------- */
 

@@ -212,6 +212,7 @@ static void start_task(struct pass *ps, int i)
         task_set(ps->ts[i], "Failed", msg, ps->now);
         return;
     }
+    pl_task_dirs(p, ps->project, ps->name, pl_str(ps->task[i], "name"));
     char *doc = cJSON_PrintUnformatted(job);
     cJSON_Delete(job);
     char *out = doc ? p->host->obj_create(p->self, doc, &rc) : NULL;

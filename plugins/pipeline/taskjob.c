@@ -5,8 +5,10 @@
  * against the template's schema after rendering and appended as flags.
  *
  * Each task gets three paths under the project's files, which the task
- * itself creates (a wrapper shell line), so they belong to the account it
- * runs as and the project's group:
+ * itself creates (a wrapper shell line; mkdir only when missing: the
+ * runner makes a task's directories like the run's work directory once
+ * that exists, taskdirs.c), so they belong to the account it runs as and
+ * the project's group:
  *   CUBE_RUN_DIR     pipeline-runs/<run>/work          shared by the run
  *   CUBE_OUTPUT_DIR  pipeline-runs/<run>/tasks/<t>/results  result files
  *   CUBE_OUTPUTS     pipeline-runs/<run>/tasks/<t>/outputs  key=value or JSON

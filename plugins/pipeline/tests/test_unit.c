@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cube_mock.h"
 #include "pipeline.h"
@@ -388,6 +390,47 @@ static void passes_are_paced(void **st)
     free(text);
 }
 
+/* Once the run's work directory exists (its first tasks made it), a task's
+ * result directory is made like it (owner, group, mode) before its Job is
+ * created, so that its wrapper needs no mkdir; before that, nothing is. */
+static void task_dirs_are_made_like_the_work_dir(void **st)
+{
+    (void)st;
+    char root[] = "/tmp/cube-pl-dirs-XXXXXX", path[1024], work[1024], cmd[1100];
+    struct stat ws, rs;
+    assert_non_null(mkdtemp(root));
+    snprintf(pl->files_root, sizeof pl->files_root, "%s", root);
+    make_pipeline("dirs", "{\"parallelism\":2,\"tasks\":["
+                  "{\"name\":\"a\",\"command\":[\"true\"]},"
+                  "{\"name\":\"b\",\"command\":[\"true\"],\"upstream\":[\"a\"]}]}");
+    char run[80];
+    snprintf(run, sizeof run, "%s", start_run("dirs"));
+    settle();
+    assert_true(job_exists(run, "a"));
+    snprintf(path, sizeof path, "%s/demo/pipeline-runs/%s/tasks/a/results", root, run);
+    assert_int_equal(access(path, F_OK), -1);   /* no work directory yet */
+    snprintf(work, sizeof work, "%s/demo/pipeline-runs/%s/work", root, run);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", work);
+    assert_int_equal(system(cmd), 0);           /* as task a's wrapper does */
+    assert_int_equal(chmod(work, 02751), 0);
+    if (geteuid() == 0)
+        assert_int_equal(chown(work, 4321, 8765), 0);
+    assert_int_equal(stat(work, &ws), 0);
+    job_ends(run, "a", "Succeeded");
+    assert_true(job_exists(run, "b"));
+    snprintf(path, sizeof path, "%s/demo/pipeline-runs/%s/tasks/b/results", root, run);
+    assert_int_equal(stat(path, &rs), 0);
+    assert_true(S_ISDIR(rs.st_mode));
+    assert_int_equal(rs.st_mode & 07777, 02751);
+    assert_int_equal(rs.st_uid, ws.st_uid);
+    assert_int_equal(rs.st_gid, ws.st_gid);
+    snprintf(path, sizeof path, "%s/demo/pipeline-runs/%s/tasks/b", root, run);
+    assert_int_equal(stat(path, &rs), 0);
+    assert_int_equal(rs.st_mode & 07777, 02751);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +440,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(names_and_times, setup, teardown),
         cmocka_unit_test_setup_teardown(yaml_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(dag_with_fake_jobs, setup, teardown),
+        cmocka_unit_test_setup_teardown(task_dirs_are_made_like_the_work_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(stop_stops_running_and_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(passes_are_paced, setup, teardown),
     };
