@@ -59,6 +59,7 @@ struct xl_conf {
     unsigned timeout_grace;      /* seconds between SIGTERM and SIGKILL */
     unsigned poll_ms;            /* how often output and ends are checked */
     char *default_path;          /* PATH when the replica sets none */
+    char *supervisor;            /* the supervisor program's path */
 };
 
 /* Reads the config JSON (defaults applied here too) into c, checking what
@@ -227,6 +228,7 @@ struct xl_plan {
     int out_fd;                  /* output file (O_APPEND) */
     int dir_fd;                  /* the run directory */
     unsigned timeout_s, grace_s;
+    char slot[64];               /* the run's slot, announced at the end */
 };
 
 /* What a started supervisor reported. */
@@ -235,14 +237,32 @@ struct xl_spawned {
     unsigned long long sup_start;   /* /proc/<pid>/stat starttime */
 };
 
-/* fork() for a process that is already a child of fork: _Fork (glibc 2.34)
- * runs no atfork handlers, so it is async-signal-safe. */
-pid_t xl_fork_again(void);
-/* The supervisor's main (in the forked process); never returns. */
+/* The supervisor program's fds: the output file, the run directory and
+ * the report pipe to cubed. */
+enum { XL_SUP_FD_OUT = 3, XL_SUP_FD_DIR = 4, XL_SUP_FD_REPORT = 5 };
+/* Start steps a report or status file may name besides the replica's own
+ * (supervisor.c has the full list; numbers are kept in status files). */
+enum { XL_STEP_SUPEXEC = 11, XL_STEP_PLAN = 12, XL_STEP_SUPFORK = 13 };
+/* The supervisor program's name, looked for beside the plugin. */
+#define XL_SUPERVISOR_PROGRAM "cube-xl-supervisor"
+
+/* The supervisor (in the supervisor program, fds 3-5 set); never returns. */
 void xl_supervise(const struct xl_plan *p, int report_fd) __attribute__((noreturn));
-/* Forks the supervisor (twice, so it belongs to no one) and waits for it to
- * say the replica was exec()ed, or why not. msg on error. */
-int xl_spawn(const struct xl_plan *p, struct xl_spawned *out, char *msg, size_t len);
+/* Starts the supervisor program (program: its path) on the plan and waits
+ * for it to say the replica was exec()ed, or why not. msg on error. */
+int xl_spawn(const char *program, const struct xl_plan *p, struct xl_spawned *out, char *msg,
+             size_t len);
+
+/* -- plan_codec.c ------------------------------------------------------- */
+
+/* The supervisor program's argv for plan p (argv[0] = program), malloc()ed
+ * (free with xl_strv_free); NULL when out of memory. */
+char **xl_plan_encode(const struct xl_plan *p, const char *program);
+/* Reads a plan from the supervisor's argv (modified in place: the plan
+ * points into it) and environment; the mount view goes to *v, the groups
+ * to a malloc()ed array. -1 with *err naming the field that is wrong. */
+int xl_plan_decode(int argc, char **argv, char **envp, struct xl_plan *p, struct xl_view *v,
+                   const char **err);
 /* Formats an engine id: "pid:<pid>:<starttime>:<slot>". */
 int xl_engine_id_format(char *out, size_t len, pid_t pid, unsigned long long start,
                         const char *slot);
@@ -331,7 +351,23 @@ struct xl {
     char *last_node;             /* the last node document sent (under mu) */
     char *pump_buf;              /* XL_PUMP_CHUNK bytes, used by the tick */
     unsigned ticks;              /* tick count (liveness checks every ~1 s) */
+    pthread_mutex_t reap_mu;     /* held while reaping (tick, ends thread) */
+    int ends_fd;                 /* the ends FIFO, read by ends_thread; -1 */
+    pthread_t ends_thread;
+    int ends_running, ends_quit;
 };
+
+/* Reports the end of the run in slot when its status file is there. */
+void xl_reap_slot(struct xl *x, const char *slot);
+
+/* -- ends.c ------------------------------------------------------------- */
+
+/* The FIFO in the run directory root where supervisors announce ends. */
+#define XL_ENDS_FIFO ".ends"
+/* Creates and opens the FIFO and starts the thread reading it. */
+int xl_ends_start(struct xl *x, char *err, size_t len);
+/* Stops the thread and closes the FIFO (supervisors then skip it). */
+void xl_ends_stop(struct xl *x);
 
 /* Adds r to the watched replicas (takes ownership). */
 void xl_track(struct xl *x, struct xl_run *r);

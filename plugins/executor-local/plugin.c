@@ -83,14 +83,16 @@ static void sweep(struct xl *x)
 }
 
 /* Timer: new output into log streams, ended replicas reported. Runs never
- * overlap; only this callback unlinks runs, so the list can be walked
- * without the lock (start and adopt only push at the head). */
+ * overlap with each other or with xl_reap_slot (reap_mu); only those two
+ * unlink runs, so under reap_mu the list can be walked without mu (start
+ * and adopt only push at the head). */
 static void tick(void *state, void *arg)
 {
     (void)arg;
     struct xl *x = state;
     unsigned every = 1000 / x->conf.poll_ms;
     int check_alive = ++x->ticks % (every ? every : 1) == 0;
+    pthread_mutex_lock(&x->reap_mu);
     pthread_mutex_lock(&x->mu);
     struct xl_run *r = x->runs;
     pthread_mutex_unlock(&x->mu);
@@ -104,6 +106,20 @@ static void tick(void *state, void *arg)
     }
     if (reaped)
         sweep(x);
+    pthread_mutex_unlock(&x->reap_mu);
+}
+
+void xl_reap_slot(struct xl *x, const char *slot)
+{
+    pthread_mutex_lock(&x->reap_mu);
+    pthread_mutex_lock(&x->mu);
+    struct xl_run *r = x->runs;
+    while (r && (r->done || strcmp(r->slot, slot) != 0))
+        r = r->next;
+    pthread_mutex_unlock(&x->mu);
+    if (r && xl_run_try_reap(x, r))
+        sweep(x);
+    pthread_mutex_unlock(&x->reap_mu);
 }
 
 int xl_node_refresh(struct xl *x, char *msg, size_t len)
@@ -234,6 +250,8 @@ static int go_live(struct xl *x, char *err, size_t len)
     if ((rc = xl_node_refresh(x, err, len)) != CUBE_OK)
         return rc;
     xl_janitor(x, STALE_RUN_S);
+    if ((rc = xl_ends_start(x, err, len)) != CUBE_OK)
+        return rc;
     x->tick = x->host->timer_add(x->self, x->conf.poll_ms, x->conf.poll_ms, tick, NULL);
     x->refresh = x->host->timer_add(x->self, REFRESH_MS, REFRESH_MS, refresh, NULL);
     if (!x->tick || !x->refresh)
@@ -244,6 +262,7 @@ static int go_live(struct xl *x, char *err, size_t len)
 static void xl_fini(void *state)
 {
     struct xl *x = state;
+    xl_ends_stop(x);
     /* Replicas keep running: a restarted cubed adopts them. */
     while (x->runs) {
         struct xl_run *r = x->runs;
@@ -256,6 +275,7 @@ static void xl_fini(void *state)
     free(x->last_node);
     free(x->pump_buf);
     pthread_mutex_destroy(&x->mu);
+    pthread_mutex_destroy(&x->reap_mu);
     free(x);
 }
 
@@ -276,7 +296,9 @@ static int xl_init(const struct cube_host *host, cube_plugin *self, void **state
     }
     x->host = host;
     x->self = self;
+    x->ends_fd = -1;
     pthread_mutex_init(&x->mu, NULL);
+    pthread_mutex_init(&x->reap_mu, NULL);
     *state = x;
     char *cfg = host->config_json(self);
     int rc = xl_conf_load(&x->conf, cfg, host->data_dir(self), err, sizeof err);

@@ -1,11 +1,17 @@
 /* spawn.c — cubed's side of starting a replica's supervisor, and engine
- * ids. The supervisor is forked twice so that it is nobody's child (init
- * reaps it, as it would after cubed died). The first step is a vfork-style
- * clone (CLONE_VM|CLONE_VFORK: no copy of cubed's large address space),
- * so only the supervisor itself costs a copy; it tells cubed through a pipe
- * that the replica was exec()ed, or which step failed. An engine id,
- * "pid:<pid>:<starttime>:<slot>", names the supervisor robustly (a reused
- * pid has another start time) and the run directory its status goes to. */
+ * ids. A vfork-style clone (CLONE_VM|CLONE_VFORK: no copy of cubed's large
+ * address space) puts the output file, run directory and report pipe on
+ * fds 3-5 and exec()s the supervisor program with the plan on its command
+ * line (plan_codec.c); that program forks once more so that it is nobody's
+ * child (init reaps it, as it would after cubed died) and tells cubed
+ * through the pipe that the replica was exec()ed, or which step failed.
+ * Nothing of cubed is copied: forking the supervisor out of cubed used to
+ * cost page-table copies and copy-on-write faults (with TLB shootdowns
+ * across cubed's threads) for as long as a supervisor lived.
+ *
+ * An engine id, "pid:<pid>:<starttime>:<slot>", names the supervisor
+ * robustly (a reused pid has another start time) and the run directory its
+ * status goes to. */
 #include "executor_local.h"
 
 #include <errno.h>
@@ -22,48 +28,69 @@
 #include <unistd.h>
 
 #define REPORT_TIMEOUT_MS 30000
-#define MID_STACK (64u << 10)
+#define CHILD_STACK (64u << 10)
 
-/* What the short-lived middle process needs (it shares cubed's memory). */
-struct mid_arg {
-    const struct xl_plan *plan;
-    int report_fd;
+/* What the exec child needs (it shares cubed's memory). */
+struct exec_arg {
+    const char *program;
+    char *const *argv, *const *envp;
+    int fd[3];   /* to become XL_SUP_FD_OUT, _DIR, _REPORT */
 };
 
-/* The middle process: forks the supervisor and ends. It runs on its own
- * stack in cubed's memory while the calling thread is suspended, with all
- * signals blocked; async-signal-safe calls only. */
-static int mid_main(void *arg)
+/* Writes "err <step> <errno>\n" with async-signal-safe calls only. */
+static void child_report(int fd, int step, int err)
 {
-    const struct mid_arg *m = arg;
-    pid_t sup = xl_fork_again();
-    if (sup == 0)
-        xl_supervise(m->plan, m->report_fd);
-    _exit(sup < 0 ? 1 : 0);
+    char buf[32];
+    int n = 0, d[12], k = 0;
+    buf[n++] = 'e', buf[n++] = 'r', buf[n++] = 'r', buf[n++] = ' ';
+    buf[n++] = (char)('0' + step / 10), buf[n++] = (char)('0' + step % 10), buf[n++] = ' ';
+    unsigned u = err < 0 ? 0u : (unsigned)err;
+    do
+        d[k++] = (int)(u % 10);
+    while ((u /= 10) && k < 12);
+    while (k)
+        buf[n++] = (char)('0' + d[--k]);
+    buf[n++] = '\n';
+    (void)!write(fd, buf, (size_t)n);
 }
 
-/* Starts mid_main as a vfork-style child; its pid, or -1 with errno. */
-static pid_t clone_mid(struct mid_arg *m)
+/* The child: fds 3-5 in place (not close-on-exec), then the supervisor.
+ * It runs on its own stack in cubed's memory while the calling thread is
+ * suspended, with all signals blocked; async-signal-safe calls only. The
+ * fd table is its own (no CLONE_FILES), so cubed's fds are untouched. */
+static int exec_main(void *arg)
 {
-    void *stack = mmap(NULL, MID_STACK, PROT_READ | PROT_WRITE,
+    const struct exec_arg *e = arg;
+    int tmp[3] = {-1, -1, -1};
+    for (int i = 0; i < 3; i++)   /* above 5 first: a source may sit on 3-5 */
+        if ((tmp[i] = fcntl(e->fd[i], F_DUPFD_CLOEXEC, 10)) < 0)
+            goto fail;
+    for (int i = 0; i < 3; i++)
+        if (dup2(tmp[i], XL_SUP_FD_OUT + i) < 0)   /* dup2 clears close-on-exec */
+            goto fail;
+    execve(e->program, e->argv, e->envp);
+fail:
+    child_report(e->fd[2], XL_STEP_SUPEXEC, errno);
+    _exit(127);
+}
+
+/* Starts exec_main as a vfork-style child; its pid, or -1 with errno. */
+static pid_t clone_exec(struct exec_arg *e)
+{
+    void *stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED)
         return -1;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t mid = clone(mid_main, (char *)stack + MID_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, m);
-    int e = errno;
+    pid_t pid = clone(exec_main, (char *)stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      e);
+    int err = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    munmap(stack, MID_STACK);   /* the child exited: CLONE_VFORK waited for it */
-    errno = e;
-    return mid;
-}
-
-int xl_slot_valid(const char *slot)
-{
-    size_t n = strlen(slot);
-    return n >= 1 && n <= 63 && strspn(slot, "0123456789abcdefghijklmnopqrstuvwxyz-") == n;
+    munmap(stack, CHILD_STACK);   /* CLONE_VFORK: the child exec()ed or ended */
+    errno = err;
+    return pid;
 }
 
 int xl_engine_id_format(char *out, size_t len, pid_t pid, unsigned long long start,
@@ -153,21 +180,29 @@ static int parse_report(const char *line, struct xl_spawned *out, char *msg, siz
     return CUBE_EIO;
 }
 
-int xl_spawn(const struct xl_plan *p, struct xl_spawned *out, char *msg, size_t len)
+int xl_spawn(const char *program, const struct xl_plan *p, struct xl_spawned *out, char *msg,
+             size_t len)
 {
+    char **argv = xl_plan_encode(p, program);
+    if (!argv)
+        return snprintf(msg, len, "out of memory"), CUBE_ENOMEM;
     int rp[2];
-    if (pipe2(rp, O_CLOEXEC) < 0)
+    if (pipe2(rp, O_CLOEXEC) < 0) {
+        xl_strv_free(argv);
         return snprintf(msg, len, "pipe: %s", strerror(errno)), CUBE_EIO;
-    struct mid_arg m = {.plan = p, .report_fd = rp[1]};
-    pid_t mid = clone_mid(&m);
-    int e = errno;
+    }
+    struct exec_arg e = {.program = program, .argv = argv, .envp = p->envp,
+                         .fd = {p->out_fd, p->dir_fd, rp[1]}};
+    pid_t pid = clone_exec(&e);
+    int err = errno;
     close(rp[1]);
-    if (mid < 0) {
+    xl_strv_free(argv);
+    if (pid < 0) {
         close(rp[0]);
-        return snprintf(msg, len, "clone: %s", strerror(e)), CUBE_EIO;
+        return snprintf(msg, len, "clone: %s", strerror(err)), CUBE_EIO;
     }
     int st;
-    while (waitpid(mid, &st, 0) < 0 && errno == EINTR) {}
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}   /* it forks and ends at once */
     char line[256];
     int got = read_report(rp[0], line, sizeof line);
     close(rp[0]);

@@ -1,12 +1,13 @@
-/* supervisor.c — the per-replica supervisor and the replica child.
+/* supervisor.c — the per-replica supervisor and the replica child, in
+ * the supervisor program (cube-xl-supervisor, supervisor_main.c) that
+ * cubed exec()s for each replica.
  *
- * Both run in processes forked from cubed, which has threads, so until the
- * replica is exec()ed they make only async-signal-safe calls: raw system
- * calls, no malloc, no stdio, no locks, nothing but the plan cubed prepared
- * before fork. The supervisor never execs: it lives in its own session
- * (surviving cubed), waits for the replica, enforces stop requests and the
- * timeout (SIGTERM to the replica's process group, SIGKILL after grace),
- * and writes how the replica ended to <run dir>/status.
+ * The supervisor lives in its own session (surviving cubed), waits for the
+ * replica, enforces stop requests and the timeout (SIGTERM to the
+ * replica's process group, SIGKILL after grace), and writes how the replica
+ * ended to <run dir>/status. The replica child shares the supervisor's
+ * memory until it exec()s (a vfork-style clone), so it makes only
+ * async-signal-safe calls: raw system calls, no malloc, no stdio.
  *
  * Its file descriptors: 0-2 /dev/null, 3 the output file, 4 the run
  * directory, 5 the report pipe to cubed (closed once the replica runs). */
@@ -26,25 +27,21 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { FD_OUT = 3, FD_DIR = 4, FD_REPORT = 5, FD_FIRST_FREE = 6 };
+enum { FD_OUT = XL_SUP_FD_OUT, FD_DIR = XL_SUP_FD_DIR, FD_REPORT = XL_SUP_FD_REPORT,
+       FD_FIRST_FREE = XL_SUP_FD_REPORT + 1 };
 enum { V_NONE, V_STOPPED, V_TIMEOUT, V_STARTERROR };
 static const char *const VERDICT[] = {"none", "stopped", "timeout", "starterror"};
 static const char *const STEP[] = {
     "start", "fork", "set up file descriptors", "join the cgroup",
     "set up the mount view", "set the supplementary groups", "set the group id",
     "set the user id", "enter the workdir", "set no_new_privs", "exec the command",
+    "exec the supervisor", "read the supervisor's plan", "fork the supervisor",
 };
+/* Step numbers are kept in status files: new ones go at the end. */
 enum { S_START, S_FORK, S_FDS, S_CGROUP, S_VIEW, S_GROUPS, S_GID, S_UID, S_CHDIR,
-       S_NNP, S_EXEC, S_COUNT };
-
-pid_t xl_fork_again(void)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    return _Fork();
-#else
-    return fork();
-#endif
-}
+       S_NNP, S_EXEC, S_SUPEXEC, S_PLAN, S_SUPFORK, S_COUNT };
+_Static_assert((int)S_SUPEXEC == (int)XL_STEP_SUPEXEC && (int)S_PLAN == (int)XL_STEP_PLAN &&
+               (int)S_SUPFORK == (int)XL_STEP_SUPFORK, "step numbers");
 
 /* The name of a start step reported by the supervisor. */
 const char *xl_step_name(int step)
@@ -318,6 +315,22 @@ static pid_t clone_replica(const struct xl_plan *p, int pipe_fd)
 
 /* -- the supervisor ------------------------------------------------------ */
 
+/* Tells cubed's executor the run ended (ends.c): its slot and a newline
+ * into the FIFO beside the run directory, one atomic write. Nobody
+ * reading, or a full FIFO: skipped (cubed's tick finds the status). */
+static void announce_end(const struct xl_plan *p)
+{
+    char line[80], *o = put_s(line, line + sizeof line - 1, p->slot);
+    *o++ = '\n';
+    int fd = openat(FD_DIR, "../" XL_ENDS_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+        (void)!write(fd, line, (size_t)(o - line));
+    close(fd);
+}
+
 /* Writes <run dir>/status atomically (rename; no fsync: only a crash of
  * the machine could lose it, and that ends the replica's story anyway). */
 static void write_status(const struct xl_plan *p, int wstatus, int verdict, int step, int err)
@@ -341,6 +354,7 @@ static void write_status(const struct xl_plan *p, int wstatus, int verdict, int 
     write_all(fd, text, (size_t)(o - text));
     close(fd);
     renameat(FD_DIR, "status.tmp", FD_DIR, "status");
+    announce_end(p);
 }
 
 /* The grace period of a stop request (<run dir>/stop), in ms. */
