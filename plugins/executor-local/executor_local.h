@@ -231,25 +231,29 @@ struct xl_plan {
     char slot[64];               /* the run's slot, announced at the end */
 };
 
-/* What a started supervisor reported. */
+/* A started supervisor. */
 struct xl_spawned {
-    pid_t sup_pid, rep_pid;
+    pid_t sup_pid;
     unsigned long long sup_start;   /* /proc/<pid>/stat starttime */
 };
 
-/* The supervisor program's fds: the output file, the run directory and
- * the report pipe to cubed. */
-enum { XL_SUP_FD_OUT = 3, XL_SUP_FD_DIR = 4, XL_SUP_FD_REPORT = 5 };
-/* Start steps a report or status file may name besides the replica's own
- * (supervisor.c has the full list; numbers are kept in status files). */
-enum { XL_STEP_SUPEXEC = 11, XL_STEP_PLAN = 12, XL_STEP_SUPFORK = 13 };
+/* The supervisor program's fds: the output file and the run directory. */
+enum { XL_SUP_FD_OUT = 3, XL_SUP_FD_DIR = 4 };
+/* The start step of a plan the supervisor cannot read (supervisor.c has
+ * the full list; numbers are kept in status files). */
+enum { XL_STEP_PLAN = 11 };
 /* The supervisor program's name, looked for beside the plugin. */
 #define XL_SUPERVISOR_PROGRAM "cube-xl-supervisor"
 
-/* The supervisor (in the supervisor program, fds 3-5 set); never returns. */
-void xl_supervise(const struct xl_plan *p, int report_fd) __attribute__((noreturn));
-/* Starts the supervisor program (program: its path) on the plan and waits
- * for it to say the replica was exec()ed, or why not. msg on error. */
+/* The supervisor (in the supervisor program, fds 3 and 4 set); never
+ * returns. */
+void xl_supervise(const struct xl_plan *p) __attribute__((noreturn));
+/* Records a start error (verdict starterror, step, errno) in the run
+ * directory on fd 4 and ends the supervisor program. */
+void xl_supervise_refuse(const struct xl_plan *p, int step, int err) __attribute__((noreturn));
+/* Starts the supervisor program (program: its path) on the plan, without
+ * waiting for the replica: what happens after the supervisor's exec()
+ * reaches the status file like any end. msg on error. */
 int xl_spawn(const char *program, const struct xl_plan *p, struct xl_spawned *out, char *msg,
              size_t len);
 
@@ -302,6 +306,7 @@ struct xl_run {
     struct xl_cgroup cg;
     int64_t memory_bytes, timeout_s;
     int done;                    /* reaped: the tick cleans up, unlinks, frees it */
+    int own_child;               /* the supervisor is cubed's child (not adopted) */
 };
 
 struct xl;  /* plugin.c */
@@ -355,6 +360,8 @@ struct xl {
     int ends_fd;                 /* the ends FIFO, read by ends_thread; -1 */
     pthread_t ends_thread;
     int ends_running, ends_quit;
+    pid_t *unreaped;             /* supervisors (children) not yet waited for */
+    size_t nunreaped, capunreaped;   /* under mu */
 };
 
 /* Reports the end of the run in slot when its status file is there. */

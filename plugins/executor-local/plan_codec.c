@@ -211,6 +211,8 @@ int xl_plan_decode(int argc, char **argv, char **envp, struct xl_plan *p, struct
     if (c.err) {
         free((void *)p->groups);
         p->groups = NULL;
+        if (!xl_slot_valid(p->slot))   /* the end is announced only for a good slot */
+            p->slot[0] = '\0';
         *err = c.err;
         return -1;
     }

@@ -12,6 +12,7 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define REFRESH_MS 30000                 /* node document refresh */
@@ -58,6 +59,30 @@ static int xl_stop(void *state, const char *engine_id, unsigned grace_seconds)
     return CUBE_OK;   /* already ended: the tick reports how */
 }
 
+/* Waits for ended supervisors (cubed's children) that have exited; the
+ * others are tried again on the next tick. Only pids of supervisors this
+ * process started are waited for, so no other child's status is taken. */
+static void reap_supervisors(struct xl *x, pid_t add)
+{
+    pthread_mutex_lock(&x->mu);
+    if (add > 0 && x->nunreaped == x->capunreaped) {
+        size_t cap = x->capunreaped ? x->capunreaped * 2 : 64;
+        pid_t *v = realloc(x->unreaped, cap * sizeof *v);
+        if (v)
+            x->unreaped = v, x->capunreaped = cap;
+    }
+    if (add > 0 && x->nunreaped < x->capunreaped)
+        x->unreaped[x->nunreaped++] = add;
+    for (size_t i = 0; i < x->nunreaped;) {
+        pid_t r = waitpid(x->unreaped[i], NULL, WNOHANG);
+        if (r == 0 || (r < 0 && errno == EINTR))
+            i++;
+        else
+            x->unreaped[i] = x->unreaped[--x->nunreaped];
+    }
+    pthread_mutex_unlock(&x->mu);
+}
+
 /* Unlinks and frees the runs the tick marked done. */
 static void sweep(struct xl *x)
 {
@@ -76,6 +101,8 @@ static void sweep(struct xl *x)
     pthread_mutex_unlock(&x->mu);
     while (dead) {
         struct xl_run *next = dead->next;
+        if (dead->own_child)
+            reap_supervisors(x, dead->sup_pid);
         xl_run_cleanup(dead);
         xl_run_free(dead);
         dead = next;
@@ -106,6 +133,7 @@ static void tick(void *state, void *arg)
     }
     if (reaped)
         sweep(x);
+    reap_supervisors(x, 0);
     pthread_mutex_unlock(&x->reap_mu);
 }
 
@@ -274,6 +302,7 @@ static void xl_fini(void *state)
     xl_conf_free(&x->conf);
     free(x->last_node);
     free(x->pump_buf);
+    free(x->unreaped);
     pthread_mutex_destroy(&x->mu);
     pthread_mutex_destroy(&x->reap_mu);
     free(x);

@@ -178,8 +178,9 @@ static int launch(struct xl *x, struct ctx *c, char *engine_id, size_t id_len,
     snprintf(path, sizeof path, "%s/engine", r->dir);
     if (xl_write_file(path, r->engine_id) < 0)
         x->host->log(x->self, CUBE_LOG_WARN, "cannot write %s: %s", path, strerror(errno));
-    x->host->log(x->self, CUBE_LOG_DEBUG, "started %s for %s/%s: %s (pid %ld)", r->engine_id,
-                 c->rep.project, c->rep.user, c->rep.argv[0], (long)s.rep_pid);
+    r->own_child = 1;
+    x->host->log(x->self, CUBE_LOG_DEBUG, "started %s for %s/%s: %s", r->engine_id,
+                 c->rep.project, c->rep.user, c->rep.argv[0]);
     return CUBE_OK;
 }
 

@@ -10,7 +10,9 @@
  * async-signal-safe calls: raw system calls, no malloc, no stdio.
  *
  * Its file descriptors: 0-2 /dev/null, 3 the output file, 4 the run
- * directory, 5 the report pipe to cubed (closed once the replica runs). */
+ * directory. Start errors after cubed's start call returned (the command
+ * cannot be exec()ed, the cgroup not joined ...) are recorded in the status
+ * file with verdict "starterror" and the failed step, like any end. */
 #include "executor_local.h"
 
 #include <errno.h>
@@ -27,21 +29,19 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { FD_OUT = XL_SUP_FD_OUT, FD_DIR = XL_SUP_FD_DIR, FD_REPORT = XL_SUP_FD_REPORT,
-       FD_FIRST_FREE = XL_SUP_FD_REPORT + 1 };
+enum { FD_OUT = XL_SUP_FD_OUT, FD_DIR = XL_SUP_FD_DIR, FD_FIRST_FREE = XL_SUP_FD_DIR + 1 };
 enum { V_NONE, V_STOPPED, V_TIMEOUT, V_STARTERROR };
 static const char *const VERDICT[] = {"none", "stopped", "timeout", "starterror"};
 static const char *const STEP[] = {
     "start", "fork", "set up file descriptors", "join the cgroup",
     "set up the mount view", "set the supplementary groups", "set the group id",
     "set the user id", "enter the workdir", "set no_new_privs", "exec the command",
-    "exec the supervisor", "read the supervisor's plan", "fork the supervisor",
+    "read the supervisor's plan",
 };
 /* Step numbers are kept in status files: new ones go at the end. */
 enum { S_START, S_FORK, S_FDS, S_CGROUP, S_VIEW, S_GROUPS, S_GID, S_UID, S_CHDIR,
-       S_NNP, S_EXEC, S_SUPEXEC, S_PLAN, S_SUPFORK, S_COUNT };
-_Static_assert((int)S_SUPEXEC == (int)XL_STEP_SUPEXEC && (int)S_PLAN == (int)XL_STEP_PLAN &&
-               (int)S_SUPFORK == (int)XL_STEP_SUPFORK, "step numbers");
+       S_NNP, S_EXEC, S_PLAN, S_COUNT };
+_Static_assert((int)S_PLAN == (int)XL_STEP_PLAN, "step numbers");
 
 /* The name of a start step reported by the supervisor. */
 const char *xl_step_name(int step)
@@ -320,6 +320,8 @@ static pid_t clone_replica(const struct xl_plan *p, int pipe_fd)
  * reading, or a full FIFO: skipped (cubed's tick finds the status). */
 static void announce_end(const struct xl_plan *p)
 {
+    if (!p->slot[0])
+        return;
     char line[80], *o = put_s(line, line + sizeof line - 1, p->slot);
     *o++ = '\n';
     int fd = openat(FD_DIR, "../" XL_ENDS_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -367,14 +369,11 @@ static long long stop_grace_ms(void)
     return v < 0 ? 10000 : v * 1000;
 }
 
-/* Moves the fds we keep to 3, 4, 5, closes every other one, and puts
- * /dev/null on 0-2. */
-static int arrange_fds(int out, int dir, int report)
+/* Keeps 3 and 4 (close-on-exec: the replica gets the output on 1 and 2),
+ * closes every other fd, and puts /dev/null on 0-2. */
+static int arrange_fds(void)
 {
-    int a = fcntl(out, F_DUPFD_CLOEXEC, 10), b = fcntl(dir, F_DUPFD_CLOEXEC, 10);
-    int c = fcntl(report, F_DUPFD_CLOEXEC, 10);
-    if (a < 0 || b < 0 || c < 0 || dup3(a, FD_OUT, O_CLOEXEC) < 0 ||
-        dup3(b, FD_DIR, O_CLOEXEC) < 0 || dup3(c, FD_REPORT, O_CLOEXEC) < 0)
+    if (fcntl(FD_OUT, F_SETFD, FD_CLOEXEC) < 0 || fcntl(FD_DIR, F_SETFD, FD_CLOEXEC) < 0)
         return -1;
     if (syscall(SYS_close_range, FD_FIRST_FREE, ~0U, 0) < 0)
         for (int fd = FD_FIRST_FREE; fd < 65536; fd++)
@@ -385,18 +384,6 @@ static int arrange_fds(int out, int dir, int report)
     if (null > 2)
         close(null);
     return 0;
-}
-
-/* Reports to cubed: "ok <pid> <starttime> <replica pid>" or "err <step> <errno>". */
-static void report(int ok, long long a, long long b, long long c)
-{
-    char buf[128], *o = buf, *end = buf + sizeof buf;
-    o = put_s(o, end, ok ? "ok " : "err ");
-    o = put_n(o, end, a), o = put_s(o, end, " "), o = put_n(o, end, b);
-    if (ok)
-        o = put_s(o, end, " "), o = put_n(o, end, c);
-    o = put_s(o, end, "\n");
-    write_all(FD_REPORT, buf, (size_t)(o - buf));
 }
 
 /* The supervisor's state while the replica runs. */
@@ -492,12 +479,11 @@ static void reset_signals(void)
 }
 
 /* Forks the replica; waits until it exec()ed or failed. The replica's pid,
- * or -1 after reporting and recording the failure. */
+ * or -1 after recording the failure. */
 static pid_t launch(const struct xl_plan *p)
 {
     int ep[2], m[2] = {0, 0};
     if (pipe2(ep, O_CLOEXEC) < 0) {
-        report(0, S_FORK, errno, 0);
         write_status(p, 0, V_STARTERROR, S_FORK, errno);
         return -1;
     }
@@ -512,32 +498,26 @@ static pid_t launch(const struct xl_plan *p)
         if (rpid > 0)
             while (waitpid(rpid, &st, 0) < 0 && errno == EINTR) {}
         write_status(p, st, V_STARTERROR, step, err);
-        report(0, step, err, 0);
         return -1;
     }
     return rpid;
 }
 
-void xl_supervise(const struct xl_plan *p, int report_fd)
+void xl_supervise_refuse(const struct xl_plan *p, int step, int err)
+{
+    write_status(p, 0, V_STARTERROR, step, err);
+    _exit(1);
+}
+
+void xl_supervise(const struct xl_plan *p)
 {
     setsid();
-    if (arrange_fds(p->out_fd, p->dir_fd, report_fd) < 0) {
-        int e = errno;
-        char buf[64], *o = buf;
-        o = put_s(o, buf + 60, "err 2 "), o = put_n(o, buf + 60, e), *o++ = '\n';
-        write_all(report_fd, buf, (size_t)(o - buf));
-        _exit(1);
-    }
+    if (arrange_fds() < 0)
+        xl_supervise_refuse(p, S_FDS, errno);
     reset_signals();
     pid_t rpid = launch(p);
     if (rpid < 0)
         _exit(1);
-    char stat[1024];
-    unsigned long long start = 0;
-    if (read_small(AT_FDCWD, "/proc/self/stat", stat, sizeof stat) > 0)
-        start = xl_stat_start_time(stat);
-    report(1, getpid(), (long long)start, rpid);
-    close(FD_REPORT);
     struct watch w = {.rpid = rpid, .verdict = V_NONE, .grace_ms = (long long)p->grace_s * 1000};
     if (p->timeout_s)
         w.deadline = now_ms() + (long long)p->timeout_s * 1000;

@@ -1,13 +1,12 @@
 /* supervisor_main.c — main() of cube-xl-supervisor, the program cubed
  * exec()s for each replica (spawn.c). It reads the plan from its command
- * line (plan_codec.c), leaves cubed's process tree (forks; the parent ends
- * at once and cubed reaps it, so init adopts the supervisor as it would
- * after cubed died) and supervises the replica (supervisor.c).
+ * line (plan_codec.c) and supervises the replica (supervisor.c).
  *
  * Being a program of its own, it shares nothing with cubed: no copy of
  * cubed's address space, no copy-on-write faults in cubed while replicas
- * run. It is not meant to be run by hand; without the fds cubed sets up it
- * reports nothing and ends. */
+ * run. It stays cubed's child (cubed reaps it after its end; after cubed
+ * died, init does) but in a session of its own. It is not meant to be run
+ * by hand: it needs the output file on fd 3 and the run directory on fd 4. */
 #include "executor_local.h"
 
 #include <errno.h>
@@ -17,29 +16,15 @@
 
 extern char **environ;
 
-/* Tells cubed (fd 5) and the replica's log (fd 3) why nothing started. */
-static void refuse(int step, int err, const char *what)
-{
-    dprintf(XL_SUP_FD_OUT, "executor-local: the supervisor cannot start: %s %s\n",
-            step == XL_STEP_PLAN ? "bad plan:" : "cannot", what);
-    dprintf(XL_SUP_FD_REPORT, "err %d %d\n", step, err);
-}
-
 int main(int argc, char **argv)
 {
     struct xl_plan plan;
     struct xl_view view;
     const char *bad = NULL;
     if (xl_plan_decode(argc, argv, environ, &plan, &view, &bad) < 0) {
-        refuse(XL_STEP_PLAN, EINVAL, bad);
-        return 2;
+        dprintf(XL_SUP_FD_OUT, "executor-local: the supervisor cannot start: bad plan: %s\n",
+                bad);
+        xl_supervise_refuse(&plan, XL_STEP_PLAN, EINVAL);
     }
-    pid_t pid = fork();
-    if (pid < 0) {
-        refuse(XL_STEP_SUPFORK, errno, "fork");
-        return 1;
-    }
-    if (pid > 0)
-        _exit(0);
-    xl_supervise(&plan, XL_SUP_FD_REPORT);
+    xl_supervise(&plan);
 }
