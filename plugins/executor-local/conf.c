@@ -4,7 +4,9 @@
 #include "executor_local.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,13 +57,16 @@ const char xl_conf_schema[] =
     "\"description\":\"How often output and ends are collected\"},"
     "\"path\":{\"type\":\"string\",\"minLength\":1,"
     "\"default\":\"/usr/local/bin:/usr/bin:/bin\","
-    "\"description\":\"PATH of replicas that set none\"}}}";
+    "\"description\":\"PATH of replicas that set none\"},"
+    "\"supervisor\":{\"type\":\"string\",\"default\":\"\","
+    "\"description\":\"The supervisor program (default: " XL_SUPERVISOR_PROGRAM
+    " beside the plugin)\"}}}";
 
 static const char *const KNOWN[] = {
     "node_name", "pool", "labels", "reserved_cpus", "reserved_memory", "uid_min",
     "uid_max", "user_prefix", "group_prefix", "home_root", "projects_root", "run_dir",
     "sandbox", "cgroup", "cgroup_parent", "pids_max", "timeout_grace_seconds",
-    "poll_ms", "path", NULL,
+    "poll_ms", "path", "supervisor", NULL,
 };
 
 /* Writes "<key>: <reason>" into err; returns CUBE_EINVAL. */
@@ -345,6 +350,42 @@ static int load_limits(const cJSON *o, struct xl_conf *c, char *err, size_t len)
     return CUBE_OK;
 }
 
+/* The directory this code was loaded from (the plugin's .so, or the
+ * program a test links it into) into out; "" when unknown. */
+static void own_dir(char *out, size_t len)
+{
+    Dl_info info;
+    out[0] = '\0';
+    char file[PATH_MAX];
+    if (dladdr((void *)own_dir, &info) && info.dli_fname &&
+        realpath(info.dli_fname, file)) {
+        *strrchr(file, '/') = '\0';
+        snprintf(out, len, "%s", file);
+    }
+}
+
+/* supervisor: set, or the program beside the plugin; it must be executable. */
+static int load_supervisor(const cJSON *o, struct xl_conf *c, char *err, size_t len)
+{
+    int rc = get_str(o, "supervisor", "", &c->supervisor, err, len);
+    if (rc != CUBE_OK)
+        return rc;
+    if (!*c->supervisor) {
+        char dir[PATH_MAX], path[PATH_MAX + 32];
+        own_dir(dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/%s", *dir ? dir : ".", XL_SUPERVISOR_PROGRAM);
+        free(c->supervisor);
+        if (!(c->supervisor = strdup(path)))
+            return bad(err, len, "supervisor", "out of memory");
+    }
+    if (c->supervisor[0] != '/')
+        return bad(err, len, "supervisor", "\"%s\" must be an absolute path", c->supervisor);
+    if (access(c->supervisor, X_OK) < 0)
+        return bad(err, len, "supervisor", "cannot execute %s: %s", c->supervisor,
+                   strerror(errno));
+    return CUBE_OK;
+}
+
 int xl_conf_load(struct xl_conf *c, const char *config_json, const char *data_dir,
                  char *err, size_t len)
 {
@@ -358,8 +399,9 @@ int xl_conf_load(struct xl_conf *c, const char *config_json, const char *data_di
              (rc = load_reserved(o, c, err, len)) == CUBE_OK &&
              (rc = load_accounts(o, c, err, len)) == CUBE_OK &&
              (rc = load_dirs(o, c, data_dir, err, len)) == CUBE_OK &&
-             (rc = load_isolation(o, c, err, len)) == CUBE_OK)
-        rc = load_limits(o, c, err, len);
+             (rc = load_isolation(o, c, err, len)) == CUBE_OK &&
+             (rc = load_limits(o, c, err, len)) == CUBE_OK)
+        rc = load_supervisor(o, c, err, len);
     cJSON_Delete(o);
     if (rc != CUBE_OK)
         xl_conf_free(c);
@@ -370,7 +412,7 @@ void xl_conf_free(struct xl_conf *c)
 {
     char *all[] = {c->node_name, c->pool, c->labels_json, c->user_prefix, c->group_prefix,
                    c->home_root, c->projects_root, c->run_root, c->bwrap, c->cgroup_parent,
-                   c->default_path, c->run_legacy};
+                   c->default_path, c->run_legacy, c->supervisor};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);
     memset(c, 0, sizeof *c);

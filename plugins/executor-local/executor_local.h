@@ -59,6 +59,7 @@ struct xl_conf {
     unsigned timeout_grace;      /* seconds between SIGTERM and SIGKILL */
     unsigned poll_ms;            /* how often output and ends are checked */
     char *default_path;          /* PATH when the replica sets none */
+    char *supervisor;            /* the supervisor program's path */
 };
 
 /* Reads the config JSON (defaults applied here too) into c, checking what
@@ -227,22 +228,45 @@ struct xl_plan {
     int out_fd;                  /* output file (O_APPEND) */
     int dir_fd;                  /* the run directory */
     unsigned timeout_s, grace_s;
+    char slot[64];               /* the run's slot, announced at the end */
 };
 
-/* What a started supervisor reported. */
+/* A started supervisor. */
 struct xl_spawned {
-    pid_t sup_pid, rep_pid;
+    pid_t sup_pid;
     unsigned long long sup_start;   /* /proc/<pid>/stat starttime */
 };
 
-/* fork() for a process that is already a child of fork: _Fork (glibc 2.34)
- * runs no atfork handlers, so it is async-signal-safe. */
-pid_t xl_fork_again(void);
-/* The supervisor's main (in the forked process); never returns. */
-void xl_supervise(const struct xl_plan *p, int report_fd) __attribute__((noreturn));
-/* Forks the supervisor (twice, so it belongs to no one) and waits for it to
- * say the replica was exec()ed, or why not. msg on error. */
-int xl_spawn(const struct xl_plan *p, struct xl_spawned *out, char *msg, size_t len);
+/* The supervisor program's fds: the output file and the run directory. */
+enum { XL_SUP_FD_OUT = 3, XL_SUP_FD_DIR = 4 };
+/* The start step of a plan the supervisor cannot read (supervisor.c has
+ * the full list; numbers are kept in status files). */
+enum { XL_STEP_PLAN = 11 };
+/* The supervisor program's name, looked for beside the plugin. */
+#define XL_SUPERVISOR_PROGRAM "cube-xl-supervisor"
+
+/* The supervisor (in the supervisor program, fds 3 and 4 set); never
+ * returns. */
+void xl_supervise(const struct xl_plan *p) __attribute__((noreturn));
+/* Records a start error (verdict starterror, step, errno) in the run
+ * directory on fd 4 and ends the supervisor program. */
+void xl_supervise_refuse(const struct xl_plan *p, int step, int err) __attribute__((noreturn));
+/* Starts the supervisor program (program: its path) on the plan, without
+ * waiting for the replica: what happens after the supervisor's exec()
+ * reaches the status file like any end. msg on error. */
+int xl_spawn(const char *program, const struct xl_plan *p, struct xl_spawned *out, char *msg,
+             size_t len);
+
+/* -- plan_codec.c ------------------------------------------------------- */
+
+/* The supervisor program's argv for plan p (argv[0] = program), malloc()ed
+ * (free with xl_strv_free); NULL when out of memory. */
+char **xl_plan_encode(const struct xl_plan *p, const char *program);
+/* Reads a plan from the supervisor's argv (modified in place: the plan
+ * points into it) and environment; the mount view goes to *v, the groups
+ * to a malloc()ed array. -1 with *err naming the field that is wrong. */
+int xl_plan_decode(int argc, char **argv, char **envp, struct xl_plan *p, struct xl_view *v,
+                   const char **err);
 /* Formats an engine id: "pid:<pid>:<starttime>:<slot>". */
 int xl_engine_id_format(char *out, size_t len, pid_t pid, unsigned long long start,
                         const char *slot);
@@ -282,6 +306,7 @@ struct xl_run {
     struct xl_cgroup cg;
     int64_t memory_bytes, timeout_s;
     int done;                    /* reaped: the tick cleans up, unlinks, frees it */
+    int own_child;               /* the supervisor is cubed's child (not adopted) */
 };
 
 struct xl;  /* plugin.c */
@@ -331,7 +356,25 @@ struct xl {
     char *last_node;             /* the last node document sent (under mu) */
     char *pump_buf;              /* XL_PUMP_CHUNK bytes, used by the tick */
     unsigned ticks;              /* tick count (liveness checks every ~1 s) */
+    pthread_mutex_t reap_mu;     /* held while reaping (tick, ends thread) */
+    int ends_fd;                 /* the ends FIFO, read by ends_thread; -1 */
+    pthread_t ends_thread;
+    int ends_running, ends_quit;
+    pid_t *unreaped;             /* supervisors (children) not yet waited for */
+    size_t nunreaped, capunreaped;   /* under mu */
 };
+
+/* Reports the end of the run in slot when its status file is there. */
+void xl_reap_slot(struct xl *x, const char *slot);
+
+/* -- ends.c ------------------------------------------------------------- */
+
+/* The FIFO in the run directory root where supervisors announce ends. */
+#define XL_ENDS_FIFO ".ends"
+/* Creates and opens the FIFO and starts the thread reading it. */
+int xl_ends_start(struct xl *x, char *err, size_t len);
+/* Stops the thread and closes the FIFO (supervisors then skip it). */
+void xl_ends_stop(struct xl *x);
 
 /* Adds r to the watched replicas (takes ownership). */
 void xl_track(struct xl *x, struct xl_run *r);

@@ -12,6 +12,7 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define REFRESH_MS 30000                 /* node document refresh */
@@ -58,6 +59,30 @@ static int xl_stop(void *state, const char *engine_id, unsigned grace_seconds)
     return CUBE_OK;   /* already ended: the tick reports how */
 }
 
+/* Waits for ended supervisors (cubed's children) that have exited; the
+ * others are tried again on the next tick. Only pids of supervisors this
+ * process started are waited for, so no other child's status is taken. */
+static void reap_supervisors(struct xl *x, pid_t add)
+{
+    pthread_mutex_lock(&x->mu);
+    if (add > 0 && x->nunreaped == x->capunreaped) {
+        size_t cap = x->capunreaped ? x->capunreaped * 2 : 64;
+        pid_t *v = realloc(x->unreaped, cap * sizeof *v);
+        if (v)
+            x->unreaped = v, x->capunreaped = cap;
+    }
+    if (add > 0 && x->nunreaped < x->capunreaped)
+        x->unreaped[x->nunreaped++] = add;
+    for (size_t i = 0; i < x->nunreaped;) {
+        pid_t r = waitpid(x->unreaped[i], NULL, WNOHANG);
+        if (r == 0 || (r < 0 && errno == EINTR))
+            i++;
+        else
+            x->unreaped[i] = x->unreaped[--x->nunreaped];
+    }
+    pthread_mutex_unlock(&x->mu);
+}
+
 /* Unlinks and frees the runs the tick marked done. */
 static void sweep(struct xl *x)
 {
@@ -76,6 +101,8 @@ static void sweep(struct xl *x)
     pthread_mutex_unlock(&x->mu);
     while (dead) {
         struct xl_run *next = dead->next;
+        if (dead->own_child)
+            reap_supervisors(x, dead->sup_pid);
         xl_run_cleanup(dead);
         xl_run_free(dead);
         dead = next;
@@ -83,14 +110,16 @@ static void sweep(struct xl *x)
 }
 
 /* Timer: new output into log streams, ended replicas reported. Runs never
- * overlap; only this callback unlinks runs, so the list can be walked
- * without the lock (start and adopt only push at the head). */
+ * overlap with each other or with xl_reap_slot (reap_mu); only those two
+ * unlink runs, so under reap_mu the list can be walked without mu (start
+ * and adopt only push at the head). */
 static void tick(void *state, void *arg)
 {
     (void)arg;
     struct xl *x = state;
     unsigned every = 1000 / x->conf.poll_ms;
     int check_alive = ++x->ticks % (every ? every : 1) == 0;
+    pthread_mutex_lock(&x->reap_mu);
     pthread_mutex_lock(&x->mu);
     struct xl_run *r = x->runs;
     pthread_mutex_unlock(&x->mu);
@@ -104,6 +133,21 @@ static void tick(void *state, void *arg)
     }
     if (reaped)
         sweep(x);
+    reap_supervisors(x, 0);
+    pthread_mutex_unlock(&x->reap_mu);
+}
+
+void xl_reap_slot(struct xl *x, const char *slot)
+{
+    pthread_mutex_lock(&x->reap_mu);
+    pthread_mutex_lock(&x->mu);
+    struct xl_run *r = x->runs;
+    while (r && (r->done || strcmp(r->slot, slot) != 0))
+        r = r->next;
+    pthread_mutex_unlock(&x->mu);
+    if (r && xl_run_try_reap(x, r))
+        sweep(x);
+    pthread_mutex_unlock(&x->reap_mu);
 }
 
 int xl_node_refresh(struct xl *x, char *msg, size_t len)
@@ -234,6 +278,8 @@ static int go_live(struct xl *x, char *err, size_t len)
     if ((rc = xl_node_refresh(x, err, len)) != CUBE_OK)
         return rc;
     xl_janitor(x, STALE_RUN_S);
+    if ((rc = xl_ends_start(x, err, len)) != CUBE_OK)
+        return rc;
     x->tick = x->host->timer_add(x->self, x->conf.poll_ms, x->conf.poll_ms, tick, NULL);
     x->refresh = x->host->timer_add(x->self, REFRESH_MS, REFRESH_MS, refresh, NULL);
     if (!x->tick || !x->refresh)
@@ -244,6 +290,7 @@ static int go_live(struct xl *x, char *err, size_t len)
 static void xl_fini(void *state)
 {
     struct xl *x = state;
+    xl_ends_stop(x);
     /* Replicas keep running: a restarted cubed adopts them. */
     while (x->runs) {
         struct xl_run *r = x->runs;
@@ -255,7 +302,9 @@ static void xl_fini(void *state)
     xl_conf_free(&x->conf);
     free(x->last_node);
     free(x->pump_buf);
+    free(x->unreaped);
     pthread_mutex_destroy(&x->mu);
+    pthread_mutex_destroy(&x->reap_mu);
     free(x);
 }
 
@@ -276,7 +325,9 @@ static int xl_init(const struct cube_host *host, cube_plugin *self, void **state
     }
     x->host = host;
     x->self = self;
+    x->ends_fd = -1;
     pthread_mutex_init(&x->mu, NULL);
+    pthread_mutex_init(&x->reap_mu, NULL);
     *state = x;
     char *cfg = host->config_json(self);
     int rc = xl_conf_load(&x->conf, cfg, host->data_dir(self), err, sizeof err);

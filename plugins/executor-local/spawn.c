@@ -1,16 +1,23 @@
 /* spawn.c — cubed's side of starting a replica's supervisor, and engine
- * ids. The supervisor is forked twice so that it is nobody's child (init
- * reaps it, as it would after cubed died). The first step is a vfork-style
- * clone (CLONE_VM|CLONE_VFORK: no copy of cubed's large address space),
- * so only the supervisor itself costs a copy; it tells cubed through a pipe
- * that the replica was exec()ed, or which step failed. An engine id,
- * "pid:<pid>:<starttime>:<slot>", names the supervisor robustly (a reused
- * pid has another start time) and the run directory its status goes to. */
+ * ids. A vfork-style clone (CLONE_VM|CLONE_VFORK: no copy of cubed's large
+ * address space) puts the output file and the run directory on fds 3 and 4
+ * and exec()s the supervisor program with the plan on its command line
+ * (plan_codec.c). cubed waits only for that exec(), not for the replica:
+ * a start call costs a clone and an exec, and whatever fails later (the
+ * command cannot be exec()ed, the cgroup not joined) reaches the status
+ * file as a start error, like any end. Forking the supervisor out of cubed
+ * used to cost page-table copies and copy-on-write faults (with TLB
+ * shootdowns across cubed's threads) for as long as a supervisor lived,
+ * and waiting for the replica's exec() held a Job worker per start.
+ *
+ * The supervisor stays cubed's child; xl_reap_supervisors collects it
+ * after its end. An engine id, "pid:<pid>:<starttime>:<slot>", names the
+ * supervisor robustly (a reused pid has another start time) and the run
+ * directory its status goes to. */
 #include "executor_local.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,52 +25,56 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define REPORT_TIMEOUT_MS 30000
-#define MID_STACK (64u << 10)
+#define CHILD_STACK (64u << 10)
 
-/* What the short-lived middle process needs (it shares cubed's memory). */
-struct mid_arg {
-    const struct xl_plan *plan;
-    int report_fd;
+/* What the exec child needs (it shares cubed's memory). */
+struct exec_arg {
+    const char *program;
+    char *const *argv, *const *envp;
+    int fd[2];   /* to become XL_SUP_FD_OUT and XL_SUP_FD_DIR */
+    int err;     /* set by the child when it could not exec() */
 };
 
-/* The middle process: forks the supervisor and ends. It runs on its own
- * stack in cubed's memory while the calling thread is suspended, with all
- * signals blocked; async-signal-safe calls only. */
-static int mid_main(void *arg)
+/* The child: fds 3 and 4 in place (not close-on-exec), then the
+ * supervisor. It runs on its own stack in cubed's memory while the calling
+ * thread is suspended, with all signals blocked; async-signal-safe calls
+ * only. The fd table is its own (no CLONE_FILES): cubed's fds are
+ * untouched, and its close-on-exec ones never reach the supervisor. */
+static int exec_main(void *arg)
 {
-    const struct mid_arg *m = arg;
-    pid_t sup = xl_fork_again();
-    if (sup == 0)
-        xl_supervise(m->plan, m->report_fd);
-    _exit(sup < 0 ? 1 : 0);
+    struct exec_arg *e = arg;
+    int tmp[2];
+    for (int i = 0; i < 2; i++)   /* above 4 first: a source may sit on 3 or 4 */
+        if ((tmp[i] = fcntl(e->fd[i], F_DUPFD_CLOEXEC, 10)) < 0)
+            goto fail;
+    for (int i = 0; i < 2; i++)
+        if (dup2(tmp[i], XL_SUP_FD_OUT + i) < 0)   /* dup2 clears close-on-exec */
+            goto fail;
+    execve(e->program, e->argv, e->envp);
+fail:
+    e->err = errno ? errno : EIO;   /* cubed reads it once this child ended */
+    _exit(127);
 }
 
-/* Starts mid_main as a vfork-style child; its pid, or -1 with errno. */
-static pid_t clone_mid(struct mid_arg *m)
+/* Starts exec_main as a vfork-style child; its pid, or -1 with errno. */
+static pid_t clone_exec(struct exec_arg *e)
 {
-    void *stack = mmap(NULL, MID_STACK, PROT_READ | PROT_WRITE,
+    void *stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED)
         return -1;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t mid = clone(mid_main, (char *)stack + MID_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, m);
-    int e = errno;
+    pid_t pid = clone(exec_main, (char *)stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      e);
+    int err = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    munmap(stack, MID_STACK);   /* the child exited: CLONE_VFORK waited for it */
-    errno = e;
-    return mid;
-}
-
-int xl_slot_valid(const char *slot)
-{
-    size_t n = strlen(slot);
-    return n >= 1 && n <= 63 && strspn(slot, "0123456789abcdefghijklmnopqrstuvwxyz-") == n;
+    munmap(stack, CHILD_STACK);   /* CLONE_VFORK: the child exec()ed or ended */
+    errno = err;
+    return pid;
 }
 
 int xl_engine_id_format(char *out, size_t len, pid_t pid, unsigned long long start,
@@ -107,72 +118,25 @@ unsigned long long xl_proc_start_time(pid_t pid)
     return xl_stat_start_time(buf);
 }
 
-/* Reads the supervisor's report line (or EOF) within the timeout. */
-static int read_report(int fd, char *buf, size_t len)
+int xl_spawn(const char *program, const struct xl_plan *p, struct xl_spawned *out, char *msg,
+             size_t len)
 {
-    size_t got = 0;
-    for (;;) {
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int r = poll(&pfd, 1, REPORT_TIMEOUT_MS);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        ssize_t n = read(fd, buf + got, len - 1 - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-        buf[got] = '\0';
-        if (strchr(buf, '\n') || got == len - 1)
-            break;
+    char **argv = xl_plan_encode(p, program);
+    if (!argv)
+        return snprintf(msg, len, "out of memory"), CUBE_ENOMEM;
+    struct exec_arg e = {.program = program, .argv = argv, .envp = p->envp,
+                         .fd = {p->out_fd, p->dir_fd}};
+    pid_t pid = clone_exec(&e);
+    int err = errno;
+    xl_strv_free(argv);
+    if (pid < 0)
+        return snprintf(msg, len, "clone: %s", strerror(err)), CUBE_EIO;
+    if (e.err) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+        return snprintf(msg, len, "cannot exec the supervisor %s: %s", program,
+                        strerror(e.err)), CUBE_EIO;
     }
-    buf[got] = '\0';
-    return (int)got;
-}
-
-/* Turns the report into out or an error message. */
-static int parse_report(const char *line, struct xl_spawned *out, char *msg, size_t len)
-{
-    long a;
-    unsigned long long b;
-    long c;
-    int step, err;
-    if (sscanf(line, "ok %ld %llu %ld", &a, &b, &c) == 3 && a > 1 && c > 1) {
-        out->sup_pid = (pid_t)a;
-        out->sup_start = b;
-        out->rep_pid = (pid_t)c;
-        return CUBE_OK;
-    }
-    if (sscanf(line, "err %d %d", &step, &err) == 2) {
-        snprintf(msg, len, "cannot %s: %s", xl_step_name(step), strerror(err));
-        return CUBE_EIO;
-    }
-    snprintf(msg, len, "the supervisor ended without a report");
-    return CUBE_EIO;
-}
-
-int xl_spawn(const struct xl_plan *p, struct xl_spawned *out, char *msg, size_t len)
-{
-    int rp[2];
-    if (pipe2(rp, O_CLOEXEC) < 0)
-        return snprintf(msg, len, "pipe: %s", strerror(errno)), CUBE_EIO;
-    struct mid_arg m = {.plan = p, .report_fd = rp[1]};
-    pid_t mid = clone_mid(&m);
-    int e = errno;
-    close(rp[1]);
-    if (mid < 0) {
-        close(rp[0]);
-        return snprintf(msg, len, "clone: %s", strerror(e)), CUBE_EIO;
-    }
-    int st;
-    while (waitpid(mid, &st, 0) < 0 && errno == EINTR) {}
-    char line[256];
-    int got = read_report(rp[0], line, sizeof line);
-    close(rp[0]);
-    if (got < 0)
-        return snprintf(msg, len, "the supervisor did not report within %d s",
-                        REPORT_TIMEOUT_MS / 1000), CUBE_EIO;
-    return parse_report(line, out, msg, len);
+    out->sup_pid = pid;
+    out->sup_start = xl_proc_start_time(pid);
+    return CUBE_OK;
 }

@@ -1,7 +1,7 @@
 /* start.c — the executor's start callback: from a replica document to a
  * running supervised replica. Account, workdir, run directory, cgroup,
  * environment, mount view and sandbox are prepared here, in cubed, so that
- * the forked supervisor only has to follow the plan. */
+ * the supervisor program only has to follow the plan. */
 #include "executor_local.h"
 
 #include <errno.h>
@@ -140,6 +140,7 @@ static int make_plan(struct xl *x, struct ctx *c, char *msg, size_t len)
     p->dir_fd = c->dir_fd;
     p->timeout_s = (unsigned)c->rep.timeout_s;
     p->grace_s = x->conf.timeout_grace;
+    snprintf(p->slot, sizeof p->slot, "%s", c->run->slot);
     return CUBE_OK;
 }
 
@@ -162,7 +163,7 @@ static int launch(struct xl *x, struct ctx *c, char *engine_id, size_t id_len,
 {
     struct xl_spawned s;
     struct xl_run *r = c->run;
-    int rc = xl_spawn(&c->plan, &s, msg, len);
+    int rc = xl_spawn(x->conf.supervisor, &c->plan, &s, msg, len);
     if (rc != CUBE_OK)
         return rc;
     r->sup_pid = s.sup_pid;
@@ -177,8 +178,9 @@ static int launch(struct xl *x, struct ctx *c, char *engine_id, size_t id_len,
     snprintf(path, sizeof path, "%s/engine", r->dir);
     if (xl_write_file(path, r->engine_id) < 0)
         x->host->log(x->self, CUBE_LOG_WARN, "cannot write %s: %s", path, strerror(errno));
-    x->host->log(x->self, CUBE_LOG_DEBUG, "started %s for %s/%s: %s (pid %ld)", r->engine_id,
-                 c->rep.project, c->rep.user, c->rep.argv[0], (long)s.rep_pid);
+    r->own_child = 1;
+    x->host->log(x->self, CUBE_LOG_DEBUG, "started %s for %s/%s: %s", r->engine_id,
+                 c->rep.project, c->rep.user, c->rep.argv[0]);
     return CUBE_OK;
 }
 

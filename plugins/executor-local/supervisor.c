@@ -1,15 +1,18 @@
-/* supervisor.c — the per-replica supervisor and the replica child.
+/* supervisor.c — the per-replica supervisor and the replica child, in
+ * the supervisor program (cube-xl-supervisor, supervisor_main.c) that
+ * cubed exec()s for each replica.
  *
- * Both run in processes forked from cubed, which has threads, so until the
- * replica is exec()ed they make only async-signal-safe calls: raw system
- * calls, no malloc, no stdio, no locks, nothing but the plan cubed prepared
- * before fork. The supervisor never execs: it lives in its own session
- * (surviving cubed), waits for the replica, enforces stop requests and the
- * timeout (SIGTERM to the replica's process group, SIGKILL after grace),
- * and writes how the replica ended to <run dir>/status.
+ * The supervisor lives in its own session (surviving cubed), waits for the
+ * replica, enforces stop requests and the timeout (SIGTERM to the
+ * replica's process group, SIGKILL after grace), and writes how the replica
+ * ended to <run dir>/status. The replica child shares the supervisor's
+ * memory until it exec()s (a vfork-style clone), so it makes only
+ * async-signal-safe calls: raw system calls, no malloc, no stdio.
  *
  * Its file descriptors: 0-2 /dev/null, 3 the output file, 4 the run
- * directory, 5 the report pipe to cubed (closed once the replica runs). */
+ * directory. Start errors after cubed's start call returned (the command
+ * cannot be exec()ed, the cgroup not joined ...) are recorded in the status
+ * file with verdict "starterror" and the failed step, like any end. */
 #include "executor_local.h"
 
 #include <errno.h>
@@ -26,25 +29,19 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { FD_OUT = 3, FD_DIR = 4, FD_REPORT = 5, FD_FIRST_FREE = 6 };
+enum { FD_OUT = XL_SUP_FD_OUT, FD_DIR = XL_SUP_FD_DIR, FD_FIRST_FREE = XL_SUP_FD_DIR + 1 };
 enum { V_NONE, V_STOPPED, V_TIMEOUT, V_STARTERROR };
 static const char *const VERDICT[] = {"none", "stopped", "timeout", "starterror"};
 static const char *const STEP[] = {
     "start", "fork", "set up file descriptors", "join the cgroup",
     "set up the mount view", "set the supplementary groups", "set the group id",
     "set the user id", "enter the workdir", "set no_new_privs", "exec the command",
+    "read the supervisor's plan",
 };
+/* Step numbers are kept in status files: new ones go at the end. */
 enum { S_START, S_FORK, S_FDS, S_CGROUP, S_VIEW, S_GROUPS, S_GID, S_UID, S_CHDIR,
-       S_NNP, S_EXEC, S_COUNT };
-
-pid_t xl_fork_again(void)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    return _Fork();
-#else
-    return fork();
-#endif
-}
+       S_NNP, S_EXEC, S_PLAN, S_COUNT };
+_Static_assert((int)S_PLAN == (int)XL_STEP_PLAN, "step numbers");
 
 /* The name of a start step reported by the supervisor. */
 const char *xl_step_name(int step)
@@ -318,6 +315,24 @@ static pid_t clone_replica(const struct xl_plan *p, int pipe_fd)
 
 /* -- the supervisor ------------------------------------------------------ */
 
+/* Tells cubed's executor the run ended (ends.c): its slot and a newline
+ * into the FIFO beside the run directory, one atomic write. Nobody
+ * reading, or a full FIFO: skipped (cubed's tick finds the status). */
+static void announce_end(const struct xl_plan *p)
+{
+    if (!p->slot[0])
+        return;
+    char line[80], *o = put_s(line, line + sizeof line - 1, p->slot);
+    *o++ = '\n';
+    int fd = openat(FD_DIR, "../" XL_ENDS_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+        (void)!write(fd, line, (size_t)(o - line));
+    close(fd);
+}
+
 /* Writes <run dir>/status atomically (rename; no fsync: only a crash of
  * the machine could lose it, and that ends the replica's story anyway). */
 static void write_status(const struct xl_plan *p, int wstatus, int verdict, int step, int err)
@@ -341,6 +356,7 @@ static void write_status(const struct xl_plan *p, int wstatus, int verdict, int 
     write_all(fd, text, (size_t)(o - text));
     close(fd);
     renameat(FD_DIR, "status.tmp", FD_DIR, "status");
+    announce_end(p);
 }
 
 /* The grace period of a stop request (<run dir>/stop), in ms. */
@@ -353,14 +369,11 @@ static long long stop_grace_ms(void)
     return v < 0 ? 10000 : v * 1000;
 }
 
-/* Moves the fds we keep to 3, 4, 5, closes every other one, and puts
- * /dev/null on 0-2. */
-static int arrange_fds(int out, int dir, int report)
+/* Keeps 3 and 4 (close-on-exec: the replica gets the output on 1 and 2),
+ * closes every other fd, and puts /dev/null on 0-2. */
+static int arrange_fds(void)
 {
-    int a = fcntl(out, F_DUPFD_CLOEXEC, 10), b = fcntl(dir, F_DUPFD_CLOEXEC, 10);
-    int c = fcntl(report, F_DUPFD_CLOEXEC, 10);
-    if (a < 0 || b < 0 || c < 0 || dup3(a, FD_OUT, O_CLOEXEC) < 0 ||
-        dup3(b, FD_DIR, O_CLOEXEC) < 0 || dup3(c, FD_REPORT, O_CLOEXEC) < 0)
+    if (fcntl(FD_OUT, F_SETFD, FD_CLOEXEC) < 0 || fcntl(FD_DIR, F_SETFD, FD_CLOEXEC) < 0)
         return -1;
     if (syscall(SYS_close_range, FD_FIRST_FREE, ~0U, 0) < 0)
         for (int fd = FD_FIRST_FREE; fd < 65536; fd++)
@@ -371,18 +384,6 @@ static int arrange_fds(int out, int dir, int report)
     if (null > 2)
         close(null);
     return 0;
-}
-
-/* Reports to cubed: "ok <pid> <starttime> <replica pid>" or "err <step> <errno>". */
-static void report(int ok, long long a, long long b, long long c)
-{
-    char buf[128], *o = buf, *end = buf + sizeof buf;
-    o = put_s(o, end, ok ? "ok " : "err ");
-    o = put_n(o, end, a), o = put_s(o, end, " "), o = put_n(o, end, b);
-    if (ok)
-        o = put_s(o, end, " "), o = put_n(o, end, c);
-    o = put_s(o, end, "\n");
-    write_all(FD_REPORT, buf, (size_t)(o - buf));
 }
 
 /* The supervisor's state while the replica runs. */
@@ -478,12 +479,11 @@ static void reset_signals(void)
 }
 
 /* Forks the replica; waits until it exec()ed or failed. The replica's pid,
- * or -1 after reporting and recording the failure. */
+ * or -1 after recording the failure. */
 static pid_t launch(const struct xl_plan *p)
 {
     int ep[2], m[2] = {0, 0};
     if (pipe2(ep, O_CLOEXEC) < 0) {
-        report(0, S_FORK, errno, 0);
         write_status(p, 0, V_STARTERROR, S_FORK, errno);
         return -1;
     }
@@ -498,32 +498,26 @@ static pid_t launch(const struct xl_plan *p)
         if (rpid > 0)
             while (waitpid(rpid, &st, 0) < 0 && errno == EINTR) {}
         write_status(p, st, V_STARTERROR, step, err);
-        report(0, step, err, 0);
         return -1;
     }
     return rpid;
 }
 
-void xl_supervise(const struct xl_plan *p, int report_fd)
+void xl_supervise_refuse(const struct xl_plan *p, int step, int err)
+{
+    write_status(p, 0, V_STARTERROR, step, err);
+    _exit(1);
+}
+
+void xl_supervise(const struct xl_plan *p)
 {
     setsid();
-    if (arrange_fds(p->out_fd, p->dir_fd, report_fd) < 0) {
-        int e = errno;
-        char buf[64], *o = buf;
-        o = put_s(o, buf + 60, "err 2 "), o = put_n(o, buf + 60, e), *o++ = '\n';
-        write_all(report_fd, buf, (size_t)(o - buf));
-        _exit(1);
-    }
+    if (arrange_fds() < 0)
+        xl_supervise_refuse(p, S_FDS, errno);
     reset_signals();
     pid_t rpid = launch(p);
     if (rpid < 0)
         _exit(1);
-    char stat[1024];
-    unsigned long long start = 0;
-    if (read_small(AT_FDCWD, "/proc/self/stat", stat, sizeof stat) > 0)
-        start = xl_stat_start_time(stat);
-    report(1, getpid(), (long long)start, rpid);
-    close(FD_REPORT);
     struct watch w = {.rpid = rpid, .verdict = V_NONE, .grace_ms = (long long)p->grace_s * 1000};
     if (p->timeout_s)
         w.deadline = now_ms() + (long long)p->timeout_s * 1000;

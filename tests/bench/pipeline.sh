@@ -4,7 +4,7 @@
 # before (BENCH_DEPS=50: every one, a barrier), three ways in the same run:
 #   cube   one PipelineRun (executor-local, spec.parallelism BENCH_PARALLELISM,
 #          50: a layer at once), timed from the run request to its end seen
-#          by polling (20 ms)
+#          through a watch
 #   make   the same graph as a Makefile, `make -j2`
 #   slurm  a single-node Slurm started here (the tuned settings of
 #          local_vs_slurm.sh), one sbatch per task with

@@ -93,6 +93,8 @@ static void config_rejects_bad_settings(void **st)
         {"{\"poll_ms\":5}", "poll_ms:"},
         {"{\"pids_max\":-1}", "pids_max:"},
         {"{\"path\":\"\"}", "path:"},
+        {"{\"supervisor\":\"rel/cube-xl-supervisor\"}", "supervisor:"},
+        {"{\"supervisor\":\"/no/such/cube-xl-supervisor\"}", "supervisor:"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct xl_conf c;
