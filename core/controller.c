@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctx.h"
 #include "kinds.h"
@@ -24,7 +25,9 @@
 
 struct item {
     char *project, *name;
-    int queued, processing, dirty, timer_pending;
+    int queued, processing, dirty;
+    int timer_pending;          /* retry timers still to fire */
+    uint64_t due_ms;            /* when the earliest of them fires; 0: not known */
     unsigned failures;
     struct item *hnext, *qnext;
 };
@@ -106,23 +109,38 @@ static void push(struct cube_queue *q, struct item *it)
         q->active++;
 }
 
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static void retry_fired(void *a, void *b)
 {
     struct cube_queue *q = a;
     struct item *it = b;
     pthread_mutex_lock(&q->mu);
-    it->timer_pending = 0;
+    it->timer_pending--;
+    it->due_ms = 0;   /* which one fired is not known: the next request adds one */
     push(q, it);
+    item_forget(q, it);   /* an earlier timer may have done its work */
     pthread_mutex_unlock(&q->mu);
 }
 
-/* Schedules the item again after ms. Caller holds mu. */
+/* Schedules the item again after ms, unless a timer fires by then already:
+ * a later one does not hold back a sooner request (a reconcile that asks
+ * again in 10 ms while a retry in 250 ms is pending gets both). Caller
+ * holds mu. */
 static void requeue_after(struct cube_queue *q, struct item *it, uint64_t ms)
 {
-    if (it->timer_pending || q->stopping)
+    uint64_t due = mono_ms() + ms;
+    if ((it->timer_pending && it->due_ms && it->due_ms <= due) || q->stopping)
         return;
-    if (cube_tasks_timer_add(q->ctx->tasks, ms, 0, retry_fired, q, it, q))
-        it->timer_pending = 1;
+    if (cube_tasks_timer_add(q->ctx->tasks, ms, 0, retry_fired, q, it, q)) {
+        it->timer_pending++;
+        it->due_ms = due;
+    }
 }
 
 /* One reconcile (or finalize) of an object. Returns as reconcile does. */

@@ -39,6 +39,18 @@
 #define PL_MAX_TASKS 2000
 #define PL_ERR 400
 #define PL_PACE_SLOTS 512         /* runs paced apart (a shared slot: one more pass) */
+#define PL_MEMO_SLOTS 16          /* runs whose passes are remembered (runmemo.c) */
+
+/* A run as its last pass left it (runmemo.c). */
+struct pl_memo {
+    char project[64], name[64];
+    size_t len;                    /* length and hash of the stored text it */
+    uint64_t hash;                 /* was built from or last wrote */
+    cJSON *run;                    /* that text parsed */
+    cJSON *status;                 /* the status now: may be ahead of run's */
+    double written_at;             /* pl_clock() of its last write; 0: unknown */
+    double used_at;
+};
 
 struct pl {
     const struct cube_host *host;
@@ -51,9 +63,30 @@ struct pl {
     int64_t pass_gap_ms;           /* a run's passes at least this far apart */
     pthread_mutex_t pace_mu;       /* guards pace_at */
     double pace_at[PL_PACE_SLOTS]; /* pl_clock() before which a run waits */
+    int64_t status_write_ms;       /* a running run's status written at most this often */
+    pthread_mutex_t memo_mu;       /* guards memo */
+    struct pl_memo *memo[PL_MEMO_SLOTS];
     cube_metric *passes;           /* reconcile seconds by kind (histogram) */
     cube_metric *jobs;             /* task Jobs created (counter) */
 };
+
+/* -- runmemo.c --------------------------------------------------------- */
+
+/* The memo of a run for a pass, given the stored run's text: the one kept
+ * when that text is what it was built from or last wrote, else one built
+ * from the text (its status as stored). NULL when the text does not parse
+ * or memory runs out. The caller owns it until pl_memo_put. */
+struct pl_memo *pl_memo_take(struct pl *p, const char *project, const char *name,
+                             const char *text);
+/* Keeps m for the run's next pass (the least recently used may go). */
+void pl_memo_put(struct pl *p, struct pl_memo *m);
+/* After a status write: stored is the run as stored now (its text). -1
+ * when it does not parse (the caller drops m). */
+int pl_memo_written(struct pl_memo *m, const char *stored);
+void pl_memo_free(struct pl_memo *m);
+/* Drops the run's memo (deleted or finished). */
+void pl_memo_forget(struct pl *p, const char *project, const char *name);
+void pl_memo_fini(struct pl *p);
 
 /* -- util.c ------------------------------------------------------------ */
 

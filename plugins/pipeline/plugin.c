@@ -23,7 +23,11 @@ static const char SCHEMA[] =
     "\"description\":\"A schedule is checked at least this often\"},"
     "\"pass_gap_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000,\"default\":20,"
     "\"description\":\"A run's controller passes are at least this far apart: the Job changes "
-    "in between are handled by one pass (0: a pass per change)\"}}}";
+    "in between are handled by one pass (0: a pass per change)\"},"
+    "\"status_write_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":10000,"
+    "\"default\":250,\"description\":\"A running run's status is written at most this often "
+    "(its start and end at once); passes in between start tasks from what they keep in memory "
+    "(0: every pass writes)\"}}}";
 
 #ifndef PL_TEMPLATES_INSTALLED
 #define PL_TEMPLATES_INSTALLED "/usr/local/share/cube/pipeline/templates"
@@ -80,6 +84,7 @@ static int load_conf(struct pl *p)
     p->max_catchup = h->config_int(p->self, "max_catchup", 1000);
     p->poll_seconds = h->config_int(p->self, "poll_seconds", 60);
     p->pass_gap_ms = h->config_int(p->self, "pass_gap_ms", 20);
+    p->status_write_ms = h->config_int(p->self, "status_write_ms", 250);
     return 0;
 }
 
@@ -110,6 +115,7 @@ static int pl_init(const struct cube_host *host, cube_plugin *self, void **state
     p->host = host;
     p->self = self;
     pthread_mutex_init(&p->pace_mu, NULL);
+    pthread_mutex_init(&p->memo_mu, NULL);
     metrics(p);
     if (load_conf(p) < 0 || pl_kinds_register(p) < 0) {
         free(p);
@@ -143,8 +149,10 @@ static int pl_start(void *state)
 static void pl_fini(void *state)
 {
     struct pl *p = state;
-    if (p)
+    if (p) {
         pthread_mutex_destroy(&p->pace_mu);
+        pl_memo_fini(p);
+    }
     free(state);
 }
 

@@ -51,8 +51,10 @@ static int task_ok(const char *ph)
 struct pass {
     struct pl *p;
     const char *project, *name;
+    struct pl_memo *memo;           /* run and status are its */
     const cJSON *run;
-    cJSON *status, *tstat;          /* status (copy) and status.tasks */
+    cJSON *status, *tstat;          /* status (as it is now) and status.tasks */
+    int unwritten;                  /* status changed; written by a later pass */
     const cJSON **task;             /* task specs by index */
     cJSON **ts;                     /* their status objects */
     int n, running, parallelism, stop;
@@ -362,9 +364,19 @@ static void finish(struct pass *ps, const char *phase)
     alert(ps, phase, phase);
 }
 
-/* Writes the status when it changed; CUBE_ECONFLICT when someone else
- * wrote first (the host retries the pass). */
-static int write_status(struct pass *ps)
+/* ms until the run's status may be written again (0: now). */
+static int write_wait(const struct pass *ps)
+{
+    double every = (double)ps->p->status_write_ms / 1000, at = ps->memo->written_at;
+    double left = at > 0 ? at + every - pl_clock() : 0;
+    return left > 0 ? (int)(left * 1000) + 1 : 0;
+}
+
+/* Writes the status when it changed: at once when `now` (the run starts,
+ * ends or is queued), else at most every status_write_ms (a later pass
+ * writes what this one found: ps->unwritten). CUBE_ECONFLICT when someone
+ * else wrote first (the host retries the pass). */
+static int write_status(struct pass *ps, int now)
 {
     struct pl *p = ps->p;
     const cJSON *old = cJSON_GetObjectItemCaseSensitive(ps->run, "status");
@@ -372,14 +384,23 @@ static int write_status(struct pass *ps)
      * equal in another order */
     if (old && pl_json_same_order(old, ps->status))
         return CUBE_OK;
+    if (!now && write_wait(ps) > 0) {
+        ps->unwritten = 1;
+        return CUBE_OK;
+    }
     char *doc = cJSON_PrintUnformatted(ps->status);
     int rc = CUBE_ENOMEM;
     char *out = doc ? p->host->obj_update_status(p->self, "PipelineRun", ps->project, ps->name,
                                                  doc, pl_meta(ps->run, "resourceVersion"), &rc)
                     : NULL;
     free(doc);
+    if (out && pl_memo_written(ps->memo, out) < 0)
+        rc = CUBE_ENOMEM;   /* the pass is dropped: the next one reads the run */
+    else if (out)
+        rc = CUBE_OK;
+    ps->run = ps->memo->run;
     p->host->free(out);
-    return out ? CUBE_OK : rc;
+    return rc;
 }
 
 static int reconcile(struct pass *ps)
@@ -393,7 +414,7 @@ static int reconcile(struct pass *ps)
         if (phase)
             return CUBE_OK;
         pl_set_str(ps->status, "phase", "Queued");
-        return write_status(ps);
+        return write_status(ps, 1);
     }
     ps->stop = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ps->status, "stopRequested"));
     ps->parallelism = (int)pl_num(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"),
@@ -410,7 +431,7 @@ static int reconcile(struct pass *ps)
     int done = pl_run_done(now_phase);
     if (done)
         pl_set_str(ps->status, "finished", ps->now);
-    int rc = write_status(ps);
+    int rc = write_status(ps, starting || done || ps->stop);
     if (rc == CUBE_OK && starting)
         alert(ps, "Running", "started");
     if (rc == CUBE_OK && done)
@@ -463,29 +484,37 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
                      const char *object_json)
 {
     (void)kind;
-    if (!object_json)
+    struct pl *p = state;
+    if (!object_json) {
+        pl_memo_forget(p, project, name);
         return CUBE_OK;   /* deleted: its Jobs go with it (ownerReferences) */
+    }
     unsigned slot = pace_slot(project, name);
-    int wait = pace_wait(state, slot);
+    int wait = pace_wait(p, slot);
     if (wait > 0)
         return wait;
-    struct pass ps = {.p = state, .project = project, .name = name};
-    cJSON *run = cJSON_Parse(object_json);
-    if (!run)
-        return CUBE_ENOMEM;
-    ps.run = run;
-    const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "status");
-    ps.status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
-    pl_now_text(ps.now, sizeof ps.now);
+    struct pass ps = {.p = p, .project = project, .name = name};
     double t0 = pl_clock();
+    ps.memo = pl_memo_take(p, project, name, object_json);
+    if (!ps.memo)
+        return CUBE_ENOMEM;
+    ps.run = ps.memo->run;
+    ps.status = ps.memo->status;
+    pl_now_text(ps.now, sizeof ps.now);
     int rc = reconcile(&ps);
     double took = pl_clock() - t0;
-    if (ps.p->passes)
-        ps.p->host->metric_observe(ps.p->passes, (const char *const[]){"PipelineRun"}, took);
+    if (p->passes)
+        p->host->metric_observe(p->passes, (const char *const[]){"PipelineRun"}, took);
     free(ps.task), free(ps.ts);
-    cJSON_Delete(ps.status);
-    cJSON_Delete(run);
-    pace_done(ps.p, slot, took);
+    /* a failed pass, or a finished run: the next pass (if any) reads the
+     * stored run again */
+    if (rc != CUBE_OK || pl_run_done(pl_str(ps.status, "phase")))
+        pl_memo_free(ps.memo);
+    else
+        pl_memo_put(p, ps.memo);
+    pace_done(p, slot, took);
+    if (rc == CUBE_OK && ps.unwritten)
+        return write_wait(&ps) > 0 ? write_wait(&ps) : 1;
     return rc;
 }
 

@@ -38,7 +38,7 @@ static int setup(void **st)
     void *state = NULL;
     desc = *cube_plugin_pipeline();
     desc.init = init_with_jobs;
-    int rc = cube_mock_init(&desc, "{\"templates_dir\":\"none\",\"pass_gap_ms\":0}", &state);
+    int rc = cube_mock_init(&desc, "{\"templates_dir\":\"none\",\"pass_gap_ms\":0,\"status_write_ms\":0}", &state);
     pl = state;
     cube_mock_set_user("alice", "ops");
     if (rc != CUBE_OK)
@@ -431,6 +431,45 @@ static void task_dirs_are_made_like_the_work_dir(void **st)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A pass within status_write_ms of the last write starts tasks from its
+ * memory without writing (asking to come back when it may); the stored
+ * status catches up later. A pass given another text (a restart, someone
+ * else's write) reads the stored run again and adopts the Jobs created
+ * meanwhile: nothing is lost or started twice. */
+static void status_writes_are_spaced_and_lose_nothing(void **st)
+{
+    (void)st;
+    make_pipeline("memo", "{\"parallelism\":4,\"tasks\":["
+                  "{\"name\":\"a\",\"command\":[\"true\"]},"
+                  "{\"name\":\"b\",\"command\":[\"true\"],\"upstream\":[\"a\"]},"
+                  "{\"name\":\"c\",\"command\":[\"true\"],\"upstream\":[\"a\"]}]}");
+    char run[80];
+    snprintf(run, sizeof run, "%s", start_run("memo"));
+    settle();
+    assert_string_equal(phase(run, "a"), "Running");   /* the start is written at once */
+    pl->status_write_ms = 60000;
+    job_ends(run, "a", "Succeeded");
+    /* b and c started from memory; the stored status still says Running */
+    assert_true(job_exists(run, "b") && job_exists(run, "c"));
+    assert_string_equal(phase(run, "a"), "Running");
+    assert_string_equal(phase(run, "b"), "Pending");
+    char *text = strdup(cube_mock_object("PipelineRun", "demo", run));
+    int wait = pl_run_reconcile(pl, "PipelineRun", "demo", run, text);
+    assert_true(wait > 0 && wait <= 60001);   /* back when it may write */
+    /* a restart: the memo is gone; the next pass reads the stored run and
+     * its Jobs, adopts b and c, and writes (the write is due) */
+    pl_memo_forget(pl, "demo", run);
+    pl->status_write_ms = 0;
+    assert_true(pl_run_reconcile(pl, "PipelineRun", "demo", run, text) <= 0);
+    free(text);
+    assert_string_equal(phase(run, "a"), "Succeeded");
+    assert_string_equal(phase(run, "b"), "Running");
+    assert_string_equal(phase(run, "c"), "Running");
+    job_ends(run, "b", "Succeeded");
+    job_ends(run, "c", "Succeeded");
+    assert_string_equal(phase(run, NULL), "Succeeded");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +480,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(yaml_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(dag_with_fake_jobs, setup, teardown),
         cmocka_unit_test_setup_teardown(task_dirs_are_made_like_the_work_dir, setup, teardown),
+        cmocka_unit_test_setup_teardown(status_writes_are_spaced_and_lose_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(stop_stops_running_and_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(passes_are_paced, setup, teardown),
     };
