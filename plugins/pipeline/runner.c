@@ -58,6 +58,7 @@ struct pass {
     const cJSON **task;             /* task specs by index */
     cJSON **ts;                     /* their status objects */
     int n, running, parallelism, stop;
+    int *created, n_created;        /* tasks whose Job this pass created */
     char now[40];
 };
 
@@ -87,7 +88,8 @@ static int pass_tasks(struct pass *ps)
     ps->n = cJSON_GetArraySize(tasks);
     ps->task = calloc((size_t)ps->n + 1, sizeof *ps->task);
     ps->ts = calloc((size_t)ps->n + 1, sizeof *ps->ts);
-    if (!ps->task || !ps->ts)
+    ps->created = calloc((size_t)ps->n + 1, sizeof *ps->created);
+    if (!ps->task || !ps->ts || !ps->created)
         return -1;
     ps->tstat = cJSON_GetObjectItemCaseSensitive(ps->status, "tasks");
     if (!cJSON_IsObject(ps->tstat)) {
@@ -214,7 +216,6 @@ static void start_task(struct pass *ps, int i)
         task_set(ps->ts[i], "Failed", msg, ps->now);
         return;
     }
-    pl_task_dirs(p, ps->project, ps->name, pl_str(ps->task[i], "name"));
     char *doc = cJSON_PrintUnformatted(job);
     cJSON_Delete(job);
     char *out = doc ? p->host->obj_create(p->self, doc, &rc) : NULL;
@@ -227,6 +228,8 @@ static void start_task(struct pass *ps, int i)
         task_set(ps->ts[i], "Failed", msg, ps->now);
         return;
     }
+    if (out)
+        ps->created[ps->n_created++] = i;
     pl_set_str(ps->ts[i], "phase", "Running");
     pl_set_str(ps->ts[i], "job", jname);
     pl_set_str(ps->ts[i], "started", ps->now);
@@ -287,6 +290,10 @@ static int advance(struct pass *ps)
         if (!*ph || !strcmp(ph, "Pending"))
             consider(ps, ix, i);
     }
+    /* Their directories once the Jobs exist (the Jobs' way to their start
+     * does not wait for these; a task that starts first makes its own) */
+    for (int k = 0; k < ps->n_created; k++)
+        pl_task_dirs(ps->p, ps->project, ps->name, pl_str(ps->task[ps->created[k]], "name"));
     free(ix), free(order);
     return 0;
 }
@@ -505,7 +512,7 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
     double took = pl_clock() - t0;
     if (p->passes)
         p->host->metric_observe(p->passes, (const char *const[]){"PipelineRun"}, took);
-    free(ps.task), free(ps.ts);
+    free(ps.task), free(ps.ts), free(ps.created);
     /* a failed pass, or a finished run: the next pass (if any) reads the
      * stored run again */
     if (rc != CUBE_OK || pl_run_done(pl_str(ps.status, "phase")))

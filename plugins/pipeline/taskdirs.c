@@ -20,20 +20,29 @@
 
 #define DIR_OPEN (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-/* Opens dir/name, making it like `like` when missing; -1 on failure. */
+/* Opens dir/name, making it like `like` when missing; -1 on failure. The
+ * directory is made under a temporary name and renamed into place once it
+ * has its owner and mode: a task that starts meanwhile (its wrapper makes
+ * what it misses) never finds one it cannot write to; when the task's was
+ * first, it is kept and ours goes. */
 static int open_or_make(int dir, const char *name, const struct stat *like)
 {
+    char tmp[96];
     int fd = openat(dir, name, DIR_OPEN);
     if (fd >= 0 || errno != ENOENT)
         return fd;
-    if (mkdirat(dir, name, 0700) < 0)
-        return errno == EEXIST ? openat(dir, name, DIR_OPEN) : -1;
-    fd = openat(dir, name, DIR_OPEN);
-    if (fd >= 0 && (fchown(fd, like->st_uid, like->st_gid) < 0 ||
-                    fchmod(fd, like->st_mode & 07777) < 0)) {
-        close(fd);
-        unlinkat(dir, name, AT_REMOVEDIR);   /* ours, still empty */
+    snprintf(tmp, sizeof tmp, ".%s.cube-%ld", name, (long)getpid());
+    if (mkdirat(dir, tmp, 0700) < 0)
         return -1;
+    fd = openat(dir, tmp, DIR_OPEN);
+    if (fd < 0 || fchown(fd, like->st_uid, like->st_gid) < 0 ||
+        fchmod(fd, like->st_mode & 07777) < 0 ||
+        renameat2(dir, tmp, dir, name, RENAME_NOREPLACE) < 0) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        unlinkat(dir, tmp, AT_REMOVEDIR);   /* ours, still empty */
+        return err == EEXIST ? openat(dir, name, DIR_OPEN) : -1;
     }
     return fd;
 }
