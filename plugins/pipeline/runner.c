@@ -446,9 +446,9 @@ static int reconcile(struct pass *ps)
     return rc;
 }
 
-/* Pacing: a run's Jobs change four times each (queued, admitted, started,
- * ended), each change brings the run here; a pass reads the run and its
- * running Jobs and writes its status whatever it found. A pass that comes
+/* Pacing: a run's Jobs change three times each (admitted, started, ended),
+ * each change brings the run here; a pass follows the running Jobs and
+ * starts what became ready. A pass that comes
  * within pass_gap_ms of the previous one's end is put off (the host calls
  * again after the returned ms) so that the changes meanwhile make one pass. */
 static unsigned pace_slot(const char *project, const char *name)
@@ -473,17 +473,17 @@ static int pace_wait(struct pl *p, unsigned slot)
     return now < at ? (int)((at - now) * 1000) + 1 : 0;
 }
 
-/* The next pass after the gap, or after as long as this pass took when
- * that is longer: a large run's passes (80 ms for 1,000 tasks on a loaded
- * machine) then hold at most half of a host thread, which the Jobs' own
- * controller needs to start and finish the tasks. */
-static void pace_done(struct pl *p, unsigned slot, double took)
+/* The next pass after the gap. (It used to wait as long as the last pass
+ * took, too, when every pass parsed and wrote the whole run: with the run
+ * kept in memory a pass costs what it starts and follows, and that wait
+ * only delayed the next tasks.) */
+static void pace_done(struct pl *p, unsigned slot)
 {
     if (p->pass_gap_ms <= 0)
         return;
     double gap = (double)p->pass_gap_ms / 1000;
     pthread_mutex_lock(&p->pace_mu);
-    p->pace_at[slot] = pl_clock() + (took > gap ? took : gap);
+    p->pace_at[slot] = pl_clock() + gap;
     pthread_mutex_unlock(&p->pace_mu);
 }
 
@@ -519,7 +519,7 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
         pl_memo_free(ps.memo);
     else
         pl_memo_put(p, ps.memo);
-    pace_done(p, slot, took);
+    pace_done(p, slot);
     if (rc == CUBE_OK && ps.unwritten)
         return write_wait(&ps) > 0 ? write_wait(&ps) : 1;
     return rc;
