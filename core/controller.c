@@ -316,6 +316,15 @@ void cube_ctrl_shutdown(struct cube_ctx *ctx)
             pthread_cond_wait(&q->idle, &q->mu);
         pthread_mutex_unlock(&q->mu);
         cube_tasks_cancel_owner(ctx->tasks, q);
+    }
+}
+
+void cube_ctrl_free(struct cube_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->kinds.n; i++) {
+        struct cube_queue *q = ctx->kinds.items[i]->queue;
+        if (!q)
+            continue;
         for (size_t b = 0; b < BUCKETS; b++)
             while (q->buckets[b]) {
                 struct item *it = q->buckets[b];

@@ -19,7 +19,12 @@ void cube_ctrl_enqueue(struct cube_ctx *ctx, const struct cube_kind *k,
 /* Queues the owners named by an object's metadata.ownerReferences. */
 void cube_ctrl_enqueue_owners(struct cube_ctx *ctx, const char *project,
                               const void *object /* const cJSON * */);
-/* Stops taking work and waits for running reconciles; frees queues. */
+/* Stops taking work and waits for running reconciles. The queues stay
+ * until cube_ctrl_free: what still reports a change while plugins stop
+ * (an executor's thread that hears a replica end) finds a stopped queue,
+ * not freed memory. */
 void cube_ctrl_shutdown(struct cube_ctx *ctx);
+/* Frees the queues (after plugins are unloaded). */
+void cube_ctrl_free(struct cube_ctx *ctx);
 
 #endif

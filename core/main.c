@@ -140,6 +140,7 @@ out:
     cube_sched_stop(&ctx);
     cube_ctrl_shutdown(&ctx);
     cube_loader_unload_all(&ctx);
+    cube_ctrl_free(&ctx);
     cube_ctx_free(&ctx);
     if (status == 0)
         cube_log(CUBE_LOG_INFO, "core", "stopped");
