@@ -324,8 +324,9 @@ void xl_run_pump(struct xl *x, struct xl_run *r);
 int xl_run_try_reap(struct xl *x, struct xl_run *r);
 /* Reports r as Lost when its supervisor vanished without a status. */
 int xl_run_check_lost(struct xl *x, struct xl_run *r);
-/* Removes a reaped run's cgroup and run directory (off the reporting path). */
-void xl_run_cleanup(struct xl_run *r);
+/* Closes a reported run's log stream and removes its cgroup and run
+ * directory: the tick's work, off the path that reports ends. */
+void xl_run_cleanup(struct xl *x, struct xl_run *r);
 /* Frees r (closing its files). */
 void xl_run_free(struct xl_run *r);
 /* Removes a run directory and what it holds (one level). */

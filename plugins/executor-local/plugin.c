@@ -103,16 +103,18 @@ static void sweep(struct xl *x)
         struct xl_run *next = dead->next;
         if (dead->own_child)
             reap_supervisors(x, dead->sup_pid);
-        xl_run_cleanup(dead);
+        xl_run_cleanup(x, dead);
         xl_run_free(dead);
         dead = next;
     }
 }
 
-/* Timer: new output into log streams, ended replicas reported. Runs never
- * overlap with each other or with xl_reap_slot (reap_mu); only those two
- * unlink runs, so under reap_mu the list can be walked without mu (start
- * and adopt only push at the head). */
+/* Timer: new output into log streams, ended replicas reported, reported
+ * ones cleaned up. Ticks never overlap; pumping and reporting never
+ * overlap with xl_reap_slot's (reap_mu). Only the tick (and fini) unlinks
+ * runs, and only done ones, which nobody else touches: the tick walks the
+ * list without mu (start and adopt only push at the head) and cleans up
+ * outside reap_mu, so the ends thread never waits for a clean-up. */
 static void tick(void *state, void *arg)
 {
     (void)arg;
@@ -123,18 +125,16 @@ static void tick(void *state, void *arg)
     pthread_mutex_lock(&x->mu);
     struct xl_run *r = x->runs;
     pthread_mutex_unlock(&x->mu);
-    int reaped = 0;
     for (; r; r = r->next) {
         if (r->done)
             continue;
         xl_run_pump(x, r);
-        if (xl_run_try_reap(x, r) || (check_alive && xl_run_check_lost(x, r)))
-            reaped = 1;
+        if (!xl_run_try_reap(x, r) && check_alive)
+            xl_run_check_lost(x, r);
     }
-    if (reaped)
-        sweep(x);
-    reap_supervisors(x, 0);
     pthread_mutex_unlock(&x->reap_mu);
+    sweep(x);   /* also the runs the ends thread reported; outside reap_mu */
+    reap_supervisors(x, 0);
 }
 
 void xl_reap_slot(struct xl *x, const char *slot)
@@ -145,8 +145,8 @@ void xl_reap_slot(struct xl *x, const char *slot)
     while (r && (r->done || strcmp(r->slot, slot) != 0))
         r = r->next;
     pthread_mutex_unlock(&x->mu);
-    if (r && xl_run_try_reap(x, r))
-        sweep(x);
+    if (r)
+        xl_run_try_reap(x, r);   /* the tick closes its log and cleans up */
     pthread_mutex_unlock(&x->reap_mu);
 }
 
@@ -291,6 +291,7 @@ static void xl_fini(void *state)
 {
     struct xl *x = state;
     xl_ends_stop(x);
+    sweep(x);   /* reported ones: logs closed, cleaned up */
     /* Replicas keep running: a restarted cubed adopts them. */
     while (x->runs) {
         struct xl_run *r = x->runs;

@@ -246,9 +246,9 @@ static int finish(struct xl *x, struct xl_run *r, int code, const char *reason,
     if (rc != CUBE_OK)
         x->host->log(x->self, CUBE_LOG_WARN, "replica %s ended (%s) but the host does not "
                      "know it", r->engine_id, reason);
-    if (CUBE_HOST_HAS(x->host, log_close))
-        x->host->log_close(x->self, r->log.kind, r->log.project, r->log.name, r->log.stream);
-    r->done = 1;   /* cgroup and run dir: xl_run_cleanup, after the tick's reports */
+    pthread_mutex_lock(&x->mu);
+    r->done = 1;   /* log close, cgroup and run dir: xl_run_cleanup, by the tick */
+    pthread_mutex_unlock(&x->mu);
     return 1;
 }
 
@@ -276,8 +276,10 @@ int xl_run_check_lost(struct xl *x, struct xl_run *r)
                   "recording how the replica ended");
 }
 
-void xl_run_cleanup(struct xl_run *r)
+void xl_run_cleanup(struct xl *x, struct xl_run *r)
 {
+    if (CUBE_HOST_HAS(x->host, log_close))
+        x->host->log_close(x->self, r->log.kind, r->log.project, r->log.name, r->log.stream);
     xl_cgroup_destroy(&r->cg);
     xl_run_dir_remove(r->dir);
 }

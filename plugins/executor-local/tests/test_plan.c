@@ -12,6 +12,21 @@ static int argc_of(char **v)
     return n;
 }
 
+/* A copy of the vector's pointers: decoding cuts the vector at "--". */
+static char **keep_pointers(char **v, int n)
+{
+    char **copy = malloc(((size_t)n + 1) * sizeof *copy);
+    memcpy(copy, v, ((size_t)n + 1) * sizeof *copy);
+    return copy;
+}
+
+/* Frees an encoded plan through the copy of its pointers. */
+static void free_encoded(char **v, char **kept)
+{
+    xl_strv_free(kept);
+    free(v);
+}
+
 static void plan_round_trips(void **st)
 {
     (void)st;
@@ -31,12 +46,14 @@ static void plan_round_trips(void **st)
     strcpy(p.oom_file, "/sys/fs/cgroup/memory/cube/x/memory.oom_control");
     char **enc = xl_plan_encode(&p, "/usr/lib/cube/plugins/cube-xl-supervisor");
     assert_non_null(enc);
+    int n = argc_of(enc);
+    char **kept = keep_pointers(enc, n);
     assert_string_equal(enc[0], "/usr/lib/cube/plugins/cube-xl-supervisor");
     struct xl_plan q;
     struct xl_view w;
     const char *err = NULL;
     char *envq[] = {"B=2", NULL};
-    assert_int_equal(xl_plan_decode(argc_of(enc), enc, envq, &q, &w, &err), 0);
+    assert_int_equal(xl_plan_decode(n, enc, envq, &q, &w, &err), 0);
     assert_string_equal(q.slot, "1a2b-3c-4");
     assert_string_equal(q.workdir, "/w d");
     assert_int_equal(q.drop, 1);
@@ -65,7 +82,7 @@ static void plan_round_trips(void **st)
     assert_int_equal(q.out_fd, XL_SUP_FD_OUT);
     assert_int_equal(q.dir_fd, XL_SUP_FD_DIR);
     free((void *)q.groups);
-    xl_strv_free(enc);
+    free_encoded(enc, kept);
 }
 
 static void no_view_and_no_groups(void **st)
@@ -76,16 +93,18 @@ static void no_view_and_no_groups(void **st)
     struct xl_plan p = {.argv = argv, .envp = argv + 1, .exec_paths = paths, .workdir = "/",
                         .slot = "a"};
     char **enc = xl_plan_encode(&p, "/x/cube-xl-supervisor");
+    int n = argc_of(enc);
+    char **kept = keep_pointers(enc, n);
     struct xl_plan q;
     struct xl_view w;
     const char *err = NULL;
-    assert_int_equal(xl_plan_decode(argc_of(enc), enc, argv + 1, &q, &w, &err), 0);
+    assert_int_equal(xl_plan_decode(n, enc, argv + 1, &q, &w, &err), 0);
     assert_null(q.view);
     assert_int_equal(q.ngroups, 0);
     assert_int_equal(q.nprocs, 0);
     assert_int_equal(q.drop, 0);
     assert_string_equal(q.argv[0], "true");
-    xl_strv_free(enc);
+    free_encoded(enc, kept);
 }
 
 /* Decodes a command line given as one string of space-separated words. */

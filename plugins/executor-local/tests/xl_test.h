@@ -106,8 +106,10 @@ static inline const struct cube_mock_exit *xt_wait_exit(const char *id, long ms)
     while (xt_now_ms() < end) {
         cube_mock_run_timers();
         const struct cube_mock_exit *e = xt_exit_of(id);
-        if (e)
+        if (e) {
+            cube_mock_run_timers();   /* the tick closes the log of a reported end */
             return e;
+        }
         xt_sleep_ms(5);
     }
     fail_msg("no exit reported for %s within %ld ms", id, ms);
