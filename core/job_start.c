@@ -22,7 +22,7 @@
 #include "objects.h"
 #include "strmap.h"
 
-#define STARTERS 2
+#define STARTERS 4
 
 struct start_item {
     char project[64], name[64];
