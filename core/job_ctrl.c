@@ -1,6 +1,7 @@
 /* job_ctrl.c — the Job controller: a new Job is queued with the policy
- * engine (Pending), an admitted one gets its replicas started on their
- * executors (Running), a deleted one is stopped first (finalizer). After a
+ * engine (Pending, or Admitted at once when it fits), an admitted one gets
+ * its replicas started on their executors by a starter thread (job_start.c;
+ * Running), a deleted one is stopped first (finalizer). After a
  * restart the same reconcile puts every Job back into the engine. Exits,
  * stops, preemption and lost nodes are in job_exit.c. */
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* jobs.h — Jobs and their scheduling: the executors, accelerators and
  * nodes plugins register (sched_registry.c), the Job kind (job_kind.c),
  * the controller that starts, watches and finishes Jobs (job_ctrl.c,
- * job_env.c) and the loop that runs the policy engine (job_loop.c; the
+ * job_start.c, job_exit.c, job_env.c) and the loop that runs the policy engine (job_loop.c; the
  * policy itself is sched_policy.h). One struct cube_sched per context.
  *
  * Locking: `mu` guards the registry, the engine and the run table; it is
@@ -121,7 +121,7 @@ int job_finalize(void *state, const char *object_json);
 int job_replica_exited(struct cube_sched *s, const char *engine_id, int code,
                        const char *reason, const char *message);
 /* The engine admitted a Job: records where its replicas go (status
- * Admitted); the controller then starts them. */
+ * Admitted) and hands it to the starter threads (job_start.c). */
 void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a);
 /* The engine wants a running Job stopped for another (grace period). */
 void job_preempt(struct cube_sched *s, const char *victim, const char *for_job);
