@@ -1,8 +1,9 @@
 /* jobs.h — Jobs and their scheduling: the executors, accelerators and
  * nodes plugins register (sched_registry.c), the Job kind (job_kind.c),
  * the controller that starts, watches and finishes Jobs (job_ctrl.c,
- * job_start.c, job_exit.c, job_env.c) and the loop that runs the policy engine (job_loop.c; the
- * policy itself is sched_policy.h). One struct cube_sched per context.
+ * job_start.c, job_exit.c, job_env.c) and the loop that runs the policy
+ * engine (job_loop.c; the policy itself is sched_policy.h). One struct
+ * cube_sched per context.
  *
  * Locking: `mu` guards the registry, the engine and the run table; it is
  * never held while writing objects or calling a plugin (object writes
