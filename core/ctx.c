@@ -94,9 +94,12 @@ int cube_ctx_open_store(struct cube_ctx *ctx)
     int64_t rv = 0;
     struct cube_config *cfg = ctx->cfg;
     /* Requests block on the database's round trips: with PostgreSQL more
-     * HTTP threads keep the server busy (SQLite writes are local). */
+     * HTTP threads keep the server busy (SQLite writes are local), and
+     * group commit (store_batch.c) needs writers enough to fill one batch
+     * while another runs: 16 concurrent creates make batches of about 8
+     * where 8 threads made batches of 3 or 4. */
     if (!cfg->threads_set && (strncmp(cfg->database, "postgres", 8) == 0))
-        cfg->threads = cfg->threads * 4 < 8 ? 8 : cfg->threads * 4;
+        cfg->threads = cfg->threads * 4 < 16 ? 16 : cfg->threads * 4;
     if (cube_store_open(cfg->database, cfg->data_dir, cfg->threads + 2, &ctx->store, err,
                         sizeof err) != CUBE_OK) {
         cube_log(CUBE_LOG_ERROR, "store", "%s", err);

@@ -47,6 +47,9 @@
 #   BENCH_THREADS=n         cubed limits.threads (default: cubed's own choice),
 #                           nginx worker_processes
 #                           (default: nproc, at least 2)
+#   BENCH_ONLY=pg-create    only the creates on PostgreSQL and their pgbench
+#                           peer (no SQLite, GETs, lists, watches or nginx):
+#                           a quick check of the create bar (default: all)
 #
 # Usage: bash tests/bench/resources.sh
 #        BENCH_OBJECTS=5000 BENCH_DURATION=5 bash tests/bench/resources.sh
@@ -83,6 +86,8 @@ INTERVAL_MS=${BENCH_WATCH_INTERVAL_MS:-10}
 SETTLE_MAX=${BENCH_SETTLE_MAX:-300}
 DURATION=$(dur "${BENCH_DURATION:-10s}")
 WARMUP=$(dur "${BENCH_WARMUP:-1s}")
+ONLY=${BENCH_ONLY:-all}
+case $ONLY in all|pg-create) ;; *) die "BENCH_ONLY must be all or pg-create, not $ONLY" ;; esac
 for v in N SERIAL LIST_REQS WATCHERS UPDATES INTERVAL_MS SETTLE_MAX; do
     posint "$v" "${!v}"
 done
@@ -258,6 +263,13 @@ make_project() { # store: creates project $PROJECT as the admin (objects need it
     [ "$code" = 201 ] || { cat "$TMP/$1/project.out" >&2; die "cannot create project $PROJECT on cubed ($1): $code"; }
 }
 
+save_object() { # base: one object's bytes, for nginx and pgbench (once)
+    if [ ! -s "$TMP/object.json" ]; then
+        curl -sS -H "$AUTH" -o "$TMP/object.json" -w '%{content_type}' "$1/${PREFIX}0" >"$TMP/object.ct" ||
+            die "cannot GET an object from cubed"
+    fi
+}
+
 bench_store() { # store database
     local s=$1 db=$2 attempt out
     say ""
@@ -285,6 +297,13 @@ bench_store() { # store database
     R[$s:c16_p99]=$(kv p99_ms "$out" | awk '{ printf "%.2f", $1 }')
     R[$s:c16_fail]=$(kv failed "$out")
     R[$s:create_s]=$(kv seconds "$out")
+    if [ "$ONLY" = pg-create ]; then
+        save_object "$base"
+        R[$s:rss]=$(kib_to_mib "$(proc_field "$CPID" VmHWM)")
+        stop_pid "$CPID" TERM
+        CPID=''
+        return 0
+    fi
 
     # The Widget controller writes status after each create: let it finish
     # before measuring reads.
@@ -305,11 +324,7 @@ bench_store() { # store database
     (( stable >= 2 )) || say "  note: still writing after ${SETTLE_MAX}s (resourceVersion $last)"
     say "controller settled ~${R[$s:settle]} s after the last create (resourceVersion ${last:-?})"
 
-    # One object's bytes, for nginx and pgbench.
-    if [ ! -s "$TMP/object.json" ]; then
-        curl -sS -H "$AUTH" -o "$TMP/object.json" -w '%{content_type}' "$base/${PREFIX}0" >"$TMP/object.ct" ||
-            die "cannot GET an object from cubed"
-    fi
+    save_object "$base"
 
     # GET by name.
     local wout=$TMP/$s/wrk-get.txt
@@ -362,7 +377,7 @@ print(f(d["p50_ms"]), f(d["p99_ms"]), f(d["max_ms"]), d["events"], d["expected"]
 
 T_START=$SECONDS
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
-bench_store sqlite sqlite
+[ "$ONLY" = all ] && bench_store sqlite sqlite
 bench_store postgres "$PG_URL"
 
 # --- peer: pgbench -----------------------------------------------------------------
@@ -404,28 +419,30 @@ PG_ROWS=$(psql_run -c 'SELECT COUNT(*) FROM bench_objects')
 
 # --- peer: nginx ---------------------------------------------------------------------
 
-say ""
-say "== nginx: the bytes of one object as a static file, for any name =="
-CT_OBJ=$(cat "$TMP/object.ct")
-mkdir -p "$TMP/www"
-cp "$TMP/object.json" "$TMP/www/object.json"
-chmod 755 "$TMP" "$TMP/www"
-chmod 644 "$TMP/www/object.json"
-NPORT=$(free_port) || die "no free loopback port"
-start_nginx "$API/${PREFIX}0" <<EOF
+if [ "$ONLY" = all ]; then
+    say ""
+    say "== nginx: the bytes of one object as a static file, for any name =="
+    CT_OBJ=$(cat "$TMP/object.ct")
+    mkdir -p "$TMP/www"
+    cp "$TMP/object.json" "$TMP/www/object.json"
+    chmod 755 "$TMP" "$TMP/www"
+    chmod 644 "$TMP/www/object.json"
+    NPORT=$(free_port) || die "no free loopback port"
+    start_nginx "$API/${PREFIX}0" <<EOF
         location ~ ^$API/[a-z0-9-]+\$ {
             default_type "$CT_OBJ";
             try_files /object.json =404;
         }
 EOF
-curl -sS -H "$AUTH" -o "$TMP/nginx.body" "http://127.0.0.1:$NPORT$API/${PREFIX}1" || die "cannot GET from nginx"
-cmp -s "$TMP/object.json" "$TMP/nginx.body" || die "nginx serves other bytes than cubed's"
-wrk_get "http://127.0.0.1:$NPORT$API" "$TMP/wrk-nginx.txt"
-R[nginx:get]=$(wrk_rps "$TMP/wrk-nginx.txt")
-R[nginx:get_p99]=$(wrk_p99 "$TMP/wrk-nginx.txt" 2)
-say "  ${R[nginx:get]} req/s, p99 ${R[nginx:get_p99]} ms"
-stop_pid "$NPID" QUIT
-NPID=''
+    curl -sS -H "$AUTH" -o "$TMP/nginx.body" "http://127.0.0.1:$NPORT$API/${PREFIX}1" || die "cannot GET from nginx"
+    cmp -s "$TMP/object.json" "$TMP/nginx.body" || die "nginx serves other bytes than cubed's"
+    wrk_get "http://127.0.0.1:$NPORT$API" "$TMP/wrk-nginx.txt"
+    R[nginx:get]=$(wrk_rps "$TMP/wrk-nginx.txt")
+    R[nginx:get_p99]=$(wrk_p99 "$TMP/wrk-nginx.txt" 2)
+    say "  ${R[nginx:get]} req/s, p99 ${R[nginx:get_p99]} ms"
+    stop_pid "$NPID" QUIT
+    NPID=''
+fi
 T_TOTAL=$(( SECONDS - T_START ))
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 
@@ -437,7 +454,7 @@ pair() { printf '%s/%s' "$(ratio "$1" "$3")" "$(ratio "$2" "$3")"; }
 say ""
 say "== Cube resource API benchmark =="
 say "machine: nproc $NPROC, $(uname -srm); load average ${LOAD_BEFORE:-?} before, ${LOAD_AFTER:-?} after"
-say "cubed: $("$CUBED" -V 2>&1 | head -n 1), limits.threads ${BENCH_THREADS:-auto (CPUs; with PostgreSQL 4x, >= 8)}, access log off, testkinds plugin, kind $PLURAL"
+say "cubed: $("$CUBED" -V 2>&1 | head -n 1), limits.threads ${BENCH_THREADS:-auto (CPUs; with PostgreSQL 4x, >= 16)}, access log off, testkinds plugin, kind $PLURAL"
 say "PostgreSQL: ${PG_VERSION:-?} on 127.0.0.1 (tests/pg/pg.sh: fsync=${PG_FSYNC:-?}); nginx: $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), worker_processes $THREADS"
 say "one server was under load at a time; the load generators share the CPUs with it"
 say "objects: $N $PLURAL per store in project $PROJECT: the first $SERIAL created from 1 client,"
@@ -468,6 +485,7 @@ row "watch delivery p99 ms" "$(g sqlite:w_p99)" "$(g postgres:w_p99)" - - "<= ${
     "$(verdict "<=" "$BAR_WATCH_P99_MS" sqlite "$(g sqlite:w_p99)" postgres "$(g postgres:w_p99)")"
 say ""
 for s in sqlite postgres; do
+    [ "$ONLY" = pg-create ] && [ "$s" = sqlite ] && continue
     notes=()
     [ "$(g $s:c1_fail)" != 0 ] && notes+=("$(g $s:c1_fail) failed creates (1 client)")
     [ "$(g $s:c16_fail)" != 0 ] && notes+=("$(g $s:c16_fail) failed creates ($CREATE_CONNS clients)")
