@@ -49,6 +49,7 @@ struct pl_memo {
     cJSON *run;                    /* that text parsed */
     cJSON *status;                 /* the status now: may be ahead of run's */
     double written_at;             /* pl_clock() of its last write; 0: unknown */
+    int fresh;                     /* built from the stored run: no pass kept it yet */
     double used_at;
 };
 

@@ -61,6 +61,7 @@ static int build(struct pl_memo *m, const char *text, size_t len)
     m->len = len;
     m->hash = text_hash(text, len);
     m->written_at = 0;   /* unknown: a change is written at once */
+    m->fresh = 1;
     return m->run && m->status ? 0 : -1;
 }
 

@@ -265,6 +265,38 @@ static void consider(struct pass *ps, const struct nix *ix, int i)
         start_task(ps, i);
 }
 
+/* A pass that starts from the stored run (its first, or after a restart,
+ * a stop or anyone else's write) may find tasks Pending whose Job an
+ * earlier pass created without writing it down yet (status_write_ms):
+ * they follow their Job (Running), so that they count against the
+ * parallelism and a stop stops them. One list of the run's Jobs. */
+static void adopt_jobs(struct pass *ps)
+{
+    struct pl *p = ps->p;
+    char sel[128], jname[PL_NAME_MAX + 1];
+    int rc;
+    snprintf(sel, sizeof sel, "pipelinerun=%s", ps->name);
+    cJSON *list = pl_parse_host(p, p->host->obj_list(p->self, "Job", ps->project, sel, &rc));
+    const cJSON *j;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(list, "items")) {
+        const char *task = pl_str(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(j, "metadata"), "labels"), "task");
+        for (int i = 0; task && i < ps->n; i++) {
+            const char *ph = phase_of(ps->ts[i]);
+            if (strcmp(pl_str(ps->task[i], "name"), task) != 0 ||
+                (*ph && strcmp(ph, "Pending") != 0))
+                continue;
+            job_name(ps, i, jname, sizeof jname);
+            if (!strcmp(jname, pl_meta(j, "name"))) {   /* this rerun's Job */
+                pl_set_str(ps->ts[i], "phase", "Running");
+                pl_set_str(ps->ts[i], "job", jname);
+                pl_set_str(ps->ts[i], "started", ps->now);
+            }
+        }
+    }
+    cJSON_Delete(list);
+}
+
 /* One pass over the tasks in dependency order. */
 static int advance(struct pass *ps)
 {
@@ -431,7 +463,11 @@ static int reconcile(struct pass *ps)
         pl_set_str(ps->status, "phase", "Running");
         pl_set_str(ps->status, "started", ps->now);
     }
-    if (pass_tasks(ps) < 0 || advance(ps) < 0)
+    if (pass_tasks(ps) < 0)
+        return CUBE_ENOMEM;
+    if (ps->memo->fresh)
+        adopt_jobs(ps);
+    if (advance(ps) < 0)
         return CUBE_ENOMEM;
     const char *now_phase = summarize(ps);
     pl_set_str(ps->status, "phase", now_phase);
@@ -515,10 +551,12 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
     free(ps.task), free(ps.ts), free(ps.created);
     /* a failed pass, or a finished run: the next pass (if any) reads the
      * stored run again */
-    if (rc != CUBE_OK || pl_run_done(pl_str(ps.status, "phase")))
+    if (rc != CUBE_OK || pl_run_done(pl_str(ps.status, "phase"))) {
         pl_memo_free(ps.memo);
-    else
+    } else {
+        ps.memo->fresh = 0;
         pl_memo_put(p, ps.memo);
+    }
     pace_done(p, slot);
     if (rc == CUBE_OK && ps.unwritten)
         return write_wait(&ps) > 0 ? write_wait(&ps) : 1;

@@ -436,9 +436,8 @@ static void task_dirs_are_made_like_the_work_dir(void **st)
  * status catches up later. A pass given another text (a restart, someone
  * else's write) reads the stored run again and adopts the Jobs created
  * meanwhile: nothing is lost or started twice. */
-static void status_writes_are_spaced_and_lose_nothing(void **st)
+static void spaced_status_writes(int stop)
 {
-    (void)st;
     make_pipeline("memo", "{\"parallelism\":4,\"tasks\":["
                   "{\"name\":\"a\",\"command\":[\"true\"]},"
                   "{\"name\":\"b\",\"command\":[\"true\"],\"upstream\":[\"a\"]},"
@@ -456,6 +455,28 @@ static void status_writes_are_spaced_and_lose_nothing(void **st)
     char *text = strdup(cube_mock_object("PipelineRun", "demo", run));
     int wait = pl_run_reconcile(pl, "PipelineRun", "demo", run, text);
     assert_true(wait > 0 && wait <= 60001);   /* back when it may write */
+    if (stop) {
+        /* stopped before b and c were written: their Jobs are stopped, not
+         * left running behind tasks marked "stopped before it ran" */
+        char path[200], job[128];
+        snprintf(path, sizeof path, "/api/v1/projects/demo/pipelineruns/%s/stop", run);
+        struct cube_mock_response r = cube_mock_request("POST", path, NULL, NULL, NULL);
+        assert_int_equal(r.status, 200);
+        cube_mock_response_free(&r);
+        settle();
+        free(text);
+        assert_string_equal(phase(run, "b"), "Running");
+        pl_join_name(run, "b", job, sizeof job);
+        cJSON *j = cJSON_Parse(cube_mock_object("Job", "demo", job));
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(j, "status"), "stopRequested")));
+        cJSON_Delete(j);
+        job_ends(run, "b", "Cancelled");
+        job_ends(run, "c", "Cancelled");
+        assert_string_equal(phase(run, "b"), "Stopped");
+        assert_string_equal(phase(run, NULL), "Stopped");
+        return;
+    }
     /* a restart: the memo is gone; the next pass reads the stored run and
      * its Jobs, adopts b and c, and writes (the write is due) */
     pl_memo_forget(pl, "demo", run);
@@ -470,6 +491,18 @@ static void status_writes_are_spaced_and_lose_nothing(void **st)
     assert_string_equal(phase(run, NULL), "Succeeded");
 }
 
+static void status_writes_are_spaced_and_lose_nothing(void **st)
+{
+    (void)st;
+    spaced_status_writes(0);
+}
+
+static void a_stop_meets_jobs_not_written_yet(void **st)
+{
+    (void)st;
+    spaced_status_writes(1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -481,6 +514,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(dag_with_fake_jobs, setup, teardown),
         cmocka_unit_test_setup_teardown(task_dirs_are_made_like_the_work_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(status_writes_are_spaced_and_lose_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_stop_meets_jobs_not_written_yet, setup, teardown),
         cmocka_unit_test_setup_teardown(stop_stops_running_and_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(passes_are_paced, setup, teardown),
     };
