@@ -1,9 +1,10 @@
 /* job_start.c — starting an admitted Job's replicas on threads of their
  * own. An executor's start may wait for its process (tens of ms); on the
  * controller's few pool workers that wait held up every other Job's
- * reconcile. The scheduling loop hands a Job here as soon as its admission
- * is written (no reconcile in between); the controller does too when it
- * finds a Job Admitted (after a restart, or a start cut short).
+ * reconcile. A Job comes here as soon as its admission is written (by the
+ * scheduling loop, or by the cycle a Job's queueing runs: no reconcile in
+ * between); the controller sends it too when it finds a Job Admitted
+ * (after a restart, or a start cut short).
  *
  * A Job is queued once: asking again while it waits or starts does
  * nothing. The thread reads the Job afresh and starts it only while it is
