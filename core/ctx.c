@@ -96,8 +96,9 @@ int cube_ctx_open_store(struct cube_ctx *ctx)
     /* Requests block on the database's round trips: with PostgreSQL more
      * HTTP threads keep the server busy (SQLite writes are local), and
      * group commit (store_batch.c) needs writers enough to fill one batch
-     * while another runs: 16 concurrent creates make batches of about 8
-     * where 8 threads made batches of 3 or 4. */
+     * while another runs: at least 16, so that 16 concurrent clients each
+     * have a thread (with 8, a writer waiting for its batch held up the
+     * other connection its thread served). */
     if (!cfg->threads_set && (strncmp(cfg->database, "postgres", 8) == 0))
         cfg->threads = cfg->threads * 4 < 16 ? 16 : cfg->threads * 4;
     if (cube_store_open(cfg->database, cfg->data_dir, cfg->threads + 2, &ctx->store, err,

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "store_priv.h"
@@ -35,10 +34,8 @@ void store_batch_init(struct store_batcher *b, unsigned max_inflight)
 {
     pthread_mutex_init(&b->mu, NULL);
     b->head = b->tail = NULL;
-    b->queued = b->inflight = b->last_n = b->prev_n = b->want = 0;
+    b->inflight = 0;
     b->max_inflight = max_inflight ? max_inflight : 1;
-    atomic_init(&b->gathered, 0);
-    b->last_ns = 0;
 }
 
 void store_batch_fini(struct store_batcher *b)
@@ -291,13 +288,6 @@ static void run_batch(struct cube_store *s, struct store_wreq **w, int n)
 
 enum { WREQ_WAIT, WREQ_LEAD, WREQ_DONE, WREQ_DONE_LEAD };
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void wake(atomic_int *word)
 {
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -349,21 +339,15 @@ static int lead(struct cube_store *s, struct store_batcher *b,
         w[n++] = b->head;
         b->head = b->head->next;
     }
-    b->queued -= (unsigned)n;
     if (!b->head)
         b->tail = NULL;
     else if (b->inflight + 1 < b->max_inflight)
         offer_lead(b->head); /* room for another batch */
     b->inflight++;
     pthread_mutex_unlock(&b->mu);
-    int64_t t0 = now_ns();
     run_batch(s, w, n);
-    int64_t took = now_ns() - t0;
     pthread_mutex_lock(&b->mu);
     b->inflight--;
-    b->prev_n = b->last_n;
-    b->last_n = (unsigned)n;
-    b->last_ns = took;
     int queued = b->head != NULL, self_next = 0, next = -1;
     pthread_mutex_unlock(&b->mu);
     for (int i = 0; i < n && queued; i++)
@@ -380,50 +364,12 @@ static int lead(struct cube_store *s, struct store_batcher *b,
     return self_next;
 }
 
-/* ---- gathering ------------------------------------------------------
- *
- * Under load a batch's fixed costs (a round trip, a statement, a commit,
- * wake-ups on both sides) weigh most in what a write costs the server and
- * cubed, and a leader that starts as soon as the lane is free often finds
- * only the one or two writes that came in meanwhile. With many writers the
- * batches settle into two groups taking turns: while one group's batch
- * runs, the other group (the batch before it) gets its answers, sends its
- * next writes and queues. So when fewer writes are queued than the batch
- * before last held, the leader waits for as many, at most as long as the
- * last batch ran (and GATHER_MAX_NS). With one writer every batch holds
- * one write and nobody waits; after a burst, at most a batch or two waits,
- * each bounded by its predecessor's run time. On 2 CPUs with 16 writers
- * this turned batches of 3 into batches of 8 and cut the CPU a create
- * costs (cubed, server and client together) by about a fifth. */
-
-#define GATHER_MAX_NS 1000000
-
-/* Called with b->mu held and a batch free to start; waits for writers to
- * gather (see above), then leads (see lead()). */
-static int gather_and_lead(struct cube_store *s, struct store_batcher *b,
-                           struct store_wreq *self)
-{
-    if (b->queued < b->prev_n && !b->want) {
-        int64_t wait = b->last_ns < GATHER_MAX_NS ? b->last_ns : GATHER_MAX_NS;
-        b->want = b->prev_n;
-        b->inflight++; /* no other leader meanwhile */
-        int seen = atomic_load(&b->gathered);
-        pthread_mutex_unlock(&b->mu);
-        struct timespec ts = {0, (long)wait};
-        syscall(SYS_futex, &b->gathered, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
-        pthread_mutex_lock(&b->mu);
-        b->inflight--;
-        b->want = 0;
-    }
-    return lead(s, b, self);
-}
-
 /* Leads one batch when one may start (called with b->mu held, returns
  * with it released), for a writer already done; it may hand the lead on. */
 static void lead_once(struct cube_store *s, struct store_batcher *b)
 {
     if (b->head && b->inflight < b->max_inflight)
-        (void)gather_and_lead(s, b, NULL); /* 0: no self */
+        (void)lead(s, b, NULL); /* 0: no self */
     else
         pthread_mutex_unlock(&b->mu);
 }
@@ -439,14 +385,10 @@ int store_batch_write(struct cube_store *s, struct store_wreq *w)
     else
         b->head = w;
     b->tail = w;
-    if (++b->queued == b->want) {
-        atomic_fetch_add(&b->gathered, 1);
-        wake(&b->gathered);
-    }
     for (;;) {
         int t = WREQ_WAIT;
         if (b->head && b->inflight < b->max_inflight)
-            t = gather_and_lead(s, b, w) ? WREQ_DONE_LEAD : WREQ_WAIT;
+            t = lead(s, b, w) ? WREQ_DONE_LEAD : WREQ_WAIT;
         else
             pthread_mutex_unlock(&b->mu);
         if (t == WREQ_WAIT)

@@ -139,12 +139,7 @@ struct store_wreq {
 struct store_batcher {
     pthread_mutex_t mu;
     struct store_wreq *head, *tail;
-    unsigned queued;             /* writes in the queue */
     unsigned inflight, max_inflight;
-    unsigned last_n, prev_n;     /* writes in the last batch, the one before */
-    unsigned want;               /* a gathering leader's target; 0: none */
-    atomic_int gathered;         /* futex: bumped when `want` is reached */
-    int64_t last_ns;             /* how long the last batch ran */
 };
 
 /* Connections of one kind, opened lazily up to `size`, lent exclusively,
