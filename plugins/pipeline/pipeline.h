@@ -188,8 +188,8 @@ void pl_task_path(const char *run, const char *task, const char *leaf, char *out
 void pl_abs_path(struct pl *p, const char *project, const char *rel, char *out, size_t len);
 /* Makes task's result directory (and the ones above it) like the run's
  * work directory, once that exists, so its wrapper needs no mkdir; does
- * nothing otherwise (taskdirs.c). */
-void pl_task_dirs(struct pl *p, const char *project, const char *run, const char *task);
+ * nothing otherwise (taskdirs.c). 1 when the result directory is there. */
+int pl_task_dirs(struct pl *p, const char *project, const char *run, const char *task);
 
 /* -- outputs.c --------------------------------------------------------- */
 

@@ -297,6 +297,38 @@ static void adopt_jobs(struct pass *ps)
     cJSON_Delete(list);
 }
 
+/* Nonzero when every upstream of task i has started (or ended well): the
+ * task is among the next to become ready. */
+static int upstreams_started(struct pass *ps, const struct nix *ix, int i)
+{
+    const cJSON *u;
+    cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(ps->task[i], "upstream")) {
+        int k = cJSON_IsString(u) ? nix_find(ix, ps->n, u->valuestring) : -1;
+        const char *ph = k >= 0 ? phase_of(ps->ts[k]) : "";
+        if (!*ph || !strcmp(ph, "Pending") || (pl_task_done(ph) && !task_ok(ph)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Directories: those of the tasks whose Jobs this pass created (their
+ * wrapper would make them otherwise), then ahead of time those of up to
+ * `parallelism` tasks next in line, so that these run without the wrapper
+ * (taskjob.c) and no pass makes directories before creating a Job. */
+static void make_task_dirs(struct pass *ps, const struct nix *ix, const int *order)
+{
+    for (int k = 0; k < ps->n_created; k++)
+        pl_task_dirs(ps->p, ps->project, ps->name, pl_str(ps->task[ps->created[k]], "name"));
+    int ahead = 0;
+    for (int k = 0; k < ps->n && ahead < ps->parallelism && !ps->stop; k++) {
+        int i = order[k];
+        const char *ph = phase_of(ps->ts[i]);
+        if ((!*ph || !strcmp(ph, "Pending")) && upstreams_started(ps, ix, i) &&
+            pl_task_dirs(ps->p, ps->project, ps->name, pl_str(ps->task[i], "name")))
+            ahead++;
+    }
+}
+
 /* One pass over the tasks in dependency order. */
 static int advance(struct pass *ps)
 {
@@ -322,10 +354,9 @@ static int advance(struct pass *ps)
         if (!*ph || !strcmp(ph, "Pending"))
             consider(ps, ix, i);
     }
-    /* Their directories once the Jobs exist (the Jobs' way to their start
-     * does not wait for these; a task that starts first makes its own) */
-    for (int k = 0; k < ps->n_created; k++)
-        pl_task_dirs(ps->p, ps->project, ps->name, pl_str(ps->task[ps->created[k]], "name"));
+    /* Once the Jobs exist (their way to their start does not wait for
+     * these; a task that starts first makes its own) */
+    make_task_dirs(ps, ix, order);
     free(ix), free(order);
     return 0;
 }

@@ -47,7 +47,7 @@ static int open_or_make(int dir, const char *name, const struct stat *like)
     return fd;
 }
 
-void pl_task_dirs(struct pl *p, const char *project, const char *run, const char *task)
+int pl_task_dirs(struct pl *p, const char *project, const char *run, const char *task)
 {
     char rel[512], abs[PATH_MAX + 600];
     struct stat work;
@@ -55,10 +55,10 @@ void pl_task_dirs(struct pl *p, const char *project, const char *run, const char
     pl_abs_path(p, project, rel, abs, sizeof abs);
     int fd = open(abs, DIR_OPEN);
     if (fd < 0)
-        return;   /* no task of the run has run yet */
+        return 0;   /* no task of the run has run yet */
     if (fstatat(fd, "work", &work, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(work.st_mode)) {
         close(fd);
-        return;
+        return 0;
     }
     const char *steps[] = {"tasks", task, "results"};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0] && fd >= 0; i++) {
@@ -66,6 +66,8 @@ void pl_task_dirs(struct pl *p, const char *project, const char *run, const char
         close(fd);
         fd = next;
     }
-    if (fd >= 0)
-        close(fd);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
 }

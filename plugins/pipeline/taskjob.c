@@ -13,10 +13,19 @@
  *   CUBE_OUTPUT_DIR  pipeline-runs/<run>/tasks/<t>/results  result files
  *   CUBE_OUTPUTS     pipeline-runs/<run>/tasks/<t>/outputs  key=value or JSON
  * The wrapper also clears an old outputs file (a rerun) and, without a
- * workdir of the task's own, starts the command in CUBE_RUN_DIR. */
+ * workdir of the task's own, starts the command in CUBE_RUN_DIR.
+ *
+ * When the task's directories were made ahead (runner.c, taskdirs.c) and
+ * no old outputs file must be cleared, the Job runs the command itself,
+ * with CUBE_RUN_DIR as its workdir when the task has none: no shell, one
+ * process less per task.
+ * Whether found through PATH by the shell or by the executor, a missing
+ * command fails the task either way. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "args.h"
 #include "pipeline.h"
@@ -200,6 +209,47 @@ static void copy_as(cJSON *js, const cJSON *task, const char *from, const char *
         cJSON_AddItemToObject(js, to, cJSON_Duplicate(v, 1));
 }
 
+/* Nonzero when the task can run without the wrapper: its result directory
+ * is there (made ahead by an earlier pass, runner.c) and it has no old
+ * outputs file to clear. */
+static int runs_direct(struct pl *p, const cJSON *run, const cJSON *task)
+{
+    const char *project = pl_meta(run, "project"), *rname = pl_meta(run, "name");
+    const char *tname = pl_str(task, "name");
+    char rel[512], abs[PATH_MAX + 600];
+    struct stat st;
+    pl_task_path(rname, tname, "results", rel, sizeof rel);
+    pl_abs_path(p, project, rel, abs, sizeof abs);
+    if (lstat(abs, &st) < 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    pl_task_path(rname, tname, "outputs", rel, sizeof rel);
+    pl_abs_path(p, project, rel, abs, sizeof abs);
+    return lstat(abs, &st) < 0 && errno == ENOENT;
+}
+
+/* The Job's command: argv itself, or the wrapper shell line around it. */
+static void job_command(struct pl *p, cJSON *js, const cJSON *run, const cJSON *task,
+                        cJSON *argv)
+{
+    const char *wd = pl_str(task, "workdir");
+    cJSON *cmd = cJSON_AddArrayToObject(js, "command"), *a;
+    if (cJSON_GetArraySize(argv) > 0 && runs_direct(p, run, task)) {
+        if (!(wd && *wd)) {
+            char rel[512], abs[PATH_MAX + 600];
+            pl_task_path(pl_meta(run, "name"), NULL, "work", rel, sizeof rel);
+            pl_abs_path(p, pl_meta(run, "project"), rel, abs, sizeof abs);
+            cJSON_AddStringToObject(js, "workdir", abs);
+        }
+    } else {
+        cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/sh"));
+        cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(wd && *wd ? WRAPPER : WRAPPER_CD));
+        cJSON_AddItemToArray(cmd, cJSON_CreateString("cube-task"));
+    }
+    while ((a = cJSON_DetachItemFromArray(argv, 0)))
+        cJSON_AddItemToArray(cmd, a);
+}
+
 cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJSON *task,
                    const char *job_name, char *msg, size_t mlen)
 {
@@ -222,15 +272,7 @@ cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJ
     cJSON_AddStringToObject(job, "kind", "Job");
     job_meta(job, run, task, job_name);
     cJSON *js = cJSON_AddObjectToObject(job, "spec");
-    const char *wd = pl_str(task, "workdir");
-    cJSON *cmd = cJSON_AddArrayToObject(js, "command");
-    cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/sh"));
-    cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
-    cJSON_AddItemToArray(cmd, cJSON_CreateString(wd && *wd ? WRAPPER : WRAPPER_CD));
-    cJSON_AddItemToArray(cmd, cJSON_CreateString("cube-task"));
-    cJSON *a;
-    while ((a = cJSON_DetachItemFromArray(argv, 0)))
-        cJSON_AddItemToArray(cmd, a);
+    job_command(p, js, run, task, argv);
     cJSON_Delete(argv);
     cJSON_AddItemToObject(js, "env", env);
     copy_as(js, task, "resources", "resources");

@@ -124,6 +124,32 @@ class Dag(Base):
         for j in jobs:
             self.assertEqual(j["metadata"]["ownerReferences"][0]["kind"], "PipelineRun")
 
+    def test_later_tasks_run_without_the_wrapper(self):
+        """Tasks whose directories were made ahead run their command itself,
+        in the run's work directory, with their result directory there."""
+        probe = sh('pwd; test -d "$CUBE_OUTPUT_DIR" && echo results-ok; '
+                   'echo x > "$CUBE_OUTPUT_DIR/r.md"')
+        self.pipeline("chain", {"parallelism": 1, "tasks": [
+            {"name": "a", "command": probe},
+            {"name": "b", "upstream": ["a"], "command": probe},
+            {"name": "c", "upstream": ["b"], "command": probe},
+            {"name": "d", "upstream": ["c"], "command": probe}]})
+        run = self.run_now("chain")
+        st = self.wait_run(run)
+        self.assertEqual(st["phase"], "Succeeded", json.dumps(st))
+        work = os.path.join(self.files_dir(), "pipeline-runs", run, "work")
+        jobs = {j["metadata"]["labels"]["task"]: j for j in
+                self.a.get(f"{P}/jobs?labelSelector=pipelinerun%3D{run}").json()["items"]}
+        self.assertIn("cube-task", jobs["a"]["spec"]["command"], "the first task's wrapper")
+        direct = [t for t, j in jobs.items() if "cube-task" not in j["spec"]["command"]]
+        self.assertIn("d", direct, json.dumps({t: j["spec"] for t, j in jobs.items()}))
+        for t in "abcd":
+            log = self.a.get(f"{P}/pipelineruns/{run}/tasks/{t}/logs").body
+            self.assertIn(os.path.realpath(work), log, f"task {t} runs in the work dir")
+            self.assertIn("results-ok", log, f"task {t} has its result directory")
+        for t in direct:
+            self.assertEqual(jobs[t]["spec"]["workdir"], work)
+
     def test_parallelism_bounds_running_tasks(self):
         stamp = 'date +%s.%N > "$CUBE_RUN_DIR/$CUBE_TASK.start"; sleep 0.4; ' \
                 'date +%s.%N > "$CUBE_RUN_DIR/$CUBE_TASK.end"'
