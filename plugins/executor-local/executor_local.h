@@ -239,9 +239,13 @@ struct xl_spawned {
 
 /* The supervisor program's fds: the output file and the run directory. */
 enum { XL_SUP_FD_OUT = 3, XL_SUP_FD_DIR = 4 };
-/* The start step of a plan the supervisor cannot read (supervisor.c has
- * the full list; numbers are kept in status files). */
-enum { XL_STEP_PLAN = 11 };
+/* The start steps a status file may name (numbers are kept in status
+ * files: new ones go at the end; names in plan_codec.c). */
+enum xl_step {
+    XL_STEP_START, XL_STEP_FORK, XL_STEP_FDS, XL_STEP_CGROUP, XL_STEP_VIEW, XL_STEP_GROUPS,
+    XL_STEP_GID, XL_STEP_UID, XL_STEP_CHDIR, XL_STEP_NNP, XL_STEP_EXEC, XL_STEP_PLAN,
+    XL_STEP_COUNT
+};
 /* The supervisor program's name, looked for beside the plugin. */
 #define XL_SUPERVISOR_PROGRAM "cube-xl-supervisor"
 

@@ -10,7 +10,8 @@
  *       NHIDE DIR... NBIND DIR... NEXEC PATH... -- ARGV...
  *
  * Both ends are built from this file, so they always agree; the version
- * tag makes a supervisor from another build refuse clearly. */
+ * tag makes a supervisor from another build refuse clearly. So are the
+ * names of the start steps a status file may name (enum xl_step). */
 #include "executor_local.h"
 
 #include <errno.h>
@@ -19,6 +20,18 @@
 #include <string.h>
 
 #define PLAN_TAG "--plan-v1"
+
+static const char *const STEP[XL_STEP_COUNT] = {
+    "start", "fork", "set up file descriptors", "join the cgroup",
+    "set up the mount view", "set the supplementary groups", "set the group id",
+    "set the user id", "enter the workdir", "set no_new_privs", "exec the command",
+    "read the supervisor's plan",
+};
+
+const char *xl_step_name(int step)
+{
+    return step >= 0 && step < XL_STEP_COUNT ? STEP[step] : "start";
+}
 
 int xl_slot_valid(const char *slot)
 {

@@ -104,6 +104,21 @@ int xl_engine_id_parse(const char *id, pid_t *pid, unsigned long long *start, ch
     return 0;
 }
 
+unsigned long long xl_stat_start_time(const char *stat)
+{
+    const char *p = strrchr(stat, ')');
+    if (!p)
+        return 0;
+    /* The k-th space after ')' precedes field k + 2: 20 spaces to field 22. */
+    for (int k = 0; k < 20; k++)
+        if (!(p = strchr(p + 1, ' ')))
+            return 0;
+    unsigned long long v = 0;
+    for (p++; *p >= '0' && *p <= '9'; p++)
+        v = v * 10 + (unsigned long long)(*p - '0');
+    return v;
+}
+
 unsigned long long xl_proc_start_time(pid_t pid)
 {
     char path[64], buf[1024];

@@ -167,9 +167,7 @@ static int launch(struct xl *x, struct ctx *c, char *engine_id, size_t id_len,
     if (rc != CUBE_OK)
         return rc;
     r->sup_pid = s.sup_pid;
-    r->sup_start = s.sup_start ? s.sup_start : xl_proc_start_time(s.sup_pid);
-    if (!r->sup_start)
-        r->sup_start = 1;   /* already gone: its status file tells the rest */
+    r->sup_start = s.sup_start ? s.sup_start : 1;   /* 0: already ended; its status tells */
     if (xl_engine_id_format(r->engine_id, sizeof r->engine_id, r->sup_pid, r->sup_start,
                             r->slot) < 0 ||
         xl_engine_id_format(engine_id, id_len, r->sup_pid, r->sup_start, r->slot) < 0)

@@ -32,23 +32,6 @@
 enum { FD_OUT = XL_SUP_FD_OUT, FD_DIR = XL_SUP_FD_DIR, FD_FIRST_FREE = XL_SUP_FD_DIR + 1 };
 enum { V_NONE, V_STOPPED, V_TIMEOUT, V_STARTERROR };
 static const char *const VERDICT[] = {"none", "stopped", "timeout", "starterror"};
-static const char *const STEP[] = {
-    "start", "fork", "set up file descriptors", "join the cgroup",
-    "set up the mount view", "set the supplementary groups", "set the group id",
-    "set the user id", "enter the workdir", "set no_new_privs", "exec the command",
-    "read the supervisor's plan",
-};
-/* Step numbers are kept in status files: new ones go at the end. */
-enum { S_START, S_FORK, S_FDS, S_CGROUP, S_VIEW, S_GROUPS, S_GID, S_UID, S_CHDIR,
-       S_NNP, S_EXEC, S_PLAN, S_COUNT };
-_Static_assert((int)S_PLAN == (int)XL_STEP_PLAN, "step numbers");
-
-/* The name of a start step reported by the supervisor. */
-const char *xl_step_name(int step)
-{
-    return step >= 0 && step < S_COUNT ? STEP[step] : "start";
-}
-
 /* -- async-signal-safe helpers ------------------------------------------- */
 
 static size_t slen(const char *s)
@@ -145,21 +128,6 @@ static long long find_counter(const char *text, const char *key)
     return -1;
 }
 
-unsigned long long xl_stat_start_time(const char *stat)
-{
-    const char *p = strrchr(stat, ')');
-    if (!p)
-        return 0;
-    /* The k-th space after ')' precedes field k + 2: 20 spaces to field 22. */
-    for (int k = 0; k < 20; k++)
-        if (!(p = strchr(p + 1, ' ')))
-            return 0;
-    unsigned long long v = 0;
-    for (p++; *p >= '0' && *p <= '9'; p++)
-        v = v * 10 + (unsigned long long)(*p - '0');
-    return v;
-}
-
 /* -- the replica child --------------------------------------------------- */
 
 /* Tells the supervisor which step failed (and says so in the output). */
@@ -169,7 +137,7 @@ __attribute__((noreturn)) static void child_fail(int pipe_fd, int step, int err)
     write_all(pipe_fd, (const char *)m, sizeof m);
     char line[256], *p = line, *end = line + sizeof line - 1;
     p = put_s(p, end, "executor-local: cannot ");
-    p = put_s(p, end, STEP[step]);
+    p = put_s(p, end, xl_step_name(step));
     p = put_s(p, end, " (errno ");
     p = put_n(p, end, err);
     p = put_s(p, end, ")\n");
@@ -240,13 +208,13 @@ static int setup_view(const struct xl_view *v)
  * thread exists; glibc's wrappers would signal threads that do not). */
 static int drop_privileges(const struct xl_plan *p, int *step)
 {
-    *step = S_GROUPS;
+    *step = XL_STEP_GROUPS;
     if (syscall(SYS_setgroups, (size_t)p->ngroups, p->groups) < 0)
         return -1;
-    *step = S_GID;
+    *step = XL_STEP_GID;
     if (syscall(SYS_setresgid, p->gid, p->gid, p->gid) < 0)
         return -1;
-    *step = S_UID;
+    *step = XL_STEP_UID;
     return syscall(SYS_setresuid, p->uid, p->uid, p->uid) < 0 ? -1 : 0;
 }
 
@@ -259,20 +227,20 @@ __attribute__((noreturn)) static void replica_child(const struct xl_plan *p, int
     sigprocmask(SIG_SETMASK, &none, NULL);
     umask(002);   /* project dirs are shared through their group */
     if (setsid() < 0)
-        child_fail(pipe_fd, S_FDS, errno);
+        child_fail(pipe_fd, XL_STEP_FDS, errno);
     if (join_cgroups(p) < 0)
-        child_fail(pipe_fd, S_CGROUP, errno);
+        child_fail(pipe_fd, XL_STEP_CGROUP, errno);
     if (p->view && p->view->nhide && setup_view(p->view) < 0)
-        child_fail(pipe_fd, S_VIEW, errno);
+        child_fail(pipe_fd, XL_STEP_VIEW, errno);
     if (dup2(FD_OUT, 1) < 0 || dup2(FD_OUT, 2) < 0)
-        child_fail(pipe_fd, S_FDS, errno);
-    int step = S_UID;
+        child_fail(pipe_fd, XL_STEP_FDS, errno);
+    int step = XL_STEP_UID;
     if (p->drop && drop_privileges(p, &step) < 0)
         child_fail(pipe_fd, step, errno);
     if (chdir(p->workdir) < 0)
-        child_fail(pipe_fd, S_CHDIR, errno);
+        child_fail(pipe_fd, XL_STEP_CHDIR, errno);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-        child_fail(pipe_fd, S_NNP, errno);
+        child_fail(pipe_fd, XL_STEP_NNP, errno);
     int err = ENOENT;
     for (char *const *c = p->exec_paths; *c; c++) {
         execve(*c, p->argv, p->envp);
@@ -281,7 +249,7 @@ __attribute__((noreturn)) static void replica_child(const struct xl_plan *p, int
             break;
         }
     }
-    child_fail(pipe_fd, S_EXEC, err);
+    child_fail(pipe_fd, XL_STEP_EXEC, err);
 }
 
 /* What replica_main needs; it shares the supervisor's memory. */
@@ -484,7 +452,7 @@ static pid_t launch(const struct xl_plan *p)
 {
     int ep[2], m[2] = {0, 0};
     if (pipe2(ep, O_CLOEXEC) < 0) {
-        write_status(p, 0, V_STARTERROR, S_FORK, errno);
+        write_status(p, 0, V_STARTERROR, XL_STEP_FORK, errno);
         return -1;
     }
     pid_t rpid = clone_replica(p, ep[1]);
@@ -494,7 +462,7 @@ static pid_t launch(const struct xl_plan *p)
     while (rpid > 0 && (n = read(ep[0], m, sizeof m)) < 0 && errno == EINTR) {}
     close(ep[0]);
     if (rpid < 0 || n == (ssize_t)sizeof m) {
-        int st = 0, step = rpid < 0 ? S_FORK : m[0], err = rpid < 0 ? e : m[1];
+        int st = 0, step = rpid < 0 ? XL_STEP_FORK : m[0], err = rpid < 0 ? e : m[1];
         if (rpid > 0)
             while (waitpid(rpid, &st, 0) < 0 && errno == EINTR) {}
         write_status(p, st, V_STARTERROR, step, err);
@@ -513,7 +481,7 @@ void xl_supervise(const struct xl_plan *p)
 {
     setsid();
     if (arrange_fds() < 0)
-        xl_supervise_refuse(p, S_FDS, errno);
+        xl_supervise_refuse(p, XL_STEP_FDS, errno);
     reset_signals();
     pid_t rpid = launch(p);
     if (rpid < 0)
