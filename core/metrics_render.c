@@ -1,5 +1,6 @@
 /* metrics_render.c — Prometheus text exposition (0.0.4) of the registry. */
 #include "metrics_priv.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -10,42 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct buf {
-    char *p;
-    size_t len;
-    size_t cap;
-    bool oom;
-};
-
-static void buf_put(struct buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void buf_puts(struct buf *b, const char *s)
-{
-    buf_put(b, s, strlen(s));
-}
-
 /* Escapes '\\' and newline always, '"' too inside label values: the
  * exposition format's two escaping rules. */
-static void buf_escaped(struct buf *b, const char *s, bool quote)
+static void buf_escaped(struct cube_text *b, const char *s, bool quote)
 {
     const char *run = s;
     for (; *s; s++) {
@@ -58,11 +26,11 @@ static void buf_escaped(struct buf *b, const char *s, bool quote)
             esc = "\\\"";
         if (!esc)
             continue;
-        buf_put(b, run, (size_t)(s - run));
-        buf_puts(b, esc);
+        cube_text_put(b, run, (size_t)(s - run));
+        cube_text_puts(b, esc);
         run = s + 1;
     }
-    buf_put(b, run, (size_t)(s - run));
+    cube_text_put(b, run, (size_t)(s - run));
 }
 
 /* Formats v so Prometheus parses it back exactly: integers plainly, other
@@ -86,53 +54,53 @@ static void fmt_value(char *out, size_t n, double v)
     }
 }
 
-static void put_value(struct buf *b, double v)
+static void put_value(struct cube_text *b, double v)
 {
     char num[40];
     fmt_value(num, sizeof num, v);
-    buf_puts(b, num);
+    cube_text_puts(b, num);
 }
 
-static void put_count(struct buf *b, uint64_t v)
+static void put_count(struct cube_text *b, uint64_t v)
 {
     char num[24];
     snprintf(num, sizeof num, "%" PRIu64, v);
-    buf_puts(b, num);
+    cube_text_puts(b, num);
 }
 
 /* Writes `{a="x",b="y"[,le="..."]}`, or nothing for an empty set. */
-static void put_labels(struct buf *b, const struct cube_metric *m,
+static void put_labels(struct cube_text *b, const struct cube_metric *m,
                        const struct child *c, const char *le)
 {
     if (!m->nlabels && !le)
         return;
-    buf_puts(b, "{");
+    cube_text_puts(b, "{");
     for (unsigned i = 0; i < m->nlabels; i++) {
-        buf_puts(b, i ? "," : "");
-        buf_puts(b, m->labels[i]);
-        buf_puts(b, "=\"");
+        cube_text_puts(b, i ? "," : "");
+        cube_text_puts(b, m->labels[i]);
+        cube_text_puts(b, "=\"");
         buf_escaped(b, c->values[i], true);
-        buf_puts(b, "\"");
+        cube_text_puts(b, "\"");
     }
     if (le) {
-        buf_puts(b, m->nlabels ? ",le=\"" : "le=\"");
-        buf_puts(b, le);
-        buf_puts(b, "\"");
+        cube_text_puts(b, m->nlabels ? ",le=\"" : "le=\"");
+        cube_text_puts(b, le);
+        cube_text_puts(b, "\"");
     }
-    buf_puts(b, "}");
+    cube_text_puts(b, "}");
 }
 
-static void put_sample(struct buf *b, const struct cube_metric *m,
+static void put_sample(struct cube_text *b, const struct cube_metric *m,
                        const char *suffix, const struct child *c,
                        const char *le)
 {
-    buf_puts(b, m->name);
-    buf_puts(b, suffix);
+    cube_text_puts(b, m->name);
+    cube_text_puts(b, suffix);
     put_labels(b, m, c, le);
-    buf_puts(b, " ");
+    cube_text_puts(b, " ");
 }
 
-static void render_histogram(struct buf *b, const struct cube_metric *m,
+static void render_histogram(struct cube_text *b, const struct cube_metric *m,
                              const struct child *c)
 {
     uint64_t cum = 0;
@@ -142,19 +110,19 @@ static void render_histogram(struct buf *b, const struct cube_metric *m,
         fmt_value(le, sizeof le, m->bounds[i]);
         put_sample(b, m, "_bucket", c, le);
         put_count(b, cum);
-        buf_puts(b, "\n");
+        cube_text_puts(b, "\n");
     }
     put_sample(b, m, "_bucket", c, "+Inf");
     put_count(b, c->count);
-    buf_puts(b, "\n");
+    cube_text_puts(b, "\n");
     put_sample(b, m, "_sum", c, NULL);
     put_value(b, c->value);
-    buf_puts(b, "\n");
+    cube_text_puts(b, "\n");
     put_sample(b, m, "_count", c, NULL);
     put_count(b, c->count);
 }
 
-static void render_child(struct buf *b, const struct cube_metric *m,
+static void render_child(struct cube_text *b, const struct cube_metric *m,
                          const struct child *c)
 {
     if (m->type == CUBE_METRIC_HISTOGRAM) {
@@ -163,7 +131,7 @@ static void render_child(struct buf *b, const struct cube_metric *m,
         put_sample(b, m, "", c, NULL);
         put_value(b, c->value);
     }
-    buf_puts(b, "\n");
+    cube_text_puts(b, "\n");
 }
 
 /* Orders children by their label values, so output is stable between
@@ -186,7 +154,7 @@ static const char *type_name(enum cube_metric_type t)
            : t == CUBE_METRIC_GAUGE ? "gauge" : "histogram";
 }
 
-static void render_children(struct buf *b, struct cube_metric *m)
+static void render_children(struct cube_text *b, struct cube_metric *m)
 {
     pthread_mutex_lock(&m->mu);
     struct child **list = NULL;
@@ -211,25 +179,25 @@ out:
     free(list);
 }
 
-static void render_metric(struct buf *b, struct cube_metric *m)
+static void render_metric(struct cube_text *b, struct cube_metric *m)
 {
-    buf_puts(b, "# HELP ");
-    buf_puts(b, m->name);
-    buf_puts(b, " ");
+    cube_text_puts(b, "# HELP ");
+    cube_text_puts(b, m->name);
+    cube_text_puts(b, " ");
     buf_escaped(b, m->help, false);
-    buf_puts(b, "\n# TYPE ");
-    buf_puts(b, m->name);
-    buf_puts(b, " ");
-    buf_puts(b, type_name(m->type));
-    buf_puts(b, "\n");
+    cube_text_puts(b, "\n# TYPE ");
+    cube_text_puts(b, m->name);
+    cube_text_puts(b, " ");
+    cube_text_puts(b, type_name(m->type));
+    cube_text_puts(b, "\n");
     render_children(b, m);
 }
 
 /* Renders all metrics as Prometheus text 0.0.4; NULL on OOM. */
 char *cube_metrics_render(struct cube_metrics *reg, size_t *len)
 {
-    struct buf b = {0};
-    buf_put(&b, "", 0); /* an empty registry still yields "" */
+    struct cube_text b = {0};
+    cube_text_put(&b, "", 0); /* an empty registry still yields "" */
     if (reg) {
         pthread_mutex_lock(&reg->mu);
         for (struct cube_metric *m = reg->head; m; m = m->next)

@@ -137,50 +137,15 @@ char *cube_obj_i64(int64_t v, char buf[24])
 }
 
 /* A growing JSON text (the audit record is built as text: no tree). */
-struct jtext {
-    char *p;
-    size_t len, cap;
-    int oom;
-};
-
-/* Room for n more bytes and a NUL; 0 when out of memory. */
-static int jt_reserve(struct jtext *t, size_t n)
-{
-    if (t->oom)
-        return 0;
-    if (t->len + n + 1 <= t->cap)
-        return 1;
-    size_t cap = t->cap ? t->cap * 2 : 512;
-    while (cap < t->len + n + 1)
-        cap *= 2;
-    char *grown = realloc(t->p, cap);
-    if (!grown) {
-        t->oom = 1;
-        return 0;
-    }
-    t->p = grown;
-    t->cap = cap;
-    return 1;
-}
-
-static void jt_put(struct jtext *t, const char *s, size_t n)
-{
-    if (!jt_reserve(t, n))
-        return;
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    t->p[t->len] = '\0';
-}
-
-#define JT_LIT(t, lit) jt_put((t), (lit), sizeof(lit) - 1)
+#define JT_LIT(t, lit) cube_text_put((t), (lit), sizeof(lit) - 1)
 
 /* Appends s as a JSON string, escaped as cJSON prints it: \" \\ \b \f \n
  * \r \t, other bytes below 32 as \u00XX, the rest as they are. */
-static void jt_str(struct jtext *t, const char *s)
+static void jt_str(struct cube_text *t, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     size_t n = strlen(s);
-    if (!jt_reserve(t, n * 6 + 2))
+    if (!cube_text_reserve(t, n * 6 + 2))
         return;
     char *o = t->p + t->len;
     *o++ = '"';
@@ -206,12 +171,12 @@ static void jt_str(struct jtext *t, const char *s)
 }
 
 /* Appends ,"key":"value" (no comma when first); nothing when value is NULL. */
-static void jt_field(struct jtext *t, const char *key, const char *value, int first)
+static void jt_field(struct cube_text *t, const char *key, const char *value, int first)
 {
     if (!value)
         return;
-    jt_put(t, first ? "\"" : ",\"", first ? 1 : 2);
-    jt_put(t, key, strlen(key));
+    cube_text_put(t, first ? "\"" : ",\"", first ? 1 : 2);
+    cube_text_put(t, key, strlen(key));
     JT_LIT(t, "\":");
     jt_str(t, value);
 }
@@ -225,7 +190,7 @@ static int same_double(double a, double b)
 
 /* A number as cJSON prints it: "%1.15g" unless that loses precision,
  * then "%1.17g"; integers below 10^15 need neither printf nor scanf. */
-static void jt_number(struct jtext *t, double d)
+static void jt_number(struct cube_text *t, double d)
 {
     char buf[32];
     if (isnan(d) || isinf(d)) {
@@ -234,7 +199,7 @@ static void jt_number(struct jtext *t, double d)
     }
     if (d == floor(d) && fabs(d) < 1e15 && !(d == 0 && signbit(d))) {
         const char *digits = cube_obj_i64((int64_t)d, buf);
-        jt_put(t, digits, strlen(digits));
+        cube_text_put(t, digits, strlen(digits));
         return;
     }
     double test = 0.0;
@@ -245,12 +210,12 @@ static void jt_number(struct jtext *t, double d)
     for (int i = 0; i < n; i++)
         if (buf[i] == point)
             buf[i] = '.';
-    jt_put(t, buf, (size_t)n);
+    cube_text_put(t, buf, (size_t)n);
 }
 
 /* Appends item as cJSON_PrintUnformatted would; 0, or -1 where cJSON
  * fails too (an invalid item, a raw one without text). */
-static int jt_value(struct jtext *t, const cJSON *item)
+static int jt_value(struct cube_text *t, const cJSON *item)
 {
     switch (item->type & 0xFF) {
     case cJSON_NULL: JT_LIT(t, "null"); return 0;
@@ -261,7 +226,7 @@ static int jt_value(struct jtext *t, const cJSON *item)
     case cJSON_Raw:
         if (!item->valuestring)
             return -1;
-        jt_put(t, item->valuestring, strlen(item->valuestring));
+        cube_text_put(t, item->valuestring, strlen(item->valuestring));
         return 0;
     case cJSON_Array:
     case cJSON_Object:
@@ -270,7 +235,7 @@ static int jt_value(struct jtext *t, const cJSON *item)
         return -1;
     }
     int object = (item->type & 0xFF) == cJSON_Object;
-    jt_put(t, object ? "{" : "[", 1);
+    cube_text_put(t, object ? "{" : "[", 1);
     for (const cJSON *c = item->child; c; c = c->next) {
         if (object) {
             jt_str(t, c->string ? c->string : "");
@@ -281,13 +246,13 @@ static int jt_value(struct jtext *t, const cJSON *item)
         if (c->next)
             JT_LIT(t, ",");
     }
-    jt_put(t, object ? "}" : "]", 1);
+    cube_text_put(t, object ? "}" : "]", 1);
     return 0;
 }
 
 char *cube_obj_print(const cJSON *item)
 {
-    struct jtext t = {0};
+    struct cube_text t = {0};
     if (!item || jt_value(&t, item) < 0 || t.oom) {
         free(t.p);
         return NULL;
@@ -301,7 +266,7 @@ char *cube_obj_event_doc(const struct cube_kind *k, const char *project,
                          const char *reason, const char *message)
 {
     char now[40], num[24];
-    struct jtext t = {0};
+    struct cube_text t = {0};
     cube_obj_now(now, sizeof now);
     /* The key order of the record as it always was. */
     JT_LIT(&t, "{\"metadata\":{");
@@ -321,7 +286,7 @@ char *cube_obj_event_doc(const struct cube_kind *k, const char *project,
     if (result) {
         const char *digits = cube_obj_i64(result, num);
         JT_LIT(&t, ",\"result\":");
-        jt_put(&t, digits, strlen(digits));
+        cube_text_put(&t, digits, strlen(digits));
     }
     JT_LIT(&t, "}");
     if (t.oom) {

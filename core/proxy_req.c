@@ -18,42 +18,12 @@
 #include "proxy_priv.h"
 #include "util.h"
 
-/* A growable text buffer for the request head. */
-struct buf {
-    char *p;
-    size_t len, cap;
-    int oom;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
+static void put_header(struct cube_text *b, const char *name, const char *value)
 {
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 1024;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *g = realloc(b->p, cap);
-        if (!g) {
-            b->oom = 1;
-            return;
-        }
-        b->p = g;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void puts_(struct buf *b, const char *s) { put(b, s, strlen(s)); }
-
-static void put_header(struct buf *b, const char *name, const char *value)
-{
-    puts_(b, name);
-    put(b, ": ", 2);
-    puts_(b, value);
-    put(b, "\r\n", 2);
+    cube_text_puts(b, name);
+    cube_text_put(b, ": ", 2);
+    cube_text_puts(b, value);
+    cube_text_put(b, "\r\n", 2);
 }
 
 /* -- who may pass ------------------------------------------------------------ */
@@ -65,25 +35,25 @@ static int browser_navigation(cube_req *req)
            strstr(accept, "text/html");
 }
 
-static void put_query(struct buf *b, cube_req *req);
+static void put_query(struct cube_text *b, cube_req *req);
 
 /* 302 to the console's login page, coming back to this path after (the
  * console writes its own ?next= the same way). */
 static void redirect_to_login(cube_req *req)
 {
     static const char HEX[] = "0123456789ABCDEF";
-    struct buf target = {0}, loc = {0};
-    puts_(&target, req->raw_path);
+    struct cube_text target = {0}, loc = {0};
+    cube_text_puts(&target, req->raw_path);
     put_query(&target, req);
-    puts_(&loc, "/login?next=");
+    cube_text_puts(&loc, "/login?next=");
     for (size_t i = 0; !target.oom && i < target.len; i++) {
         unsigned char c = (unsigned char)target.p[i];
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
             strchr("-_.!~*'()", c)) { /* as JavaScript's encodeURIComponent */
-            put(&loc, (const char *)&c, 1);
+            cube_text_put(&loc, (const char *)&c, 1);
         } else {
             char esc[3] = {'%', HEX[c >> 4], HEX[c & 15]};
-            put(&loc, esc, 3);
+            cube_text_put(&loc, esc, 3);
         }
     }
     if (target.oom || loc.oom) {
@@ -189,7 +159,7 @@ static int resolve(struct proxy_call *call, struct cube_proxy_upstream *up)
 
 struct head_ctx {
     struct proxy_call *call;
-    struct buf *b;
+    struct cube_text *b;
     const char *connection;            /* the caller's Connection header */
     const char *plugin_header;         /* replaced by the plugin's */
     const char *trusted_header;        /* the auth proxy header, a credential */
@@ -199,21 +169,21 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
                                const char *value)
 {
     (void)kind;
-    struct buf *b = cls;
+    struct cube_text *b = cls;
     /* MHD turned '+' into ' ' (and decodes nothing else: cubed's unescape
      * callback is a no-op), and a raw request line has no spaces. */
-    put(b, b->len && strchr(b->p, '?') ? "&" : "?", 1);
+    cube_text_put(b, b->len && strchr(b->p, '?') ? "&" : "?", 1);
     for (const char *s = key; *s; s++)
-        put(b, *s == ' ' ? "+" : s, 1);
+        cube_text_put(b, *s == ' ' ? "+" : s, 1);
     if (value) {
-        put(b, "=", 1);
+        cube_text_put(b, "=", 1);
         for (const char *s = value; *s; s++)
-            put(b, *s == ' ' ? "+" : s, 1);
+            cube_text_put(b, *s == ' ' ? "+" : s, 1);
     }
     return MHD_YES;
 }
 
-static void put_query(struct buf *b, cube_req *req)
+static void put_query(struct cube_text *b, cube_req *req)
 {
     MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, add_arg, b);
 }
@@ -256,19 +226,19 @@ static int from_front_proxy(cube_req *req)
 
 /* X-Forwarded-*: ours, or a trusted front proxy's extended by ours (a
  * caller's own are never believed). */
-static void put_forwarded(struct buf *b, cube_req *req)
+static void put_forwarded(struct cube_text *b, cube_req *req)
 {
     int front = from_front_proxy(req);
     const char *xff = front ? cube_req_header(req, "X-Forwarded-For") : NULL;
     const char *proto = front ? cube_req_header(req, "X-Forwarded-Proto") : NULL;
     const char *host = front ? cube_req_header(req, "X-Forwarded-Host") : NULL;
-    puts_(b, "X-Forwarded-For: ");
+    cube_text_puts(b, "X-Forwarded-For: ");
     if (xff) {
-        puts_(b, xff);
-        put(b, ", ", 2);
+        cube_text_puts(b, xff);
+        cube_text_put(b, ", ", 2);
     }
-    puts_(b, cube_req_client(req));
-    put(b, "\r\n", 2);
+    cube_text_puts(b, cube_req_client(req));
+    cube_text_put(b, "\r\n", 2);
     put_header(b, "X-Forwarded-Proto", proto ? proto : req->ctx->cfg->tls_cert ? "https" : "http");
     if (!host)
         host = cube_req_header(req, "Host");
@@ -282,16 +252,16 @@ static int build_head(struct proxy_call *call, const char *rest,
                       const struct cube_proxy_upstream *up)
 {
     cube_req *req = call->req;
-    struct buf b = {0};
+    struct cube_text b = {0};
     struct cube_auth *a = req->ctx->auth;
     struct head_ctx h = {call, &b, cube_req_header(req, "Connection"),
                          up->header_name[0] ? up->header_name : NULL,
                          a && a->trusted_header[0] ? a->trusted_header : NULL};
-    puts_(&b, req->method);
-    put(&b, " ", 1);
-    puts_(&b, call->pfx->strip_prefix ? (*rest ? rest : "/") : req->raw_path);
+    cube_text_puts(&b, req->method);
+    cube_text_put(&b, " ", 1);
+    cube_text_puts(&b, call->pfx->strip_prefix ? (*rest ? rest : "/") : req->raw_path);
     put_query(&b, req);
-    puts_(&b, " HTTP/1.1\r\n");
+    cube_text_puts(&b, " HTTP/1.1\r\n");
     MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_caller_header, &h);
     const char *upgrade = cube_req_header(req, "Upgrade");
     if (upgrade && h.connection && proxy_connection_lists(h.connection, "upgrade")) {
@@ -311,7 +281,7 @@ static int build_head(struct proxy_call *call, const char *rest,
         call->has_body = strtoull(cl, NULL, 10) > 0;
         put_header(&b, "Content-Length", cl);
     }
-    put(&b, "\r\n", 2);
+    cube_text_put(&b, "\r\n", 2);
     if (b.oom) {
         free(b.p);
         return -1;

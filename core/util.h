@@ -36,4 +36,16 @@ size_t cube_utf8_seq_len(const unsigned char *s);
  * is too small. */
 void cube_quote_n(char *out, size_t outlen, const char *s, size_t n);
 
+/* A growable NUL-terminated text: zero-initialise, append, free(p). An
+ * allocation failure sticks in oom; later appends then do nothing. */
+struct cube_text {
+    char *p;
+    size_t len, cap;
+    int oom;
+};
+/* Room for n more bytes and a NUL; 0 when out of memory. */
+int cube_text_reserve(struct cube_text *t, size_t n);
+void cube_text_put(struct cube_text *t, const char *s, size_t n);
+void cube_text_puts(struct cube_text *t, const char *s);
+
 #endif
