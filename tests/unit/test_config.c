@@ -3,7 +3,6 @@
  * point). Every test runs inside a fresh temporary directory
  * (config_fixture.c); conf.d, the environment and plugin config are
  * test_config_confd.c's. */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,7 +1,6 @@
 /* test_config_confd.c — conf.d files, environment overrides and plugin
  * config validation, with the exact file:line:col of each message. Every
  * test runs inside a fresh temporary directory (config_fixture.c). */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +20,6 @@
 
 #include "logstore.h"
 #include "logstore_fixture.h"
-#include "logstore_priv.h"
 
 /* ---- files -------------------------------------------------------- */
 

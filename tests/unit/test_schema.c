@@ -9,8 +9,6 @@
 
 #include <cmocka.h>
 
-#include <locale.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +18,6 @@
 
 #include "schema.h"
 #include "schema_fixture.h"
-#include "schema_format.h" /* the pattern cache */
 
 /* ---- type ---------------------------------------------------------------- */
 

@@ -8,7 +8,6 @@
 
 #include <cmocka.h>
 
-#include <locale.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,7 +18,6 @@
 
 #include "schema.h"
 #include "schema_fixture.h"
-#include "schema_format.h" /* the pattern cache */
 
 /* ---- schema_check -------------------------------------------------------- */
 
