@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "schema_format.h"
+#include "schema_keywords.h"
 
 #define PATH_CAP 512
 #define REGEX_CACHE_CAP 32
@@ -134,15 +135,9 @@ static void path_pop(struct validation *v, size_t saved)
 
 /* ---- JSON values --------------------------------------------------------- */
 
-static const cJSON *keyword(const cJSON *schema, const char *name)
+/* The keyword's string, or NULL when it is absent or not a string. */
+static const char *string_keyword(const cJSON *k)
 {
-    return cJSON_GetObjectItemCaseSensitive(schema, name);
-}
-
-/* The keyword's value when it is a string, else NULL. */
-static const char *string_keyword(const cJSON *schema, const char *name)
-{
-    const cJSON *k = keyword(schema, name);
     return cJSON_IsString(k) ? k->valuestring : NULL;
 }
 
@@ -257,10 +252,10 @@ static void report_type(struct validation *v, const cJSON *inst,
     report(v, inst, "%s", msg);
 }
 
-static bool check_type(struct validation *v, const cJSON *schema,
+static bool check_type(struct validation *v, const struct keywords *kw,
                        const cJSON *inst)
 {
-    const cJSON *type = keyword(schema, "type");
+    const cJSON *type = kw->type;
     if (!type)
         return true;
     if (cJSON_IsString(type) && type_matches(type->valuestring, inst))
@@ -276,10 +271,10 @@ static bool check_type(struct validation *v, const cJSON *schema,
 
 /* ---- enum, const --------------------------------------------------------- */
 
-static void check_enum(struct validation *v, const cJSON *schema,
+static void check_enum(struct validation *v, const struct keywords *kw,
                        const cJSON *inst)
 {
-    const cJSON *options = keyword(schema, "enum");
+    const cJSON *options = kw->enum_;
     if (!cJSON_IsArray(options))
         return;
     const cJSON *o;
@@ -305,10 +300,10 @@ static void check_enum(struct validation *v, const cJSON *schema,
     report(v, inst, "%s", msg);
 }
 
-static void check_const(struct validation *v, const cJSON *schema,
+static void check_const(struct validation *v, const struct keywords *kw,
                         const cJSON *inst)
 {
-    const cJSON *expected = keyword(schema, "const");
+    const cJSON *expected = kw->const_;
     if (!expected)
         return;
     int eq = json_equal(expected, inst, v->depth);
@@ -329,11 +324,10 @@ static void check_const(struct validation *v, const cJSON *schema,
 
 /* ---- numbers ------------------------------------------------------------- */
 
-/* Reports when `d` breaks the bound in keyword `name` (if present). */
-static void check_bound(struct validation *v, const cJSON *schema,
-                        const cJSON *inst, const char *name, const char *op)
+/* Reports when the instance breaks `bound` (a keyword; NULL: absent). */
+static void check_bound(struct validation *v, const cJSON *bound,
+                        const cJSON *inst, const char *op)
 {
-    const cJSON *bound = keyword(schema, name);
     if (!cJSON_IsNumber(bound))
         return;
     double d = inst->valuedouble, b = bound->valuedouble;
@@ -346,15 +340,15 @@ static void check_bound(struct validation *v, const cJSON *schema,
     report(v, inst, "must be %s %s", op, num);
 }
 
-static void check_number(struct validation *v, const cJSON *schema,
+static void check_number(struct validation *v, const struct keywords *kw,
                          const cJSON *inst)
 {
     if (!cJSON_IsNumber(inst))
         return;
-    check_bound(v, schema, inst, "minimum", ">=");
-    check_bound(v, schema, inst, "maximum", "<=");
-    check_bound(v, schema, inst, "exclusiveMinimum", ">");
-    check_bound(v, schema, inst, "exclusiveMaximum", "<");
+    check_bound(v, kw->minimum, inst, ">=");
+    check_bound(v, kw->maximum, inst, "<=");
+    check_bound(v, kw->exclusiveMinimum, inst, ">");
+    check_bound(v, kw->exclusiveMaximum, inst, "<");
 }
 
 /* ---- strings ------------------------------------------------------------- */
@@ -380,11 +374,11 @@ static int pattern_matches(struct validation *v, const char *pattern,
     return matched;
 }
 
-static void check_length(struct validation *v, const cJSON *schema,
+static void check_length(struct validation *v, const struct keywords *kw,
                          const cJSON *inst)
 {
-    const cJSON *min = keyword(schema, "minLength");
-    const cJSON *max = keyword(schema, "maxLength");
+    const cJSON *min = kw->minLength;
+    const cJSON *max = kw->maxLength;
     if (!cJSON_IsNumber(min) && !cJSON_IsNumber(max))
         return;
     double len = (double)cube_schema_utf8_length(inst->valuestring);
@@ -396,13 +390,13 @@ static void check_length(struct validation *v, const cJSON *schema,
                max->valuedouble, plural(max->valuedouble));
 }
 
-static void check_string(struct validation *v, const cJSON *schema,
+static void check_string(struct validation *v, const struct keywords *kw,
                          const cJSON *inst)
 {
     if (!cJSON_IsString(inst) || !inst->valuestring)
         return;
-    check_length(v, schema, inst);
-    const char *pattern = string_keyword(schema, "pattern");
+    check_length(v, kw, inst);
+    const char *pattern = string_keyword(kw->pattern);
     if (pattern) {
         char why[128];
         int m = pattern_matches(v, pattern, inst->valuestring, why,
@@ -413,7 +407,7 @@ static void check_string(struct validation *v, const cJSON *schema,
         else if (m == 0)
             report(v, inst, "must match pattern %s", pattern);
     }
-    const char *format = string_keyword(schema, "format");
+    const char *format = string_keyword(kw->format);
     if (format && !cube_schema_format_ok(format, inst->valuestring))
         report(v, inst, "must be a valid %s", cube_schema_format_noun(format));
 }
@@ -429,10 +423,10 @@ static void validate_item(struct validation *v, const cJSON *schema,
 }
 
 /* "items" (one schema or one per position) and "additionalItems". */
-static void check_items(struct validation *v, const cJSON *schema,
+static void check_items(struct validation *v, const struct keywords *kw,
                         const cJSON *inst)
 {
-    const cJSON *items = keyword(schema, "items");
+    const cJSON *items = kw->items;
     if (!items)
         return;
     const cJSON *item = inst->child;
@@ -445,7 +439,7 @@ static void check_items(struct validation *v, const cJSON *schema,
     const cJSON *s = items->child;
     for (; item && s && !stop_early(v); item = item->next, s = s->next, i++)
         validate_item(v, s, item, i);
-    const cJSON *extra = keyword(schema, "additionalItems");
+    const cJSON *extra = kw->additionalItems;
     if (!item || !extra)
         return;
     if (cJSON_IsFalse(extra)) {
@@ -475,32 +469,32 @@ static void check_unique(struct validation *v, const cJSON *inst)
     }
 }
 
-static void check_array(struct validation *v, const cJSON *schema,
+static void check_array(struct validation *v, const struct keywords *kw,
                         const cJSON *inst)
 {
     if (!cJSON_IsArray(inst))
         return;
     double n = cJSON_GetArraySize(inst);
-    const cJSON *min = keyword(schema, "minItems");
-    const cJSON *max = keyword(schema, "maxItems");
+    const cJSON *min = kw->minItems;
+    const cJSON *max = kw->maxItems;
     if (cJSON_IsNumber(min) && n < min->valuedouble)
         report(v, inst, "must have at least %.0f item%s", min->valuedouble,
                plural(min->valuedouble));
     if (cJSON_IsNumber(max) && n > max->valuedouble)
         report(v, inst, "must have at most %.0f item%s", max->valuedouble,
                plural(max->valuedouble));
-    if (cJSON_IsTrue(keyword(schema, "uniqueItems")))
+    if (cJSON_IsTrue(kw->uniqueItems))
         check_unique(v, inst);
-    check_items(v, schema, inst);
+    check_items(v, kw, inst);
 }
 
 /* ---- objects ------------------------------------------------------------- */
 
-static void check_required(struct validation *v, const cJSON *schema,
+static void check_required(struct validation *v, const struct keywords *kw,
                            const cJSON *inst)
 {
     const cJSON *name;
-    cJSON_ArrayForEach(name, keyword(schema, "required")) {
+    cJSON_ArrayForEach(name, kw->required) {
         if (!cJSON_IsString(name) || !name->valuestring
             || cJSON_GetObjectItemCaseSensitive(inst, name->valuestring))
             continue;
@@ -512,11 +506,11 @@ static void check_required(struct validation *v, const cJSON *schema,
 
 /* One member: its property schema, else additionalProperties, else the
  * STRICT rule for objects that list their properties. */
-static void check_member(struct validation *v, const cJSON *schema,
+static void check_member(struct validation *v, const struct keywords *kw,
                          const cJSON *member)
 {
-    const cJSON *props = keyword(schema, "properties");
-    const cJSON *extra = keyword(schema, "additionalProperties");
+    const cJSON *props = kw->properties;
+    const cJSON *extra = kw->additionalProperties;
     const cJSON *sub = cJSON_IsObject(props)
         ? cJSON_GetObjectItemCaseSensitive(props, member->string) : NULL;
     bool strict = (v->flags & CUBE_SCHEMA_STRICT) && cJSON_IsObject(props);
@@ -530,18 +524,18 @@ static void check_member(struct validation *v, const cJSON *schema,
     path_pop(v, saved);
 }
 
-static void check_object(struct validation *v, const cJSON *schema,
+static void check_object(struct validation *v, const struct keywords *kw,
                          const cJSON *inst)
 {
     if (!cJSON_IsObject(inst))
         return;
-    check_required(v, schema, inst);
+    check_required(v, kw, inst);
     for (const cJSON *m = inst->child; m && !stop_early(v); m = m->next)
         if (m->string)
-            check_member(v, schema, m);
+            check_member(v, kw, m);
     double n = cJSON_GetArraySize(inst);
-    const cJSON *min = keyword(schema, "minProperties");
-    const cJSON *max = keyword(schema, "maxProperties");
+    const cJSON *min = kw->minProperties;
+    const cJSON *max = kw->maxProperties;
     if (cJSON_IsNumber(min) && n < min->valuedouble)
         report(v, inst, "must have at least %.0f propert%s",
                min->valuedouble, min->valuedouble == 1 ? "y" : "ies");
@@ -578,17 +572,17 @@ static int count_matches(struct validation *v, const cJSON *list,
     return matches;
 }
 
-static void check_combinators(struct validation *v, const cJSON *schema,
+static void check_combinators(struct validation *v, const struct keywords *kw,
                               const cJSON *inst)
 {
     const cJSON *sub;
-    cJSON_ArrayForEach(sub, keyword(schema, "allOf"))
+    cJSON_ArrayForEach(sub, kw->allOf)
         if (!stop_early(v))
             validate_node(v, sub, inst);
-    const cJSON *any = keyword(schema, "anyOf");
+    const cJSON *any = kw->anyOf;
     if (cJSON_IsArray(any) && count_matches(v, any, inst, 1) == 0)
         report(v, inst, "must match at least one schema in anyOf");
-    const cJSON *one = keyword(schema, "oneOf");
+    const cJSON *one = kw->oneOf;
     int n = cJSON_IsArray(one) ? count_matches(v, one, inst, 2) : 1;
     if (n == 0)
         report(v, inst, "must match exactly one schema in oneOf, "
@@ -596,26 +590,26 @@ static void check_combinators(struct validation *v, const cJSON *schema,
     else if (n > 1)
         report(v, inst, "must match exactly one schema in oneOf, "
                "matched more than one");
-    const cJSON *not = keyword(schema, "not");
+    const cJSON *not = kw->not_;
     if (not && probe(v, not, inst))
         report(v, inst, "must not match the schema in not");
 }
 
 /* ---- driver -------------------------------------------------------------- */
 
-static void validate_keywords(struct validation *v, const cJSON *schema,
+static void validate_keywords(struct validation *v, const struct keywords *kw,
                               const cJSON *inst)
 {
-    if (!check_type(v, schema, inst))
+    if (!check_type(v, kw, inst))
         return; /* the rest would only restate the type mismatch */
-    check_enum(v, schema, inst);
-    check_const(v, schema, inst);
-    check_number(v, schema, inst);
-    check_string(v, schema, inst);
-    check_array(v, schema, inst);
-    check_object(v, schema, inst);
+    check_enum(v, kw, inst);
+    check_const(v, kw, inst);
+    check_number(v, kw, inst);
+    check_string(v, kw, inst);
+    check_array(v, kw, inst);
+    check_object(v, kw, inst);
     if (!stop_early(v))
-        check_combinators(v, schema, inst);
+        check_combinators(v, kw, inst);
 }
 
 static void validate_node(struct validation *v, const cJSON *schema,
@@ -635,8 +629,10 @@ static void validate_node(struct validation *v, const cJSON *schema,
         report(v, inst, "nesting too deep");
         return;
     }
+    struct keywords kw;
+    cube_schema_find_keywords(schema, &kw);
     v->depth++;
-    validate_keywords(v, schema, inst);
+    validate_keywords(v, &kw, inst);
     v->depth--;
 }
 
