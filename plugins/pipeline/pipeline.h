@@ -12,7 +12,11 @@
  *   validate.c   semantic validation: DAG, templates, argument schemas
  *   pack.c       the built-in template pack (<templates_dir>/x/template.json)
  *   snapshot.c   a PipelineRun from a Pipeline (templates resolved)
- *   runner.c     the PipelineRun controller: tasks, Jobs, phases
+ *   runner.c     the PipelineRun controller: the pass driver, pacing
+ *   runtasks.c   its per-task decisions: start, follow, stop, adopt Jobs
+ *   runstatus.c  its run status: phases, writes, finish, alerts, edits
+ *                (runner_internal.h: the pass these three share)
+ *   runmemo.c    what the run's passes keep between them
  *   taskjob.c    the Job of one task: rendering, command, env, dirs
  *   outputs.c    task outputs (CUBE_OUTPUTS) and result files
  *   schedule.c   the Pipeline controller: cron ticks, then admission
@@ -162,6 +166,9 @@ char *pl_run_create(struct pl *p, const cJSON *pipeline, int64_t t, const char *
 
 int pl_run_reconcile(void *state, const char *kind, const char *project, const char *name,
                      const char *object_json);
+
+/* -- runstatus.c ------------------------------------------------------- */
+
 /* Edits a run's status with retries on conflicts: edit returns 0 to
  * write, 1 to leave it, -1 on error. */
 typedef int (*pl_status_edit)(void *cls, const cJSON *run, cJSON *status);

@@ -1,6 +1,6 @@
 /* runmemo.c — what a run's controller passes keep between them: the run
  * as parsed and its status as the last pass left it, which may be ahead of
- * the stored one (runner.c writes a running run's status at most every
+ * the stored one (runstatus.c writes a running run's status at most every
  * status_write_ms). A pass reuses the memo only when the object it is
  * given is byte for byte the one the memo was built from or last wrote
  * (length and a hash of the text), so a change by anyone else (the stop

@@ -15,7 +15,7 @@
  * The wrapper also clears an old outputs file (a rerun) and, without a
  * workdir of the task's own, starts the command in CUBE_RUN_DIR.
  *
- * When the task's directories were made ahead (runner.c, taskdirs.c) and
+ * When the task's directories were made ahead (runtasks.c, taskdirs.c) and
  * no old outputs file must be cleared, the Job runs the command itself,
  * with CUBE_RUN_DIR as its workdir when the task has none: no shell, one
  * process less per task.
@@ -210,7 +210,7 @@ static void copy_as(cJSON *js, const cJSON *task, const char *from, const char *
 }
 
 /* Nonzero when the task can run without the wrapper: its result directory
- * is there (made ahead by an earlier pass, runner.c) and it has no old
+ * is there (made ahead by an earlier pass, runtasks.c) and it has no old
  * outputs file to clear. */
 static int runs_direct(struct pl *p, const cJSON *run, const cJSON *task)
 {
