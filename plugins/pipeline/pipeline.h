@@ -55,6 +55,8 @@ struct pl_memo {
     double written_at;             /* pl_clock() of its last write; 0: unknown */
     int fresh;                     /* built from the stored run: no pass kept it yet */
     double used_at;
+    unsigned char *dirs_made;      /* by task index: its directories were made */
+    int n_dirs_made;               /* (runtasks.c; NULL until a pass needs it) */
 };
 
 struct pl {

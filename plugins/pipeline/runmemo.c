@@ -32,6 +32,7 @@ void pl_memo_free(struct pl_memo *m)
         return;
     cJSON_Delete(m->run);
     cJSON_Delete(m->status);
+    free(m->dirs_made);
     free(m);
 }
 
@@ -62,6 +63,9 @@ static int build(struct pl_memo *m, const char *text, size_t len)
     m->hash = text_hash(text, len);
     m->written_at = 0;   /* unknown: a change is written at once */
     m->fresh = 1;
+    free(m->dirs_made);  /* found again on disk */
+    m->dirs_made = NULL;
+    m->n_dirs_made = 0;
     return m->run && m->status ? 0 : -1;
 }
 

@@ -225,20 +225,41 @@ static int upstreams_started(struct pl_pass *ps, const struct nix *ix, int i)
     return 1;
 }
 
+/* Makes task i's directories unless an earlier pass of the memo did:
+ * 1 when they are there. A memo rebuilt from the stored run (a rerun, a
+ * restart) checks the disk again; a directory gone since is made by the
+ * task's wrapper (taskjob.c decides on what it finds on disk). */
+static int task_dirs(struct pl_pass *ps, int i)
+{
+    struct pl_memo *m = ps->memo;
+    if (i < m->n_dirs_made && m->dirs_made[i])
+        return 1;
+    int made = pl_task_dirs(ps->p, ps->project, ps->name, pl_str(ps->task[i], "name"));
+    if (made && i < m->n_dirs_made)
+        m->dirs_made[i] = 1;
+    return made;
+}
+
 /* Directories: those of the tasks whose Jobs this pass created (their
  * wrapper would make them otherwise), then ahead of time those of up to
  * `parallelism` tasks next in line, so that these run without the wrapper
  * (taskjob.c) and no pass makes directories before creating a Job. */
 static void make_task_dirs(struct pl_pass *ps, const struct nix *ix, const int *order)
 {
+    struct pl_memo *m = ps->memo;
+    if (m->n_dirs_made != ps->n) {
+        free(m->dirs_made);
+        m->dirs_made = calloc((size_t)ps->n + 1, 1);
+        m->n_dirs_made = m->dirs_made ? ps->n : 0;
+    }
     for (int k = 0; k < ps->n_created; k++)
-        pl_task_dirs(ps->p, ps->project, ps->name, pl_str(ps->task[ps->created[k]], "name"));
+        task_dirs(ps, ps->created[k]);
     int ahead = 0;
     for (int k = 0; k < ps->n && ahead < ps->parallelism && !ps->stop; k++) {
         int i = order[k];
         const char *ph = pl_task_phase(ps->ts[i]);
         if ((!*ph || !strcmp(ph, "Pending")) && upstreams_started(ps, ix, i) &&
-            pl_task_dirs(ps->p, ps->project, ps->name, pl_str(ps->task[i], "name")))
+            task_dirs(ps, i))
             ahead++;
     }
 }

@@ -150,6 +150,23 @@ class Dag(Base):
         for t in direct:
             self.assertEqual(jobs[t]["spec"]["workdir"], work)
 
+    def test_result_directory_removed_after_made_ahead(self):
+        """A task whose directories were made ahead, then removed, still gets
+        them (its wrapper makes them): passes remember what they made, but the
+        Job's command is chosen on what is on disk."""
+        drop = sh('sleep 0.5; rm -rf "$CUBE_OUTPUT_DIR/../../b"')
+        probe = sh('test -d "$CUBE_OUTPUT_DIR" && echo results-ok')
+        self.pipeline("gone", {"parallelism": 1, "tasks": [
+            {"name": "a", "command": drop},
+            {"name": "b", "upstream": ["a"], "command": probe}]})
+        run = self.run_now("gone")
+        st = self.wait_run(run)
+        self.assertEqual(st["phase"], "Succeeded", json.dumps(st))
+        log = self.a.get(f"{P}/pipelineruns/{run}/tasks/b/logs").body
+        self.assertIn("results-ok", log, "task b has its result directory")
+        job = self.a.get(f"{P}/jobs?labelSelector=pipelinerun%3D{run},task%3Db").json()["items"]
+        self.assertIn("cube-task", job[0]["spec"]["command"], "b's wrapper made them")
+
     def test_parallelism_bounds_running_tasks(self):
         stamp = 'date +%s.%N > "$CUBE_RUN_DIR/$CUBE_TASK.start"; sleep 0.4; ' \
                 'date +%s.%N > "$CUBE_RUN_DIR/$CUBE_TASK.end"'
