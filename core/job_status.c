@@ -85,9 +85,13 @@ int job_update_status_event(struct cube_sched *s, const char *project, const cha
             status = cJSON_CreateObject();
         }
         int rc = edit(cls, job, status);
-        if (rc == 0 && cube_obj_put_status_event(s->ctx, s->job_kind, project, name, status,
-                                                 rv, &sys, event, &out, &e) < 0)
-            rc = e.status == 409 ? 2 : -1;
+        if (rc == 0) {
+            cJSON *loaded = job;   /* taken: the status goes on the Job as loaded */
+            job = NULL;
+            if (cube_obj_put_status_loaded(s->ctx, s->job_kind, project, loaded, rv, status,
+                                           &sys, event, &out, &e) < 0)
+                rc = e.status == 409 ? 2 : -1;
+        }
         if (rc == 1 && event)   /* nothing to write: the event alone */
             cube_store_event_add(s->ctx->store, project, s->job_kind->kind, name, event, NULL);
         if (rc < 0 && e.status != 409)

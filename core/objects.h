@@ -76,6 +76,13 @@ int cube_obj_put_status_event(struct cube_ctx *ctx, const struct cube_kind *k,
                               const cJSON *status, int64_t rv,
                               const struct cube_actor *who, const char *event,
                               cJSON **out, struct cube_op_error *e);
+/* cube_obj_put_status_event on obj, the object as the caller loaded it at
+ * rv (taken: *out on success, freed on failure): no second load; a write
+ * since then makes it fail with 409. */
+int cube_obj_put_status_loaded(struct cube_ctx *ctx, const struct cube_kind *k,
+                               const char *project, cJSON *obj, int64_t rv,
+                               const cJSON *status, const struct cube_actor *who,
+                               const char *event, cJSON **out, struct cube_op_error *e);
 /* Deletes (or, for kinds with a finalizer, marks for deletion). Returns 0
  * when removed, 1 when marked and left to the finalizer, -1 on error. */
 int cube_obj_delete(struct cube_ctx *ctx, const struct cube_kind *k,

@@ -107,11 +107,39 @@ int cube_obj_put_status(struct cube_ctx *ctx, const struct cube_kind *k,
     return cube_obj_put_status_event(ctx, k, project, name, status, rv, who, NULL, out, e);
 }
 
-int cube_obj_put_status_event(struct cube_ctx *ctx, const struct cube_kind *k,
-                              const char *project, const char *name,
-                              const cJSON *status, int64_t rv,
-                              const struct cube_actor *who, const char *event,
-                              cJSON **out, struct cube_op_error *e)
+/* Replaces the status of obj (taken; loaded at cur_rv) and commits it
+ * when it changed: 0 with *out the object, or -1 (obj freed). */
+static int put_status_into(struct cube_ctx *ctx, const struct cube_kind *k,
+                           const char *project, cJSON *obj, int64_t cur_rv,
+                           const cJSON *status, int64_t rv,
+                           const struct cube_actor *who, const char *event,
+                           cJSON **out, struct cube_op_error *e)
+{
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "name"));
+    /* An unchanged status is not written: controllers that set the same
+     * status again must not trigger themselves forever. */
+    if (cube_json_equal(cJSON_GetObjectItemCaseSensitive(obj, "status"), status) &&
+        (!rv || rv == cur_rv)) {
+        if (event)
+            cube_store_event_add(ctx->store, project ? project : "", k->kind, name, event,
+                                 NULL);
+        *out = obj;
+        return 0;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
+    cJSON_AddItemToObject(obj, "status", cJSON_Duplicate(status, 1));
+    if (cube_obj_commit_event(ctx, k, project, obj, 0, rv ? rv : cur_rv, "update-status",
+                              who, event, NULL, e) == 0) {
+        *out = obj;
+        return 0;
+    }
+    cJSON_Delete(obj);
+    return -1;
+}
+
+static int check_status(const struct cube_kind *k, const cJSON *status,
+                        struct cube_op_error *e)
 {
     struct cube_schema_error err;
     if (!cJSON_IsObject(status)) {
@@ -123,33 +151,40 @@ int cube_obj_put_status_event(struct cube_ctx *ctx, const struct cube_kind *k,
         cube_op_fail(e, 422, "Invalid", err.path, "%s: %s", err.path, err.message);
         return -1;
     }
+    return 0;
+}
+
+int cube_obj_put_status_event(struct cube_ctx *ctx, const struct cube_kind *k,
+                              const char *project, const char *name,
+                              const cJSON *status, int64_t rv,
+                              const struct cube_actor *who, const char *event,
+                              cJSON **out, struct cube_op_error *e)
+{
+    if (check_status(k, status, e) < 0)
+        return -1;
     for (int attempt = 0; attempt < 4; attempt++) {
         cJSON *obj;
         int64_t cur_rv;
         if (cube_obj_load(ctx, k, project, name, &obj, &cur_rv, e) < 0)
             return -1;
-        /* An unchanged status is not written: controllers that set the
-         * same status again must not trigger themselves forever. */
-        if (cube_json_equal(cJSON_GetObjectItemCaseSensitive(obj, "status"), status) &&
-            (!rv || rv == cur_rv)) {
-            if (event)
-                cube_store_event_add(ctx->store, project ? project : "", k->kind, name, event,
-                                     NULL);
-            *out = obj;
+        if (put_status_into(ctx, k, project, obj, cur_rv, status, rv, who, event, out, e) == 0)
             return 0;
-        }
-        cJSON_DeleteItemFromObjectCaseSensitive(obj, "status");
-        cJSON_AddItemToObject(obj, "status", cJSON_Duplicate(status, 1));
-        if (cube_obj_commit_event(ctx, k, project, obj, 0, rv ? rv : cur_rv, "update-status",
-                                  who, event, NULL, e) == 0) {
-            *out = obj;
-            return 0;
-        }
-        cJSON_Delete(obj);
         if (rv || e->status != 409)
             return -1;
     }
     return -1;
+}
+
+int cube_obj_put_status_loaded(struct cube_ctx *ctx, const struct cube_kind *k,
+                               const char *project, cJSON *obj, int64_t rv,
+                               const cJSON *status, const struct cube_actor *who,
+                               const char *event, cJSON **out, struct cube_op_error *e)
+{
+    if (check_status(k, status, e) < 0) {
+        cJSON_Delete(obj);
+        return -1;
+    }
+    return put_status_into(ctx, k, project, obj, rv, status, rv, who, event, out, e);
 }
 
 /* Background deletion of what an object owned (Kubernetes' "background"
