@@ -32,7 +32,8 @@
 #   - then BENCH_CREATE_ROUNDS - 1 more rounds on PostgreSQL, a fresh cubed
 #     creating the 16-client share into a new project, then pgbench -c16
 #     again; the create bar's verdict is on the median of the rounds' ratios
-#     (one round of each is at the mercy of a noisy machine);
+#     (one round of each is at the mercy of a noisy machine); every round
+#     but cubed's first starts on vacuumed tables, right after a checkpoint;
 #   - nginx serving the bytes of a GET by name as a static file, for any
 #     name, loaded by the same wrk script.
 #
@@ -393,6 +394,11 @@ bench_store postgres "$PG_URL"
 say ""
 say "== pgbench: INSERTs of the same document into a table of the objects table's shape =="
 psql_run() { "$PSQL" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d cube -v ON_ERROR_STOP=1 -qAt "$@"; }
+# Before each measured round after the first: the tables are vacuumed, as
+# pgbench does before its runs unless told not to, and a checkpoint taken,
+# so that the server's clean-up and a checkpoint due to an earlier round's
+# writes do not land in the next one: every round starts alike.
+vacuum_all() { psql_run -c 'VACUUM ANALYZE' -c 'CHECKPOINT' >/dev/null || die "VACUUM failed"; }
 psql_run >/dev/null <<'SQL' || die "cannot create the pgbench table"
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS bench_objects;
@@ -412,6 +418,7 @@ DOC_LIT=$(sed -e 's/\\/\\\\/g' -e "s/'/''/g" -e 's/:/\\x3a/g' "$TMP/object.json"
     printf '%s\n' "INSERT INTO bench_objects (kind, project, name, uid, rv, doc) VALUES ('$KIND', '$PROJECT', 'w' || :client_id || '-' || :id, gen_random_uuid()::text, :id, E'$DOC_LIT');"
 } >"$TMP/insert.sql"
 run_pgbench() { # key clients transactions-per-client; sets R[pgbench:key]
+    vacuum_all
     local out=$TMP/pgbench-c$2.txt j=$(( $2 < WRK_THREADS ? $2 : WRK_THREADS ))
     say "pgbench -n -M prepared -f insert.sql -c $2 -j $j -t $3"
     bg_wait "$PGBENCH" -n -M prepared -f "$TMP/insert.sql" -c "$2" -j "$j" -t "$3" \
@@ -441,6 +448,7 @@ create_rounds() {
     done
     for ((i = 2; i <= ROUNDS; i++)); do
         make_project "$s" "$PROJECT-r$i"
+        vacuum_all
         out=$(bg_wait "$TMP/loadgen" "$CPORT" "/api/v1/projects/$PROJECT-r$i/$PLURAL" "$TOKEN" \
                   "$PREFIX" 0 "$PARALLEL" "$CREATE_CONNS") ||
             die "loadgen failed against cubed (round $i): $out"
