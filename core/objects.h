@@ -68,17 +68,11 @@ int cube_obj_put_status(struct cube_ctx *ctx, const struct cube_kind *k,
                         const cJSON *status, int64_t rv,
                         const struct cube_actor *who, cJSON **out,
                         struct cube_op_error *e);
-/* The same, recording event (JSON text, as cube_obj_record_event writes
- * it; NULL: none) in the status' store write, or alone when the status
- * was unchanged. */
-int cube_obj_put_status_event(struct cube_ctx *ctx, const struct cube_kind *k,
-                              const char *project, const char *name,
-                              const cJSON *status, int64_t rv,
-                              const struct cube_actor *who, const char *event,
-                              cJSON **out, struct cube_op_error *e);
-/* cube_obj_put_status_event on obj, the object as the caller loaded it at
- * rv (taken: *out on success, freed on failure): no second load; a write
- * since then makes it fail with 409. */
+/* cube_obj_put_status on obj, the object as the caller loaded it at rv
+ * (taken: *out on success, freed on failure), recording event (JSON text,
+ * as cube_obj_record_event writes it; NULL: the audit event) in the
+ * status' store write, or alone when the status was unchanged: no second
+ * load; a write since then makes it fail with 409. */
 int cube_obj_put_status_loaded(struct cube_ctx *ctx, const struct cube_kind *k,
                                const char *project, cJSON *obj, int64_t rv,
                                const cJSON *status, const struct cube_actor *who,

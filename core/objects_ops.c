@@ -98,15 +98,6 @@ int cube_obj_patch(struct cube_ctx *ctx, const struct cube_kind *k,
     return rc;
 }
 
-int cube_obj_put_status(struct cube_ctx *ctx, const struct cube_kind *k,
-                        const char *project, const char *name,
-                        const cJSON *status, int64_t rv,
-                        const struct cube_actor *who, cJSON **out,
-                        struct cube_op_error *e)
-{
-    return cube_obj_put_status_event(ctx, k, project, name, status, rv, who, NULL, out, e);
-}
-
 /* Replaces the status of obj (taken; loaded at cur_rv) and commits it
  * when it changed: 0 with *out the object, or -1 (obj freed). */
 static int put_status_into(struct cube_ctx *ctx, const struct cube_kind *k,
@@ -154,11 +145,11 @@ static int check_status(const struct cube_kind *k, const cJSON *status,
     return 0;
 }
 
-int cube_obj_put_status_event(struct cube_ctx *ctx, const struct cube_kind *k,
-                              const char *project, const char *name,
-                              const cJSON *status, int64_t rv,
-                              const struct cube_actor *who, const char *event,
-                              cJSON **out, struct cube_op_error *e)
+int cube_obj_put_status(struct cube_ctx *ctx, const struct cube_kind *k,
+                        const char *project, const char *name,
+                        const cJSON *status, int64_t rv,
+                        const struct cube_actor *who, cJSON **out,
+                        struct cube_op_error *e)
 {
     if (check_status(k, status, e) < 0)
         return -1;
@@ -167,7 +158,7 @@ int cube_obj_put_status_event(struct cube_ctx *ctx, const struct cube_kind *k,
         int64_t cur_rv;
         if (cube_obj_load(ctx, k, project, name, &obj, &cur_rv, e) < 0)
             return -1;
-        if (put_status_into(ctx, k, project, obj, cur_rv, status, rv, who, event, out, e) == 0)
+        if (put_status_into(ctx, k, project, obj, cur_rv, status, rv, who, NULL, out, e) == 0)
             return 0;
         if (rv || e->status != 409)
             return -1;
