@@ -1,4 +1,6 @@
-/* store_batch.c — group commit of single-statement writes (PostgreSQL).
+/* store_batch.c — group commit of writes: single statements on
+ * PostgreSQL (below), whole writes in one transaction on SQLite
+ * (store_group.c).
  *
  * A writer queues its statement and waits. Whoever finds the queue
  * non-empty while fewer than max_inflight batches run becomes a leader: it
@@ -263,7 +265,9 @@ static void run_batch(struct cube_store *s, struct store_wreq **w, int n)
             w[i]->rc = rc;
         return;
     }
-    if (n == 1 || !s->drv->pipeline) {
+    if (w[0]->run) {
+        store_group_run(s, c, w, n);
+    } else if (n == 1 || !s->drv->pipeline) {
         for (int i = 0; i < n; i++)
             run_alone(s, c, w[i]);
     } else {
@@ -376,7 +380,7 @@ static void lead_once(struct cube_store *s, struct store_batcher *b)
 
 int store_batch_write(struct cube_store *s, struct store_wreq *w)
 {
-    struct store_batcher *b = &s->pools[1].batch;
+    struct store_batcher *b = &s->pools[s->drv->separate_writer ? 0 : 1].batch;
     atomic_init(&w->turn, WREQ_WAIT);
     w->next = NULL;
     pthread_mutex_lock(&b->mu);

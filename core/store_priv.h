@@ -25,6 +25,8 @@ enum store_dialect { STORE_SQLITE = 0, STORE_PG = 1 };
  * per combination of optional filters (a bit each, see store.c). */
 enum store_stmt {
     ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_PING,
+    /* One write of a group transaction (store_group.c). */
+    ST_SAVEPOINT, ST_ROLLBACK_TO, ST_RELEASE,
     ST_MIG_LOCK, ST_SCHEMA_EXISTS, ST_SCHEMA_VERSION, ST_SCHEMA_RECORD,
     ST_OBJ_INSERT, ST_OBJ_UPDATE, ST_OBJ_DELETE, ST_OBJ_RV, ST_OBJ_GET,
     ST_OWNER_INSERT, ST_OWNER_DELETE, ST_OWNED,
@@ -121,10 +123,18 @@ struct store_driver {
 extern const struct store_driver store_sqlite_driver;
 extern const struct store_driver store_pg_driver;
 
-/* A single-statement write waiting for group commit (store_batch.c): st
- * in a batch, st_alone when it runs by itself. A create's v is that of
- * ST_PG_CREATE_AUDIT (the batch reads its columns). */
+/* The statements of one write, run on c inside a transaction the caller
+ * opened and ends; CUBE_OK, or the error that undoes the write. */
+typedef int (*store_write_fn)(struct cube_store *s, struct store_conn *c, void *arg);
+
+/* A write waiting for group commit (store_batch.c). PostgreSQL: one
+ * statement, st in a batch, st_alone when it runs by itself (a create's v
+ * is that of ST_PG_CREATE_AUDIT: the batch reads its columns). SQLite: run
+ * with arg, in a transaction shared with the other writes of its batch
+ * (store_group.c). */
 struct store_wreq {
+    store_write_fn run;  /* SQLite; NULL on PostgreSQL */
+    void *arg;
     int st, st_alone;
     const struct store_val *v; /* the key (kind, project, name) first */
     int n;
@@ -141,6 +151,12 @@ struct store_batcher {
     struct store_wreq *head, *tail;
     unsigned inflight, max_inflight;
 };
+
+/* Runs w[0..n) (each with run set) on c in one transaction, each write
+ * under a savepoint: one that fails is undone alone. Sets every w->rc;
+ * when the transaction itself fails, no write of it stands. */
+void store_group_run(struct cube_store *s, struct store_conn *c,
+                     struct store_wreq **w, int n);
 
 /* Connections of one kind, opened lazily up to `size`, lent exclusively,
  * and the group-commit queue of writes through them. */

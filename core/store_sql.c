@@ -26,6 +26,9 @@ static const char *const fixed_sql[ST_LIST] = {
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_PING] = "SELECT 1",
+    [ST_SAVEPOINT] = "SAVEPOINT cube_write",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO cube_write",
+    [ST_RELEASE] = "RELEASE cube_write",
     [ST_OBJ_INSERT] = "INSERT INTO objects (kind, project, name, uid, rv, doc)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_OBJ_UPDATE] = "UPDATE objects SET rv = ?4, doc = ?5" KEY_WHERE

@@ -1,8 +1,11 @@
 /* store_write.c — object writes: create, conditional update, delete, each
  * with its owner rows and, optionally, its audit event in the same
- * transaction. On PostgreSQL the common case (no owner rows to add) is one
- * statement, run through group commit (store_batch.c): one round trip,
- * shared with concurrent writes; elsewhere a short transaction. */
+ * transaction. Both drivers commit concurrent writes together
+ * (store_batch.c): on PostgreSQL the common case (no owner rows to add) is
+ * one statement, sharing one round trip with concurrent writes, else a
+ * short transaction of its own; on SQLite every write runs under a
+ * savepoint of a transaction shared with the writes queued beside it
+ * (store_group.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,16 +60,30 @@ static int missing_or_conflict(struct cube_store *s, struct store_conn *c,
     return rc == CUBE_OK ? CUBE_ECONFLICT : rc;
 }
 
-/* Runs one self-contained statement outside a transaction (SQLite). */
-static int single(struct cube_store *s, int st, const struct store_val *v, int n)
+/* What a write's statements need (store_write_fn's arg): the values (the
+ * key first), its owner rows and its audit event (NULL: none). */
+struct write_args {
+    const struct store_val *v;
+    const char *const *owners;
+    size_t n_owners;
+    const char *audit;
+};
+
+/* Runs body in a transaction: on SQLite through group commit (one writer,
+ * so concurrent writes share the transaction and its commit), elsewhere
+ * on a borrowed connection of its own. */
+static int in_transaction(struct cube_store *s, store_write_fn body,
+                          const struct write_args *a)
 {
+    if (!pg(s)) {
+        struct store_wreq w = {.run = body, .arg = (void *)a};
+        return store_batch_write(s, &w);
+    }
     struct store_conn *c;
-    int rc = store_conn_get(s, 1, &c, NULL, 0);
+    int rc = store_write_begin(s, &c);
     if (rc != CUBE_OK)
         return rc;
-    rc = store_exec(s, c, st, v, n);
-    store_conn_put(s, 1, c);
-    return rc;
+    return store_write_end(s, c, body(s, c, (void *)a));
 }
 
 /* Runs a one-statement PostgreSQL write through group commit: a create
@@ -78,6 +95,17 @@ static int pg_write(struct cube_store *s, int st, int st_alone,
     struct store_wreq w = {.st = st, .st_alone = st_alone, .v = v, .n = n,
                            .guarded = guarded};
     return store_batch_write(s, &w);
+}
+
+static int create_body(struct cube_store *s, struct store_conn *c, void *arg)
+{
+    const struct write_args *a = arg;
+    int rc = store_exec(s, c, ST_OBJ_INSERT, a->v, 6);
+    if (rc == CUBE_OK)
+        rc = put_owners(s, c, a->v, a->owners, a->n_owners);
+    if (rc == CUBE_OK)
+        rc = put_audit(s, c, a->v, a->audit);
+    return rc;
 }
 
 int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
@@ -95,18 +123,24 @@ int cube_store_create(struct cube_store *s, const struct cube_store_obj *obj,
         return pg_write(s, audit ? ST_PG_CREATE_AUDIT : ST_PG_CREATE_PLAIN,
                         audit ? ST_PG_CREATE_ONE_AUDIT : ST_PG_CREATE_ONE_PLAIN, v,
                         audit ? 7 : 6, 0);
-    if (n_owners == 0 && !audit)
-        return single(s, ST_OBJ_INSERT, v, 6);
-    struct store_conn *c;
-    int rc = store_write_begin(s, &c);
-    if (rc != CUBE_OK)
-        return rc;
-    rc = store_exec(s, c, ST_OBJ_INSERT, v, 6);
+    struct write_args a = {v, owner_uids, n_owners, audit};
+    return in_transaction(s, create_body, &a);
+}
+
+static int update_body(struct cube_store *s, struct store_conn *c, void *arg)
+{
+    const struct write_args *a = arg;
+    int64_t rv;
+    int rc = store_query_int(s, c, ST_OBJ_UPDATE, a->v, 6, &rv);
+    if (rc == CUBE_ENOTFOUND)
+        rc = missing_or_conflict(s, c, a->v);
     if (rc == CUBE_OK)
-        rc = put_owners(s, c, v, owner_uids, n_owners);
+        rc = store_exec(s, c, ST_OWNER_DELETE, a->v, 3);
     if (rc == CUBE_OK)
-        rc = put_audit(s, c, v, audit);
-    return store_write_end(s, c, rc);
+        rc = put_owners(s, c, a->v, a->owners, a->n_owners);
+    if (rc == CUBE_OK)
+        rc = put_audit(s, c, a->v, a->audit);
+    return rc;
 }
 
 int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
@@ -124,21 +158,24 @@ int cube_store_update(struct cube_store *s, const struct cube_store_obj *obj,
         int st = audit ? ST_PG_UPDATE_AUDIT : ST_PG_UPDATE_PLAIN;
         return pg_write(s, st, st, v, audit ? 7 : 6, 1);
     }
-    struct store_conn *c;
-    int rc = store_write_begin(s, &c);
-    if (rc != CUBE_OK)
-        return rc;
+    struct write_args a = {v, owner_uids, n_owners, audit};
+    return in_transaction(s, update_body, &a);
+}
+
+static int delete_body(struct cube_store *s, struct store_conn *c, void *arg)
+{
+    const struct write_args *a = arg;
     int64_t rv;
-    rc = store_query_int(s, c, ST_OBJ_UPDATE, v, 6, &rv);
+    int rc = store_query_int(s, c, ST_OBJ_DELETE, a->v, 4, &rv);
     if (rc == CUBE_ENOTFOUND)
-        rc = missing_or_conflict(s, c, v);
+        rc = missing_or_conflict(s, c, a->v);
     if (rc == CUBE_OK)
-        rc = store_exec(s, c, ST_OWNER_DELETE, v, 3);
+        rc = store_exec(s, c, ST_OWNER_DELETE, a->v, 3);
     if (rc == CUBE_OK)
-        rc = put_owners(s, c, v, owner_uids, n_owners);
+        rc = store_exec(s, c, ST_HWM_RAISE, &a->v[4], 1);
     if (rc == CUBE_OK)
-        rc = put_audit(s, c, v, audit);
-    return store_write_end(s, c, rc);
+        rc = put_audit(s, c, a->v, a->audit);
+    return rc;
 }
 
 int cube_store_delete(struct cube_store *s, const char *kind,
@@ -151,19 +188,6 @@ int cube_store_delete(struct cube_store *s, const char *kind,
                             SV_I(expected_rv), SV_I(new_rv), SV_T(audit)};
     if (audit && pg(s))
         return pg_write(s, ST_PG_DELETE_AUDIT, ST_PG_DELETE_AUDIT, v, 6, 1);
-    struct store_conn *c;
-    int rc = store_write_begin(s, &c);
-    if (rc != CUBE_OK)
-        return rc;
-    int64_t rv;
-    rc = store_query_int(s, c, ST_OBJ_DELETE, v, 4, &rv);
-    if (rc == CUBE_ENOTFOUND)
-        rc = missing_or_conflict(s, c, v);
-    if (rc == CUBE_OK)
-        rc = store_exec(s, c, ST_OWNER_DELETE, v, 3);
-    if (rc == CUBE_OK)
-        rc = store_exec(s, c, ST_HWM_RAISE, &v[4], 1);
-    if (rc == CUBE_OK)
-        rc = put_audit(s, c, v, audit);
-    return store_write_end(s, c, rc);
+    struct write_args a = {v, NULL, 0, audit};
+    return in_transaction(s, delete_body, &a);
 }

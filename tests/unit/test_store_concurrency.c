@@ -77,10 +77,11 @@ static void test_concurrency(void **state)
     coll_free(&c);
 }
 
-/* Writes through group commit (PostgreSQL): 16 threads whose creates,
- * updates and deletes land in shared batches, with duplicates, taken uids
- * (a statement error: the batch is retried write by write), rv conflicts
- * and missing objects among them; each must get its own outcome. */
+/* Writes through group commit: 16 threads whose creates, updates and
+ * deletes land in shared batches, with duplicates, taken uids (on
+ * PostgreSQL a statement error: the batch is retried write by write; on
+ * SQLite the write is rolled back to its savepoint), rv conflicts and
+ * missing objects among them; each must get its own outcome. */
 #define BTHREADS 16
 #define BPER 24
 #define BSHARED 8
