@@ -1,6 +1,8 @@
-/* schema_regex_priv.h — what schema_regex.c's translator shares with
- * schema_regex_class.c: the output buffer, code-point classes and the cost
- * model. Internal to core/schema_regex*.c; not part of the core's interface. */
+/* schema_regex_priv.h — what the regex engine's files share: the output
+ * buffer and code-point classes (schema_regex_class.c), the cost model
+ * (schema_regex_cost.c), and the translator's entry point and limits
+ * (schema_regex.c) that the compiled-pattern cache (schema_regex_cache.c)
+ * uses. Internal to core/schema_regex*.c; not part of the core's interface. */
 #ifndef CUBE_SCHEMA_REGEX_PRIV_H
 #define CUBE_SCHEMA_REGEX_PRIV_H
 
@@ -83,7 +85,7 @@ void cube_re_translate_class(struct re_scan *s);
  * duplicates the closure behind each one, so chains of them that need no
  * input in between are counted apart; so are the input-free paths around
  * a loop that needs no input. Composed bottom-up as the translator walks
- * the pattern; the limits are in schema_regex.c. */
+ * the pattern; the limits are below and in schema_regex.c. */
 struct re_cost {
     double nodes;    /* ERE bytes, repeats expanded */
     double first;    /* nodes reached from the entry without input */
@@ -119,5 +121,17 @@ void cube_re_cost_concat(struct re_cost *a, const struct re_cost *b);
 void cube_re_cost_alternate(struct re_cost *a, const struct re_cost *b);
 /* c = c{min,max} as regcomp expands it; max UINT_MAX: unbounded. */
 void cube_re_cost_repeat(struct re_cost *c, unsigned min, unsigned max);
+
+/* Past these the cost model calls a pattern too complex. What they let
+ * through costs glibc's regcomp under about 100 MB and half a second; the
+ * cache sizes its weight budget from them. */
+#define CUBE_RE_NODES_MAX 200000.0
+#define CUBE_RE_CLOSURES_MAX 2000000.0
+
+/* Translates the ECMA-262 pattern to a POSIX ERE: the ERE (malloc'd, the
+ * caller frees it) with its estimated regcomp cost in *weight, or NULL
+ * with the reason (a static string) in *failure. */
+char *cube_re_translate(const char *pattern, const char **failure,
+                        double *weight);
 
 #endif
