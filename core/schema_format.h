@@ -12,7 +12,7 @@
 
 /* Limits on a "pattern": beyond them it is refused as "too complex", so
  * that no schema can make regcomp spend seconds or gigabytes. A cost model
- * in schema_regex.c (what the repeats, skippable runs and assertions
+ * (schema_regex_cost.c: what the repeats, skippable runs and assertions
  * expand to) refuses the rest of what would still be too dear. */
 #define CUBE_SCHEMA_PATTERN_MAX_BYTES 4096
 #define CUBE_SCHEMA_PATTERN_MAX_REPEAT 1000   /* m and n of {m,n} */
