@@ -1,15 +1,14 @@
-/* config.c — cube.yaml: defaults, keys and their checks, environment
- * overrides (see config.h). The conf.d side lives in config_plugins.c. */
+/* config.c — cube.yaml: defaults, keys and their checks, then the load
+ * order (see config.h). The conf.d side lives in config_plugins.c, the
+ * environment overrides in config_env.c, the value syntax both share in
+ * config_values.c. */
 #include "config.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <openssl/evp.h>
 
 #include "config_priv.h"
 
@@ -32,10 +31,6 @@ struct key_rule {
     const char *name;
     key_fn fn;
 };
-
-static const char *const level_names[] = {"debug", "info", "warn", "error", 0};
-static const int level_values[] = {CUBE_LOG_DEBUG, CUBE_LOG_INFO,
-                                   CUBE_LOG_WARN, CUBE_LOG_ERROR};
 
 /* ---- value checks ---- */
 
@@ -119,96 +114,6 @@ static int walk_map(struct loader *L, const cJSON *obj, const char *parent,
     return rc;
 }
 
-/* ---- listen, database, token ---- */
-
-static int parse_port(const char *s, int *port)
-{
-    size_t n = strspn(s, "0123456789");
-    if (n == 0 || n > 5 || s[n])
-        return -1;
-    long p = strtol(s, NULL, 10);
-    if (p > 65535)
-        return -1;
-    *port = (int)p;
-    return 0;
-}
-
-static int host_ok(const char *h, size_t n, const char *extra)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isalnum((unsigned char)h[i]) && !strchr(extra, h[i]))
-            return 0;
-    return 1;
-}
-
-/* "host:port", "[v6addr]:port" or ":port" (all interfaces). Returns 0, -1
- * for a malformed value, -2 when out of memory. */
-static int parse_listen(const char *s, char **host, int *port)
-{
-    const char *h = s, *colon, *extra = ".-_";
-    size_t hn;
-    int p;
-    if (*s == '[') {
-        const char *end = strchr(s, ']');
-        if (!end || end[1] != ':' || end == s + 1)
-            return -1;
-        h = s + 1;
-        hn = (size_t)(end - h);
-        colon = end + 1;
-        extra = ":.%";
-    } else {
-        colon = strrchr(s, ':');
-        if (!colon)
-            return -1;
-        hn = (size_t)(colon - s);
-    }
-    if (!host_ok(h, hn, extra) || parse_port(colon + 1, &p))
-        return -1;
-    char *copy = hn ? strndup(h, hn) : strdup("0.0.0.0");
-    if (!copy)
-        return -2;
-    free(*host);
-    *host = copy;
-    *port = p;
-    return 0;
-}
-
-static int database_ok(const char *s)
-{
-    static const char *const schemes[] = {"sqlite://", "postgres://",
-                                          "postgresql://", 0};
-    if (!strcmp(s, "sqlite"))
-        return 1;
-    for (int i = 0; schemes[i]; i++)
-        if (!strncmp(s, schemes[i], strlen(schemes[i])) &&
-            s[strlen(schemes[i])])
-            return 1;
-    return 0;
-}
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-static int hex_decode32(const char *s, uint8_t out[32])
-{
-    uint8_t tmp[32];
-    if (strlen(s) != 64)
-        return -1;
-    for (int i = 0; i < 32; i++) {
-        int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        tmp[i] = (uint8_t)(hi << 4 | lo);
-    }
-    memcpy(out, tmp, sizeof tmp);
-    return 0;
-}
-
 /* ---- cube.yaml keys ---- */
 
 static int key_listen(struct loader *L, const cJSON *v, const char *path)
@@ -216,7 +121,8 @@ static int key_listen(struct loader *L, const cJSON *v, const char *path)
     struct cube_config *c = L->cfg;
     int rc = -1;
     if (cJSON_IsString(v))
-        rc = parse_listen(v->valuestring, &c->listen_host, &c->listen_port);
+        rc = cube_config_parse_listen(v->valuestring, &c->listen_host,
+                                      &c->listen_port);
     if (rc == -2)
         cube_config_err_at(L->errs, L->doc, v, 0, "out of memory");
     return rc == -1 ? expected(L, v, path, "\"host:port\"") : rc;
@@ -249,7 +155,7 @@ static int key_conf_dir(struct loader *L, const cJSON *v, const char *path)
 
 static int key_database(struct loader *L, const cJSON *v, const char *path)
 {
-    if (cJSON_IsString(v) && database_ok(v->valuestring))
+    if (cJSON_IsString(v) && cube_config_database_ok(v->valuestring))
         return set_str(L, v, &L->cfg->database, v->valuestring);
     /* The value is not echoed: it may hold a password. */
     cube_config_err_at(L->errs, L->doc, v, 0, "%s: expected \"sqlite\", "
@@ -260,7 +166,7 @@ static int key_database(struct loader *L, const cJSON *v, const char *path)
 static int key_admin_token(struct loader *L, const cJSON *v, const char *path)
 {
     if (!cJSON_IsString(v) ||
-        hex_decode32(v->valuestring, L->cfg->admin_token_sha256)) {
+        cube_config_hex_decode32(v->valuestring, L->cfg->admin_token_sha256)) {
         cube_config_err_at(L->errs, L->doc, v, 0, "%s: expected 64 hex "
                            "digits (the SHA-256 of the admin token)", path);
         return -1;
@@ -271,10 +177,10 @@ static int key_admin_token(struct loader *L, const cJSON *v, const char *path)
 
 static int log_level(struct loader *L, const cJSON *v, const char *path)
 {
-    int i = take_choice(L, v, path, level_names,
+    int i = take_choice(L, v, path, cube_config_level_names,
                         "debug, info, warn or error");
     if (i >= 0)
-        L->cfg->log_level = level_values[i];
+        L->cfg->log_level = cube_config_level_values[i];
     return i < 0 ? -1 : 0;
 }
 
@@ -453,99 +359,6 @@ static int resolve_paths(struct cube_config *cfg, struct cube_errs *errs)
     return 0;
 }
 
-/* ---- environment ---- */
-
-static void env_string(const char *var, char **dst, struct cube_errs *errs)
-{
-    const char *v = getenv(var);
-    char *copy;
-    if (!v)
-        return;
-    if (!*v) {
-        cube_errs_add(errs, "%s: must not be empty", var);
-        return;
-    }
-    copy = strdup(v);
-    if (!copy) {
-        cube_errs_add(errs, "%s: out of memory", var);
-        return;
-    }
-    free(*dst);
-    *dst = copy;
-}
-
-static void env_listen(struct cube_config *cfg, struct cube_errs *errs)
-{
-    const char *v = getenv("CUBE_LISTEN");
-    char q[96];
-    if (!v)
-        return;
-    int rc = parse_listen(v, &cfg->listen_host, &cfg->listen_port);
-    cube_config_quote(q, sizeof q, v);
-    if (rc == -1)
-        cube_errs_add(errs, "CUBE_LISTEN: expected \"host:port\", got %s", q);
-    else if (rc == -2)
-        cube_errs_add(errs, "CUBE_LISTEN: out of memory");
-}
-
-static void env_database(struct cube_config *cfg, struct cube_errs *errs)
-{
-    const char *v = getenv("CUBE_DATABASE_URL");
-    if (v && !database_ok(v)) {
-        cube_errs_add(errs, "CUBE_DATABASE_URL: expected \"sqlite\", "
-                      "\"sqlite:///path\" or \"postgres://...\"");
-        return;
-    }
-    env_string("CUBE_DATABASE_URL", &cfg->database, errs);
-}
-
-static void env_level(struct cube_config *cfg, struct cube_errs *errs)
-{
-    const char *v = getenv("CUBE_LOG_LEVEL");
-    char q[96];
-    if (!v)
-        return;
-    for (int i = 0; level_names[i]; i++) {
-        if (!strcmp(v, level_names[i])) {
-            cfg->log_level = level_values[i];
-            return;
-        }
-    }
-    cube_config_quote(q, sizeof q, v);
-    cube_errs_add(errs, "CUBE_LOG_LEVEL: expected debug, info, warn or "
-                  "error, got %s", q);
-}
-
-/* The token itself is hashed at once and never kept. */
-static void env_token(struct cube_config *cfg, struct cube_errs *errs)
-{
-    const char *v = getenv("CUBE_ADMIN_TOKEN");
-    unsigned int n = 0;
-    if (!v)
-        return;
-    if (!*v) {
-        cube_errs_add(errs, "CUBE_ADMIN_TOKEN: must not be empty");
-        return;
-    }
-    if (EVP_Digest(v, strlen(v), cfg->admin_token_sha256, &n, EVP_sha256(),
-                   NULL) != 1 || n != sizeof cfg->admin_token_sha256) {
-        cube_errs_add(errs, "CUBE_ADMIN_TOKEN: cannot hash the token");
-        cfg->has_admin_token = 0;
-        return;
-    }
-    cfg->has_admin_token = 1;
-}
-
-static void apply_env(struct cube_config *cfg, struct cube_errs *errs)
-{
-    env_listen(cfg, errs);
-    env_string("CUBE_DATA_DIR", &cfg->data_dir, errs);
-    env_database(cfg, errs);
-    env_string("CUBE_PLUGIN_DIR", &cfg->plugin_dir, errs);
-    env_level(cfg, errs);
-    env_token(cfg, errs);
-}
-
 /* ---- entry points ---- */
 
 void cube_config_defaults(struct cube_config *cfg)
@@ -609,7 +422,7 @@ int cube_config_load(const char *path, struct cube_config *cfg,
     }
     if (parsed && !L.conf_dir_bad && cfg->conf_dir)
         cube_config_read_confd(cfg, &doc, L.conf_dir_node, errs);
-    apply_env(cfg, errs);
+    cube_config_apply_env(cfg, errs);
     cube_yaml_doc_free(&doc);
     return cube_errs_count(errs) > before ? -1 : 0;
 }

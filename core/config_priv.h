@@ -1,9 +1,10 @@
-/* config_priv.h — helpers shared by config.c and config_plugins.c. Not part
- * of the core's interface. */
+/* config_priv.h — helpers shared by config.c, config_env.c,
+ * config_values.c and config_plugins.c. Not part of the core's interface. */
 #ifndef CUBE_CONFIG_PRIV_H
 #define CUBE_CONFIG_PRIV_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -38,5 +39,25 @@ int cube_config_validate_section(const struct cube_plugin_conf *pc, const char *
                                  struct cube_errs *errs);
 /* The JSON Schema of cube.yaml's auth: section (config_auth.c). */
 extern const char cube_config_auth_schema[];
+
+/* ---- value syntax shared by cube.yaml and the environment
+ * (config_values.c) ---- */
+
+/* Log level names, NULL-terminated, and the CUBE_LOG_* of each. */
+extern const char *const cube_config_level_names[];
+extern const int cube_config_level_values[];
+/* "host:port", "[v6addr]:port" or ":port" (all interfaces) into *host (a
+ * malloc()ed string replacing the old one) and *port. Returns 0, -1 for a
+ * malformed value (host and port untouched), -2 when out of memory. */
+int cube_config_parse_listen(const char *s, char **host, int *port);
+/* Whether s is "sqlite", "sqlite://...", "postgres://..." or
+ * "postgresql://..." (a scheme with something after it). */
+int cube_config_database_ok(const char *s);
+/* 64 hex digits into out. Returns 0, or -1 (out untouched). */
+int cube_config_hex_decode32(const char *s, uint8_t out[32]);
+
+/* Applies the CUBE_* environment overrides to cfg, appending an error
+ * naming the variable for each bad one (config_env.c). */
+void cube_config_apply_env(struct cube_config *cfg, struct cube_errs *errs);
 
 #endif
