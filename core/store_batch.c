@@ -11,12 +11,12 @@
  * trip and one transaction: BEGIN, the writes, COMMIT, pipelined, with the
  * batch's creates in one statement (see "many creates" below).
  *
- * Every statement returns a row when it applied and none when it did not
- * (a create's ON CONFLICT DO NOTHING: CUBE_EEXIST; a guarded update or
- * delete: CUBE_ENOTFOUND or CUBE_ECONFLICT, told apart after the commit),
- * so writes of a batch do not abort each other. When one still fails (a
- * uid taken, a deadlock) the batch rolls back as a whole and each write is
- * run alone, so each gets its own outcome. When the connection is lost the
+ * Every statement but the many creates' returns a row when it applied and
+ * none when it did not (a create's ON CONFLICT DO NOTHING: CUBE_EEXIST; a
+ * guarded update or delete: CUBE_ENOTFOUND or CUBE_ECONFLICT, told apart
+ * after the commit), so writes of a batch do not abort each other. When one
+ * still fails (a name or uid taken, a deadlock) the batch rolls back as a
+ * whole and each write is run alone, so each gets its own outcome. When the connection is lost the
  * outcome is unknown: every write of the batch answers CUBE_EUNAVAIL, and
  * none is retried, so none is applied twice. Callers serialise writes to
  * one object, so a batch holds at most one write per object and the order
@@ -75,10 +75,12 @@ static void run_alone(struct cube_store *s, struct store_conn *c,
  * ST_PG_CREATE_MANY takes each column of a batch's creates as an array, in
  * PostgreSQL's binary array format (no quoting or escaping), and answers
  * the rvs of the objects it inserted: one statement instead of one per
- * create spares the server most of the per-statement work. A create whose
- * key is taken inserts nothing (ON CONFLICT DO NOTHING) and its rv does not
- * come back: CUBE_EEXIST. So that an rv names one create, a create whose
- * rv another create of the batch has too runs on its own statement. */
+ * create spares the server most of the per-statement work. A taken name
+ * fails it, and the batch is then run write by write, where that create
+ * answers CUBE_EEXIST: no ON CONFLICT, whose speculative insertion costs
+ * every row of every batch an index probe and a WAL record more, to spare
+ * the rare batch with a taken name a second try. So that an rv names one create, a create whose rv another
+ * create of the batch has too runs on its own statement. */
 
 #define OID_INT8 20
 #define OID_TEXT 25
