@@ -16,11 +16,12 @@
  * guarded update or delete: CUBE_ENOTFOUND or CUBE_ECONFLICT, told apart
  * after the commit), so writes of a batch do not abort each other. When one
  * still fails (a name or uid taken, a deadlock) the batch rolls back as a
- * whole and each write is run alone, so each gets its own outcome. When the connection is lost the
- * outcome is unknown: every write of the batch answers CUBE_EUNAVAIL, and
- * none is retried, so none is applied twice. Callers serialise writes to
- * one object, so a batch holds at most one write per object and the order
- * of writes to an object is the order of the calls. */
+ * whole and each write is run alone, so each gets its own outcome. When
+ * the connection is lost the outcome is unknown: every write of the batch
+ * answers CUBE_EUNAVAIL, and none is retried, so none is applied twice.
+ * Callers serialise writes to one object, so a batch holds at most one
+ * write per object and the order of writes to an object is the order of
+ * the calls. */
 #include <linux/futex.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -79,8 +80,9 @@ static void run_alone(struct cube_store *s, struct store_conn *c,
  * fails it, and the batch is then run write by write, where that create
  * answers CUBE_EEXIST: no ON CONFLICT, whose speculative insertion costs
  * every row of every batch an index probe and a WAL record more, to spare
- * the rare batch with a taken name a second try. So that an rv names one create, a create whose rv another
- * create of the batch has too runs on its own statement. */
+ * the rare batch with a taken name a second try. So that an rv names one
+ * create, a create whose rv another create of the batch has too runs on
+ * its own statement. */
 
 #define OID_INT8 20
 #define OID_TEXT 25
