@@ -48,27 +48,18 @@ static void fail_all(struct store_wreq **w, int n, int rc)
 void store_group_run(struct cube_store *s, struct store_conn *c,
                      struct store_wreq **w, int n)
 {
-    int rc = store_exec(s, c, ST_BEGIN, NULL, 0);
-    if (rc != CUBE_OK) {
-        for (int i = 0; i < n; i++)
-            w[i]->rc = rc;
-        return;
-    }
-    if (n == 1) { /* alone: its own transaction, no savepoint needed */
-        w[0]->rc = w[0]->run(s, c, w[0]->arg);
-        rc = w[0]->rc == CUBE_OK ? store_exec(s, c, ST_COMMIT, NULL, 0) : w[0]->rc;
-        if (rc != CUBE_OK)
-            store_exec(s, c, ST_ROLLBACK, NULL, 0);
-        w[0]->rc = rc;
-        return;
-    }
+    /* A write alone needs no savepoint: its failure is the transaction's. */
+    int rc = store_exec(s, c, ST_BEGIN, NULL, 0), began = rc == CUBE_OK;
     int ran = 0;
-    while (ran < n && rc == CUBE_OK)
-        rc = run_one(s, c, w[ran++]);
+    while (ran < n && rc == CUBE_OK) {
+        struct store_wreq *x = w[ran++];
+        rc = n > 1 ? run_one(s, c, x) : (x->rc = x->run(s, c, x->arg));
+    }
     if (rc == CUBE_OK)
         rc = store_exec(s, c, ST_COMMIT, NULL, 0);
     if (rc != CUBE_OK) {
-        store_exec(s, c, ST_ROLLBACK, NULL, 0);
+        if (began)
+            store_exec(s, c, ST_ROLLBACK, NULL, 0);
         fail_all(w, ran, rc);
         for (int i = ran; i < n; i++)
             w[i]->rc = rc; /* not run: the transaction had failed */

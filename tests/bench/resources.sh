@@ -433,7 +433,8 @@ run_pgbench() { # key clients transactions-per-client; sets R[pgbench:key]
     say "  ${R[pgbench:$1]:-?} inserts/s"
 }
 run_pgbench c1 1 "$SERIAL"
-run_pgbench c16 "$CREATE_CONNS" $(( (PARALLEL + CREATE_CONNS - 1) / CREATE_CONNS ))
+PGBENCH_PER_CLIENT=$(( (PARALLEL + CREATE_CONNS - 1) / CREATE_CONNS )) # the 16-client share
+run_pgbench c16 "$CREATE_CONNS" "$PGBENCH_PER_CLIENT"
 
 # More rounds of the 16-client creates, a cubed round next to a pgbench
 # round each time: one round of each is at the mercy of this shared machine
@@ -461,7 +462,7 @@ create_rounds() {
             die "loadgen failed against cubed (round $i): $out"
         say "cubed round $i: $out"
         R[postgres:c16_r$i]=$(kv rate "$out" | awk '{ printf "%.0f", $1 }')
-        run_pgbench "c16_r$i" "$CREATE_CONNS" $(( (PARALLEL + CREATE_CONNS - 1) / CREATE_CONNS ))
+        run_pgbench "c16_r$i" "$CREATE_CONNS" "$PGBENCH_PER_CLIENT"
     done
     stop_pid "$CPID" TERM
     CPID=''
