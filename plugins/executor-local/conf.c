@@ -58,6 +58,9 @@ const char xl_conf_schema[] =
     "\"path\":{\"type\":\"string\",\"minLength\":1,"
     "\"default\":\"/usr/local/bin:/usr/bin:/bin\","
     "\"description\":\"PATH of replicas that set none\"},"
+    "\"launcher\":{\"type\":\"boolean\",\"default\":true,"
+    "\"description\":\"Start supervisors by forking a long-lived launcher process "
+    "instead of an exec per replica\"},"
     "\"supervisor\":{\"type\":\"string\",\"default\":\"\","
     "\"description\":\"The supervisor program (default: " XL_SUPERVISOR_PROGRAM
     " beside the plugin)\"}}}";
@@ -66,7 +69,7 @@ static const char *const KNOWN[] = {
     "node_name", "pool", "labels", "reserved_cpus", "reserved_memory", "uid_min",
     "uid_max", "user_prefix", "group_prefix", "home_root", "projects_root", "run_dir",
     "sandbox", "cgroup", "cgroup_parent", "pids_max", "timeout_grace_seconds",
-    "poll_ms", "path", "supervisor", NULL,
+    "poll_ms", "path", "launcher", "supervisor", NULL,
 };
 
 /* Writes "<key>: <reason>" into err; returns CUBE_EINVAL. */
@@ -133,6 +136,19 @@ static int get_int(const cJSON *o, const char *key, int64_t def, int64_t min, in
         return bad(err, len, key, "must be a whole number from %lld to %lld",
                    (long long)min, (long long)max);
     *out = (int64_t)d;
+    return CUBE_OK;
+}
+
+/* A boolean setting (def when absent). */
+static int get_bool(const cJSON *o, const char *key, int def, int *out, char *err, size_t len)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = def;
+    if (!it || cJSON_IsNull(it))
+        return CUBE_OK;
+    if (!cJSON_IsBool(it))
+        return bad(err, len, key, "must be true or false");
+    *out = cJSON_IsTrue(it);
     return CUBE_OK;
 }
 
@@ -364,10 +380,13 @@ static void own_dir(char *out, size_t len)
     }
 }
 
-/* supervisor: set, or the program beside the plugin; it must be executable. */
+/* launcher; supervisor: set, or the program beside the plugin; it must be
+ * executable. */
 static int load_supervisor(const cJSON *o, struct xl_conf *c, char *err, size_t len)
 {
-    int rc = get_str(o, "supervisor", "", &c->supervisor, err, len);
+    int rc = get_bool(o, "launcher", 1, &c->launcher, err, len);
+    if (rc == CUBE_OK)
+        rc = get_str(o, "supervisor", "", &c->supervisor, err, len);
     if (rc != CUBE_OK)
         return rc;
     if (!*c->supervisor) {

@@ -60,6 +60,7 @@ struct xl_conf {
     unsigned poll_ms;            /* how often output and ends are checked */
     char *default_path;          /* PATH when the replica sets none */
     char *supervisor;            /* the supervisor program's path */
+    int launcher;                /* start supervisors through the launcher */
 };
 
 /* Reads the config JSON (defaults applied here too) into c, checking what
@@ -235,7 +236,48 @@ struct xl_plan {
 struct xl_spawned {
     pid_t sup_pid;
     unsigned long long sup_start;   /* /proc/<pid>/stat starttime */
+    int launched;                   /* by the launcher: not cubed's child */
 };
+
+/* The launcher: the supervisor program started once, in a mode where it
+ * forks a supervisor for each request on a socket, instead of cubed
+ * exec()ing the program per replica. A fork of that small process costs a
+ * start far less than an exec of a new program (the loader's work, and
+ * glibc's CPU feature probing, which traps in a virtual machine). Requests
+ * are one SOCK_SEQPACKET message each: struct xl_launch_req, then argc
+ * and envc NUL-terminated strings (the supervisor's argv and environment,
+ * as exec() would get them), with the output file and run directory fds
+ * attached (SCM_RIGHTS). The answer is struct xl_launch_reply. The
+ * launcher ends when cubed's end of the socket closes; supervisors it
+ * started live on, as after cubed's own end. */
+#define XL_LAUNCHER_ARG "--cube-launcher"   /* argv[1] of the launcher */
+#define XL_LAUNCH_MAGIC 0x43584c31u         /* "CXL1" */
+#define XL_LAUNCH_MAX (128u << 10)          /* a request's bytes, at most */
+struct xl_launch_req {
+    uint32_t magic, argc, envc;
+};
+struct xl_launch_reply {
+    int32_t pid;        /* the supervisor, or -1 */
+    int32_t err;        /* errno when pid is -1 */
+    uint64_t start;     /* the supervisor's /proc/<pid>/stat starttime */
+};
+/* cubed's handle on its launcher (mu serialises requests). */
+struct xl_launcher {
+    pthread_mutex_t mu;
+    int fd;             /* cubed's end of the socket; -1: not running */
+    pid_t pid;
+    long long retry_ms; /* after a failure: no new launcher before then */
+};
+void xl_launcher_init(struct xl_launcher *l);
+/* Closes the socket (the launcher then ends) and waits for the launcher. */
+void xl_launcher_stop(struct xl_launcher *l);
+/* The launcher's loop (in the supervisor program; the socket on fd sock;
+ * arg: its argv[1], rewritten in the children so that ps tells them
+ * apart); never returns. */
+void xl_launcher_main(int sock, char *arg) __attribute__((noreturn));
+/* The supervisor program's work for argv and envp (what main() does;
+ * fds 3 and 4 set); never returns. */
+void xl_supervisor_run(int argc, char **argv, char **envp) __attribute__((noreturn));
 
 /* The supervisor program's fds: the output file and the run directory. */
 enum { XL_SUP_FD_OUT = 3, XL_SUP_FD_DIR = 4 };
@@ -256,10 +298,12 @@ void xl_supervise(const struct xl_plan *p) __attribute__((noreturn));
  * directory on fd 4 and ends the supervisor program. */
 void xl_supervise_refuse(const struct xl_plan *p, int step, int err) __attribute__((noreturn));
 /* Starts the supervisor program (program: its path) on the plan, without
- * waiting for the replica: what happens after the supervisor's exec()
- * reaches the status file like any end. msg on error. */
-int xl_spawn(const char *program, const struct xl_plan *p, struct xl_spawned *out, char *msg,
-             size_t len);
+ * waiting for the replica: what happens after the supervisor's start
+ * reaches the status file like any end. Through the launcher l when it is
+ * not NULL and works (started on first use), else by exec(). msg on
+ * error. */
+int xl_spawn(const char *program, struct xl_launcher *l, const struct xl_plan *p,
+             struct xl_spawned *out, char *msg, size_t len);
 
 /* -- plan_codec.c ------------------------------------------------------- */
 
@@ -365,6 +409,7 @@ struct xl {
     int ends_fd;                 /* the ends FIFO, read by ends_thread; -1 */
     pthread_t ends_thread;
     int ends_running, ends_quit;
+    struct xl_launcher launcher; /* used when conf.launcher */
     pid_t *unreaped;             /* supervisors (children) not yet waited for */
     size_t nunreaped, capunreaped;   /* under mu */
 };

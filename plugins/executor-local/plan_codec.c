@@ -1,9 +1,10 @@
 /* plan_codec.c — a replica's plan as the command line of the supervisor
  * program (cube-xl-supervisor), and back. cubed starts the supervisor by
- * exec() right after a vfork-style clone, so the plan cannot travel in
- * memory; the command line carries it, the replica's environment is the
- * supervisor's environment, and the output file, run directory and report
- * pipe are fds 3, 4 and 5.
+ * exec() right after a vfork-style clone, or has its launcher fork one
+ * with the same argv and environment (launcher.c), so the plan cannot
+ * travel in memory; the command line carries it, the replica's environment
+ * is the supervisor's environment, and the output file and run directory
+ * are fds 3 and 4.
  *
  *   cube-xl-supervisor --plan-v1 SLOT WORKDIR DROP UID GID TIMEOUT_S GRACE_S
  *       OOM_FILE FAILCNT_FILE NGROUPS GID... NPROCS PROCS_FILE...
@@ -235,4 +236,19 @@ int xl_plan_decode(int argc, char **argv, char **envp, struct xl_plan *p, struct
     p->out_fd = XL_SUP_FD_OUT;
     p->dir_fd = XL_SUP_FD_DIR;
     return 0;
+}
+
+unsigned long long xl_stat_start_time(const char *stat)
+{
+    const char *p = strrchr(stat, ')');
+    if (!p)
+        return 0;
+    /* The k-th space after ')' precedes field k + 2: 20 spaces to field 22. */
+    for (int k = 0; k < 20; k++)
+        if (!(p = strchr(p + 1, ' ')))
+            return 0;
+    unsigned long long v = 0;
+    for (p++; *p >= '0' && *p <= '9'; p++)
+        v = v * 10 + (unsigned long long)(*p - '0');
+    return v;
 }

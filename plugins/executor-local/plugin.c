@@ -291,6 +291,7 @@ static void xl_fini(void *state)
 {
     struct xl *x = state;
     xl_ends_stop(x);
+    xl_launcher_stop(&x->launcher);
     sweep(x);   /* reported ones: logs closed, cleaned up */
     /* Replicas keep running: a restarted cubed adopts them. */
     while (x->runs) {
@@ -327,6 +328,7 @@ static int xl_init(const struct cube_host *host, cube_plugin *self, void **state
     x->host = host;
     x->self = self;
     x->ends_fd = -1;
+    xl_launcher_init(&x->launcher);
     pthread_mutex_init(&x->mu, NULL);
     pthread_mutex_init(&x->reap_mu, NULL);
     *state = x;

@@ -1,19 +1,28 @@
 /* spawn.c — cubed's side of starting a replica's supervisor, and engine
- * ids. A vfork-style clone (CLONE_VM|CLONE_VFORK: no copy of cubed's large
- * address space) puts the output file and the run directory on fds 3 and 4
- * and exec()s the supervisor program with the plan on its command line
- * (plan_codec.c). cubed waits only for that exec(), not for the replica:
- * a start call costs a clone and an exec, and whatever fails later (the
- * command cannot be exec()ed, the cgroup not joined) reaches the status
- * file as a start error, like any end. Forking the supervisor out of cubed
- * used to cost page-table copies and copy-on-write faults (with TLB
- * shootdowns across cubed's threads) for as long as a supervisor lived,
- * and waiting for the replica's exec() held a Job worker per start.
+ * ids. Two ways, with the same argv, environment and fds:
  *
- * The supervisor stays cubed's child; xl_reap_supervisors collects it
- * after its end. An engine id, "pid:<pid>:<starttime>:<slot>", names the
- * supervisor robustly (a reused pid has another start time) and the run
- * directory its status goes to. */
+ * Through the launcher (executor_local.h, launcher.c), by default: one
+ * request on its socket and the answer with the supervisor's pid; the
+ * launcher forks it. It is started on first use, and after it failed (it
+ * was killed, it did not answer within LAUNCH_REPLY_MS) started again on a
+ * later start, not before LAUNCHER_RETRY_MS; meanwhile, and for a plan too
+ * big for one request, supervisors are exec()ed as below.
+ *
+ * By exec(): a vfork-style clone (CLONE_VM|CLONE_VFORK: no copy of cubed's
+ * large address space) puts the output file and the run directory on fds
+ * 3 and 4 and exec()s the supervisor program with the plan on its command
+ * line (plan_codec.c). cubed waits only for that exec(), not for the
+ * replica. Forking the supervisor out of cubed used to cost page-table
+ * copies and copy-on-write faults (with TLB shootdowns across cubed's
+ * threads) for as long as a supervisor lived.
+ *
+ * Either way a start call does not wait for the replica: whatever fails
+ * later (the command cannot be exec()ed, the cgroup not joined) reaches
+ * the status file as a start error, like any end. An exec()ed supervisor
+ * stays cubed's child (xl_reap_supervisors collects it after its end); a
+ * launched one is the launcher's. An engine id,
+ * "pid:<pid>:<starttime>:<slot>", names the supervisor robustly (a reused
+ * pid has another start time) and the run directory its status goes to. */
 #include "executor_local.h"
 
 #include <errno.h>
@@ -23,11 +32,16 @@
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHILD_STACK (64u << 10)
+#define LAUNCH_REPLY_MS 5000      /* a launcher that does not answer is replaced */
+#define LAUNCHER_RETRY_MS 1000    /* no new launcher sooner after a failure */
 
 /* What the exec child needs (it shares cubed's memory). */
 struct exec_arg {
@@ -75,6 +89,157 @@ static pid_t clone_exec(struct exec_arg *e)
     return pid;
 }
 
+/* -- the launcher --------------------------------------------------------- */
+
+static long long mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void xl_launcher_init(struct xl_launcher *l)
+{
+    memset(l, 0, sizeof *l);
+    pthread_mutex_init(&l->mu, NULL);
+    l->fd = -1;
+}
+
+/* Closes cubed's end (the launcher then ends) and reaps the launcher,
+ * killing it after a second. Caller holds l->mu. */
+static void launcher_close(struct xl_launcher *l)
+{
+    if (l->fd >= 0)
+        close(l->fd);
+    l->fd = -1;
+    for (int i = 0; l->pid > 0 && i < 200 && waitpid(l->pid, NULL, WNOHANG) == 0; i++)
+        nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+    if (l->pid > 0 && kill(l->pid, SIGKILL) == 0)
+        while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR) {}
+    l->pid = 0;
+}
+
+void xl_launcher_stop(struct xl_launcher *l)
+{
+    pthread_mutex_lock(&l->mu);
+    launcher_close(l);
+    pthread_mutex_unlock(&l->mu);
+    pthread_mutex_destroy(&l->mu);
+}
+
+/* Starts the launcher (program: the supervisor program); 0 or -1. Caller
+ * holds l->mu. */
+static int launcher_open(struct xl_launcher *l, const char *program)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return -1;
+    int size = 2 * XL_LAUNCH_MAX;   /* room for the largest request; best effort */
+    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+    char *argv[] = {(char *)program, XL_LAUNCHER_ARG, NULL}, *envp[] = {NULL};
+    struct exec_arg e = {.program = program, .argv = argv, .envp = envp, .fd = {sv[1], sv[1]}};
+    pid_t pid = clone_exec(&e);
+    close(sv[1]);
+    if (pid > 0 && e.err)
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    if (pid < 0 || e.err) {
+        close(sv[0]);
+        return -1;
+    }
+    l->fd = sv[0];
+    l->pid = pid;
+    return 0;
+}
+
+/* The request for argv and envp (malloc()ed into *buf); its length, or 0
+ * when it would pass XL_LAUNCH_MAX or memory ran out. */
+static size_t build_request(char *const *argv, char *const *envp, char **buf)
+{
+    struct xl_launch_req h = {.magic = XL_LAUNCH_MAGIC};
+    size_t n = sizeof h;
+    for (h.argc = 0; argv[h.argc] && n <= XL_LAUNCH_MAX; h.argc++)
+        n += strlen(argv[h.argc]) + 1;
+    for (h.envc = 0; envp && envp[h.envc] && n <= XL_LAUNCH_MAX; h.envc++)
+        n += strlen(envp[h.envc]) + 1;
+    if (n > XL_LAUNCH_MAX || !(*buf = malloc(n)))
+        return 0;
+    memcpy(*buf, &h, sizeof h);
+    char *p = *buf + sizeof h;
+    for (uint32_t i = 0; i < h.argc; i++)
+        p = stpcpy(p, argv[i]) + 1;
+    for (uint32_t i = 0; i < h.envc; i++)
+        p = stpcpy(p, envp[i]) + 1;
+    return n;
+}
+
+/* Sends a request with the two fds and reads the answer: 0, 1 when the
+ * request is too big for the socket, -1 when the launcher failed. Caller
+ * holds l->mu. */
+static int exchange(struct xl_launcher *l, const char *req, size_t n, int out_fd, int dir_fd,
+                    struct xl_launch_reply *r)
+{
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int) * 2)];
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = {.iov_base = (void *)req, .iov_len = n};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                       .msg_controllen = sizeof ctl.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * 2);
+    memcpy(CMSG_DATA(c), (int[2]){out_fd, dir_fd}, sizeof(int) * 2);
+    ssize_t k;
+    while ((k = sendmsg(l->fd, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
+    if (k < 0 && errno == EMSGSIZE)
+        return 1;
+    if (k != (ssize_t)n)
+        return -1;
+    struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
+    long long end = mono_ms() + LAUNCH_REPLY_MS;
+    int ready;
+    while ((ready = poll(&pfd, 1, (int)(end - mono_ms()))) < 0 && errno == EINTR &&
+           mono_ms() < end) {}
+    if (ready <= 0)
+        return -1;
+    while ((k = recv(l->fd, r, sizeof *r, 0)) < 0 && errno == EINTR) {}
+    return k == (ssize_t)sizeof *r ? 0 : -1;
+}
+
+/* Has the launcher start the supervisor: 0 with *out, -1 when it should be
+ * exec()ed instead (no launcher, a plan too big, the launcher failed or
+ * could not fork). */
+static int spawn_launched(struct xl_launcher *l, const char *program, char *const *argv,
+                          const struct xl_plan *p, struct xl_spawned *out)
+{
+    char *req = NULL;
+    size_t n = build_request(argv, p->envp, &req);
+    if (!n)
+        return -1;
+    struct xl_launch_reply r = {.pid = -1};
+    pthread_mutex_lock(&l->mu);
+    long long now = mono_ms();
+    if (l->fd < 0 && now >= l->retry_ms && launcher_open(l, program) < 0)
+        l->retry_ms = now + LAUNCHER_RETRY_MS;
+    int ex = l->fd >= 0 ? exchange(l, req, n, p->out_fd, p->dir_fd, &r) : 1;
+    if (ex < 0) {
+        launcher_close(l);
+        l->retry_ms = now + LAUNCHER_RETRY_MS;
+    }
+    pthread_mutex_unlock(&l->mu);
+    free(req);
+    if (ex != 0 || r.pid <= 0)
+        return -1;
+    out->sup_pid = r.pid;
+    out->sup_start = r.start;
+    out->launched = 1;
+    return 0;
+}
+
+/* -- engine ids ------------------------------------------------------------ */
+
 int xl_engine_id_format(char *out, size_t len, pid_t pid, unsigned long long start,
                         const char *slot)
 {
@@ -104,21 +269,6 @@ int xl_engine_id_parse(const char *id, pid_t *pid, unsigned long long *start, ch
     return 0;
 }
 
-unsigned long long xl_stat_start_time(const char *stat)
-{
-    const char *p = strrchr(stat, ')');
-    if (!p)
-        return 0;
-    /* The k-th space after ')' precedes field k + 2: 20 spaces to field 22. */
-    for (int k = 0; k < 20; k++)
-        if (!(p = strchr(p + 1, ' ')))
-            return 0;
-    unsigned long long v = 0;
-    for (p++; *p >= '0' && *p <= '9'; p++)
-        v = v * 10 + (unsigned long long)(*p - '0');
-    return v;
-}
-
 unsigned long long xl_proc_start_time(pid_t pid)
 {
     char path[64], buf[1024];
@@ -131,12 +281,17 @@ unsigned long long xl_proc_start_time(pid_t pid)
     return xl_stat_start_time(buf);
 }
 
-int xl_spawn(const char *program, const struct xl_plan *p, struct xl_spawned *out, char *msg,
-             size_t len)
+int xl_spawn(const char *program, struct xl_launcher *l, const struct xl_plan *p,
+             struct xl_spawned *out, char *msg, size_t len)
 {
     char **argv = xl_plan_encode(p, program);
     if (!argv)
         return snprintf(msg, len, "out of memory"), CUBE_ENOMEM;
+    memset(out, 0, sizeof *out);
+    if (l && spawn_launched(l, program, argv, p, out) == 0) {
+        xl_strv_free(argv);
+        return CUBE_OK;
+    }
     struct exec_arg e = {.program = program, .argv = argv, .envp = p->envp,
                          .fd = {p->out_fd, p->dir_fd}};
     pid_t pid = clone_exec(&e);

@@ -163,7 +163,8 @@ static int launch(struct xl *x, struct ctx *c, char *engine_id, size_t id_len,
 {
     struct xl_spawned s;
     struct xl_run *r = c->run;
-    int rc = xl_spawn(x->conf.supervisor, &c->plan, &s, msg, len);
+    int rc = xl_spawn(x->conf.supervisor, x->conf.launcher ? &x->launcher : NULL, &c->plan,
+                      &s, msg, len);
     if (rc != CUBE_OK)
         return rc;
     r->sup_pid = s.sup_pid;
@@ -176,7 +177,7 @@ static int launch(struct xl *x, struct ctx *c, char *engine_id, size_t id_len,
     snprintf(path, sizeof path, "%s/engine", r->dir);
     if (xl_write_file(path, r->engine_id) < 0)
         x->host->log(x->self, CUBE_LOG_WARN, "cannot write %s: %s", path, strerror(errno));
-    r->own_child = 1;
+    r->own_child = !s.launched;
     x->host->log(x->self, CUBE_LOG_DEBUG, "started %s for %s/%s: %s", r->engine_id,
                  c->rep.project, c->rep.user, c->rep.argv[0]);
     return CUBE_OK;
