@@ -163,3 +163,45 @@ void xl_janitor(struct xl *x, unsigned max_age_s)
     if (x->conf.run_legacy)
         sweep_root(x, x->conf.run_legacy, max_age_s);
 }
+
+/* Appends the cgroup dirs the run directories under root name to *v. */
+static void named_cgroups(const char *root, char ***v, int *n, int *cap)
+{
+    DIR *d = opendir(root);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        struct xl_run r = {.out_fd = -1, .off_fd = -1};
+        if (!xl_slot_valid(e->d_name))
+            continue;
+        snprintf(r.dir, sizeof r.dir, "%s/%s", root, e->d_name);
+        xl_meta_read(&r);
+        for (int i = 0; i < XL_CG_NCTL; i++) {
+            if (!*r.cg.dir[i])
+                continue;
+            if (*n == *cap) {
+                char **grown = realloc(*v, sizeof **v * (size_t)(*cap = *cap ? *cap * 2 : 16));
+                if (!grown)
+                    break;
+                *v = grown;
+            }
+            if (((*v)[*n] = strdup(r.cg.dir[i])))
+                (*n)++;
+        }
+        xl_log_free(&r.log);
+    }
+    if (d)
+        closedir(d);
+}
+
+void xl_sweep_kept_cgroups(struct xl *x)
+{
+    char **keep = NULL;
+    int n = 0, cap = 0;
+    named_cgroups(x->conf.run_root, &keep, &n, &cap);
+    if (x->conf.run_legacy)
+        named_cgroups(x->conf.run_legacy, &keep, &n, &cap);
+    xl_cgroups_sweep(&x->cgroups, keep, n);
+    for (int i = 0; i < n; i++)
+        free(keep[i]);
+    free(keep);
+}

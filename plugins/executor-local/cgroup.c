@@ -328,6 +328,10 @@ int xl_cgroup_create(const struct xl_cgroups *cg, const char *slot, int64_t memo
             return CUBE_EIO;
         }
     }
+    out->poolable = 1;
+    out->memory_bytes = memory_bytes;
+    out->cpu_millis = cpu_millis;
+    out->pids_max = pids_max;
     int rc = cg->version == 2 ? v2_limits(out->dir[0], memory_bytes, cpu_millis, pids_max)
            : cg->version == 1 ? v1_limits(out->dir, memory_bytes, cpu_millis, pids_max) : 0;
     if (rc < 0) {
@@ -360,22 +364,33 @@ void xl_cgroup_oom_files(const struct xl_cgroup *g, char *oom, char *failcnt, si
         oom[0] = failcnt[0] = '\0';
 }
 
-/* SIGKILLs every process listed in dir/cgroup.procs; how many. */
+/* SIGKILLs every process listed in dir/cgroup.procs; how many were
+ * listed (-1 when the file cannot be read). */
 static int kill_members(const char *dir)
 {
     char path[PATH_MAX], buf[65536];
     if (xl_path_join(path, sizeof path, dir, "cgroup.procs") < 0 ||
-        xl_read_file(path, buf, sizeof buf) <= 0)
-        return 0;
+        xl_read_file(path, buf, sizeof buf) < 0)
+        return -1;
     int n = 0;
     for (char *p = buf, *end; *p; p = end) {
         long pid = strtol(p, &end, 10);
         if (end == p)
             break;
-        if (pid > 1 && kill((pid_t)pid, SIGKILL) == 0)
-            n++;
+        n++;
+        if (pid > 1)
+            kill((pid_t)pid, SIGKILL);
     }
     return n;
+}
+
+int xl_cgroup_emptied(const struct xl_cgroup *g)
+{
+    int empty = 1;
+    for (int i = 0; i < XL_CG_NCTL; i++)
+        if (*g->dir[i] && kill_members(g->dir[i]) != 0)
+            empty = 0;
+    return empty;
 }
 
 void xl_cgroup_destroy(const struct xl_cgroup *g)

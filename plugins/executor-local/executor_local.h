@@ -158,7 +158,33 @@ struct xl_cgroups {
 struct xl_cgroup {
     int version;
     char dir[XL_CG_NCTL][PATH_MAX];         /* v2: dir[0] only; "" absent */
+    int poolable;                           /* made here with these limits: */
+    int64_t memory_bytes, cpu_millis, pids_max;   /* (not so when adopted) */
 };
+
+/* Empty cgroups kept for the next replica with the same limits
+ * (cgroup_pool.c). mu guards the entries. */
+struct xl_cgpool {
+    pthread_mutex_t mu;
+    struct xl_cgroup *v;
+    int n;
+};
+void xl_cgpool_init(struct xl_cgpool *p);
+/* Removes the kept cgroups and frees the pool. */
+void xl_cgpool_fini(struct xl_cgpool *p);
+/* A kept cgroup with exactly these limits, else a new one (as
+ * xl_cgroup_create). */
+int xl_cgroup_take(struct xl_cgpool *p, const struct xl_cgroups *cg, const char *slot,
+                   int64_t memory_bytes, int64_t cpu_millis, int64_t pids_max,
+                   struct xl_cgroup *out, char *msg, size_t len);
+/* After a replica's end: kills what still runs in g and keeps it for
+ * another replica when it is empty and fit for reuse (no OOM kill
+ * recorded), else removes it (xl_cgroup_destroy). */
+void xl_cgroup_release(struct xl_cgpool *p, const struct xl_cgroup *g);
+/* Removes the empty cgroups under the parents named like slots of a cubed
+ * that is gone, except those in keep (paths run directories name): kept
+ * ones it left behind when it died. */
+void xl_cgroups_sweep(const struct xl_cgroups *cg, char *const *keep, int nkeep);
 
 /* Detects which cgroup version to use from mountinfo and /proc/self/cgroup
  * texts and prepares the parent groups. mode: enum xl_cg_mode. Writes a
@@ -177,6 +203,9 @@ int xl_cgroup_procs_files(const struct xl_cgroup *g, char out[][PATH_MAX]);
 void xl_cgroup_oom_files(const struct xl_cgroup *g, char *oom, char *failcnt, size_t len);
 /* Kills whatever still runs in the cgroup(s) and removes them. */
 void xl_cgroup_destroy(const struct xl_cgroup *g);
+/* Kills whatever still runs in the cgroup(s); 1 when they are all empty
+ * now. */
+int xl_cgroup_emptied(const struct xl_cgroup *g);
 /* Reads a whole small file into buf (NUL-terminated); bytes or -1. */
 ssize_t xl_read_file(const char *path, char *buf, size_t len);
 /* Writes s to an existing (or new) file; 0 or -1 with errno. */
@@ -389,6 +418,9 @@ void xl_status_verdict(const char *text, int64_t memory_bytes, int64_t timeout_s
 int xl_adopt(void *state, const char *engine_id, const char *replica_json);
 /* Removes run directories that finished (or were abandoned) long ago. */
 void xl_janitor(struct xl *x, unsigned max_age_s);
+/* Removes the empty cgroups a cubed that died kept for reuse
+ * (xl_cgroups_sweep, sparing those the run directories name). */
+void xl_sweep_kept_cgroups(struct xl *x);
 
 /* -- plugin.c ---------------------------------------------------------- */
 
@@ -398,6 +430,7 @@ struct xl {
     struct xl_conf conf;
     struct xl_accounts accounts;
     struct xl_cgroups cgroups;
+    struct xl_cgpool cgpool;     /* empty cgroups for the next replicas */
     pthread_mutex_t mu;          /* guards runs and seq */
     struct xl_run *runs;
     unsigned seq;

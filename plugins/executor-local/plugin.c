@@ -278,6 +278,7 @@ static int go_live(struct xl *x, char *err, size_t len)
     if ((rc = xl_node_refresh(x, err, len)) != CUBE_OK)
         return rc;
     xl_janitor(x, STALE_RUN_S);
+    xl_sweep_kept_cgroups(x);
     if ((rc = xl_ends_start(x, err, len)) != CUBE_OK)
         return rc;
     x->tick = x->host->timer_add(x->self, x->conf.poll_ms, x->conf.poll_ms, tick, NULL);
@@ -293,6 +294,7 @@ static void xl_fini(void *state)
     xl_ends_stop(x);
     xl_launcher_stop(&x->launcher);
     sweep(x);   /* reported ones: logs closed, cleaned up */
+    xl_cgpool_fini(&x->cgpool);
     /* Replicas keep running: a restarted cubed adopts them. */
     while (x->runs) {
         struct xl_run *r = x->runs;
@@ -329,6 +331,7 @@ static int xl_init(const struct cube_host *host, cube_plugin *self, void **state
     x->self = self;
     x->ends_fd = -1;
     xl_launcher_init(&x->launcher);
+    xl_cgpool_init(&x->cgpool);
     pthread_mutex_init(&x->mu, NULL);
     pthread_mutex_init(&x->reap_mu, NULL);
     *state = x;

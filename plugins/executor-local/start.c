@@ -94,8 +94,8 @@ static int make_run(struct xl *x, struct ctx *c, char *msg, size_t len)
         return snprintf(msg, len, "out of memory"), CUBE_ENOMEM;
     int rc = make_run_dir(x, c, msg, len);
     if (rc == CUBE_OK)
-        rc = xl_cgroup_create(&x->cgroups, r->slot, c->rep.memory_bytes, c->rep.cpu_millis,
-                              x->conf.pids_max, &r->cg, msg, len);
+        rc = xl_cgroup_take(&x->cgpool, &x->cgroups, r->slot, c->rep.memory_bytes,
+                            c->rep.cpu_millis, x->conf.pids_max, &r->cg, msg, len);
     if (rc == CUBE_OK && xl_meta_write(r, c->rep.user) < 0)
         rc = (snprintf(msg, len, "cannot write %s/meta.json: %s", r->dir, strerror(errno)),
               CUBE_EIO);

@@ -2,8 +2,8 @@
  * otherwise): replicas run as OS accounts of their own ("cxq-<user>",
  * uids 29500-29999) that cannot read each other's homes, share a project
  * directory through the project group, are OOM-killed at their memory
- * limit and throttled to their CPU limit by cgroups, and can run inside
- * bubblewrap. The plugin's directories lie in a 0700 directory, as under
+ * limit and throttled to their CPU limit by cgroups (kept for reuse, but
+ * not after an OOM kill), and can run inside bubblewrap. The plugin's directories lie in a 0700 directory, as under
  * cubed's data dir, so the private mount view is exercised too. Accounts
  * and groups made here are removed at the end. */
 #include "xl_test.h"
@@ -182,6 +182,93 @@ static void out_of_memory_is_reported(void **st)
     free(log);
 }
 
+/* The memory cgroup dir of the one running replica ("" when none). */
+static void running_memory_cgroup(char *out, size_t len)
+{
+    struct xl *x = state;
+    pthread_mutex_lock(&x->mu);
+    snprintf(out, len, "%s", x->runs ? x->runs->cg.dir[XL_CG_MEMORY] : "");
+    pthread_mutex_unlock(&x->mu);
+}
+
+/* A replica's cgroup is kept after its end and taken, as it is, by the
+ * next replica with the same limits; one with an OOM kill recorded is
+ * removed, so the next replica with those limits is not reported as
+ * killed for memory. */
+static void cgroups_are_reused_but_not_after_an_oom_kill(void **st)
+{
+    (void)st;
+    struct xl *x = state;
+    if (x->cgroups.version != 1)
+        skip();   /* the checks read v1 paths */
+    const char *lim = "\"limits\":{\"memoryBytes\":33554432}";
+    const struct cube_mock_exit *e;
+    free(run_to_end("alice", "r-pool-a", "[\"true\"]", lim, &e));
+    assert_int_equal(x->cgpool.n, 1);
+    char kept[PATH_MAX], used[PATH_MAX];
+    snprintf(kept, sizeof kept, "%s", x->cgpool.v[0].dir[XL_CG_MEMORY]);
+    char id[XL_ID_LEN];
+    char *doc = xt_replica("alice", "lab", "r-pool-b", "[\"sleep\",\"0.3\"]", lim);
+    xt_start(state, doc, id, sizeof id);
+    free(doc);
+    running_memory_cgroup(used, sizeof used);
+    if (strcmp(used, kept) != 0)
+        fail_msg("the second replica got cgroup %s, not the kept %s", used, kept);
+    assert_int_equal(x->cgpool.n, 0);
+    assert_int_equal(xt_wait_exit(id, 5000)->exit_code, 0);
+    assert_int_equal(x->cgpool.n, 1);
+    /* An OOM kill in it: the group goes, the next replica gets a new one. */
+    free(run_to_end("alice", "r-pool-oom", "[\"/usr/bin/perl\",\"-e\",\"my $x = 'a' x "
+                    "(256 * 1024 * 1024)\"]", lim, &e));
+    assert_string_equal(e->reason, CUBE_EXIT_OOM);
+    assert_int_equal(x->cgpool.n, 0);
+    struct stat sb;
+    if (stat(kept, &sb) == 0)
+        fail_msg("the cgroup %s of an OOM-killed replica was kept", kept);
+    free(run_to_end("alice", "r-pool-c", "[\"sh\",\"-c\",\"kill -9 $$\"]", lim, &e));
+    assert_string_equal(e->reason, CUBE_EXIT_COMPLETED);   /* SIGKILL, but no OOM */
+}
+
+/* Kept cgroups a dead cubed left behind go at start-up; those of a live
+ * cubed, and one a run directory names (its replica has not joined it
+ * yet), stay. */
+static void kept_cgroups_of_a_dead_cubed_are_swept(void **st)
+{
+    (void)st;
+    struct xl *x = state;
+    if (x->cgroups.version == 0)
+        skip();
+    const char *parent = x->cgroups.parent[x->cgroups.version == 1 ? XL_CG_PIDS : 0];
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    char stale[PATH_MAX], named[PATH_MAX], live[PATH_MAX], run[PATH_MAX + 64];
+    snprintf(stale, sizeof stale, "%s/1-%lx-0", parent, (long)dead);
+    snprintf(named, sizeof named, "%s/1-%lx-1", parent, (long)dead);
+    snprintf(live, sizeof live, "%s/1-%lx-2", parent, (long)getppid());
+    const char *dirs[] = {stale, named, live};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(mkdir(dirs[i], 0755), 0);
+    snprintf(run, sizeof run, "%s/run/1-%lx-1", root, (long)dead);
+    assert_int_equal(mkdir(run, 0700), 0);
+    xt_sh("printf '{\"cgroup\":{\"version\":%d,\"dirs\":[\"%s\"]},\"log\":{\"kind\":\"Job\","
+          "\"project\":\"lab\",\"name\":\"r-named\",\"stream\":\"replica-0\"}}' >'%s/meta.json'",
+          x->cgroups.version, named, run);
+    cube_mock_reset(cube_plugin_executor_local(), state);
+    assert_int_equal(cube_mock_init(cube_plugin_executor_local(), config, &state), CUBE_OK);
+    struct stat sb;
+    if (stat(stale, &sb) == 0)
+        fail_msg("the empty cgroup %s of a dead cubed was not removed", stale);
+    if (stat(named, &sb) < 0)
+        fail_msg("the cgroup %s a run directory names was removed", named);
+    if (stat(live, &sb) < 0)
+        fail_msg("the cgroup %s of a live cubed was removed", live);
+    rmdir(named);
+    rmdir(live);
+    xt_sh("rm -rf '%s'", run);
+}
+
 /* User CPU seconds of the children from a `times` output's second line. */
 static double child_user_seconds(const char *log)
 {
@@ -313,6 +400,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(users_cannot_read_each_others_homes, setup, teardown),
         cmocka_unit_test_setup_teardown(homes_are_private_by_their_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(out_of_memory_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(cgroups_are_reused_but_not_after_an_oom_kill, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(kept_cgroups_of_a_dead_cubed_are_swept, setup, teardown),
         cmocka_unit_test_setup_teardown(cpu_limit_throttles, setup, teardown),
         cmocka_unit_test_setup_teardown(account_outside_the_range_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(bubblewrap_sandbox, setup, teardown),
