@@ -112,9 +112,10 @@ static void launcher_close(struct xl_launcher *l)
     if (l->fd >= 0)
         close(l->fd);
     l->fd = -1;
-    for (int i = 0; l->pid > 0 && i < 200 && waitpid(l->pid, NULL, WNOHANG) == 0; i++)
+    pid_t got = 0;   /* 0 while it runs; then never signal the pid again */
+    for (int i = 0; l->pid > 0 && i < 200 && (got = waitpid(l->pid, NULL, WNOHANG)) == 0; i++)
         nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
-    if (l->pid > 0 && kill(l->pid, SIGKILL) == 0)
+    if (l->pid > 0 && got == 0 && kill(l->pid, SIGKILL) == 0)
         while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR) {}
     l->pid = 0;
 }
