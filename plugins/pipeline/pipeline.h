@@ -75,6 +75,8 @@ struct pl {
     struct pl_memo *memo[PL_MEMO_SLOTS];
     cube_metric *passes;           /* reconcile seconds by kind (histogram) */
     cube_metric *jobs;             /* task Jobs created (counter) */
+    pthread_mutex_t dirs_mu;       /* guards dirs (started on first use) */
+    struct pl_dirmaker *dirs;      /* makes task directories (taskdirs.c) */
 };
 
 /* -- runmemo.c --------------------------------------------------------- */
@@ -195,10 +197,16 @@ cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJ
 void pl_task_path(const char *run, const char *task, const char *leaf, char *out, size_t len);
 /* The absolute path of a project file path. */
 void pl_abs_path(struct pl *p, const char *project, const char *rel, char *out, size_t len);
-/* Makes task's result directory (and the ones above it) like the run's
- * work directory, once that exists, so its wrapper needs no mkdir; does
- * nothing otherwise (taskdirs.c). 1 when the result directory is there. */
-int pl_task_dirs(struct pl *p, const char *project, const char *run, const char *task);
+/* 1 when the run's work directory exists, so that its tasks' directories
+ * can be made ahead of their Jobs (taskdirs.c). */
+int pl_task_dirs_ready(struct pl *p, const char *project, const char *run);
+/* Has the tasks' result directories (and the ones above them) made like
+ * the run's work directory, by the plugin's thread, so their wrappers need
+ * no mkdir; what cannot be made is left to the wrappers. */
+void pl_task_dirs_make(struct pl *p, const char *project, const char *run,
+                       const char *const *tasks, int n);
+/* Stops the thread once it made what was handed over (pl_fini). */
+void pl_task_dirs_stop(struct pl *p);
 
 /* -- outputs.c --------------------------------------------------------- */
 

@@ -225,25 +225,26 @@ static int upstreams_started(struct pl_pass *ps, const struct nix *ix, int i)
     return 1;
 }
 
-/* Makes task i's directories unless an earlier pass of the memo did:
- * 1 when they are there. A memo rebuilt from the stored run (a rerun, a
- * restart) checks the disk again; a directory gone since is made by the
- * task's wrapper (taskjob.c decides on what it finds on disk). */
-static int task_dirs(struct pl_pass *ps, int i)
+/* Asks for task i's directories unless an earlier pass of the memo did.
+ * A memo rebuilt from the stored run (a rerun, a restart) asks again (what
+ * is there is kept); a directory gone since, or not made yet when its Job
+ * is created, is made by the task's wrapper (taskjob.c decides on what it
+ * finds on disk). */
+static void want_dirs(struct pl_pass *ps, int i, const char **names, int *n)
 {
     struct pl_memo *m = ps->memo;
-    if (i < m->n_dirs_made && m->dirs_made[i])
-        return 1;
-    int made = pl_task_dirs(ps->p, ps->project, ps->name, pl_str(ps->task[i], "name"));
-    if (made && i < m->n_dirs_made)
-        m->dirs_made[i] = 1;
-    return made;
+    if (i >= m->n_dirs_made || m->dirs_made[i])
+        return;
+    m->dirs_made[i] = 1;
+    names[(*n)++] = pl_str(ps->task[i], "name");
 }
 
 /* Directories: those of the tasks whose Jobs this pass created (their
  * wrapper would make them otherwise), then ahead of time those of up to
  * `parallelism` tasks next in line, so that these run without the wrapper
- * (taskjob.c) and no pass makes directories before creating a Job. */
+ * (taskjob.c). The plugin's thread makes them (taskdirs.c): no pass waits
+ * for a directory. Nothing before the run's work directory exists (the
+ * first tasks' wrappers make it). */
 static void make_task_dirs(struct pl_pass *ps, const struct nix *ix, const int *order)
 {
     struct pl_memo *m = ps->memo;
@@ -252,16 +253,26 @@ static void make_task_dirs(struct pl_pass *ps, const struct nix *ix, const int *
         m->dirs_made = calloc((size_t)ps->n + 1, 1);
         m->n_dirs_made = m->dirs_made ? ps->n : 0;
     }
+    const char **names = malloc(sizeof *names * ((size_t)ps->n + 1));
+    if (!names || !m->n_dirs_made || !pl_task_dirs_ready(ps->p, ps->project, ps->name)) {
+        free(names);
+        return;
+    }
+    int n = 0;
     for (int k = 0; k < ps->n_created; k++)
-        task_dirs(ps, ps->created[k]);
+        want_dirs(ps, ps->created[k], names, &n);
     int ahead = 0;
     for (int k = 0; k < ps->n && ahead < ps->parallelism && !ps->stop; k++) {
         int i = order[k];
         const char *ph = pl_task_phase(ps->ts[i]);
-        if ((!*ph || !strcmp(ph, "Pending")) && upstreams_started(ps, ix, i) &&
-            task_dirs(ps, i))
+        if ((!*ph || !strcmp(ph, "Pending")) && upstreams_started(ps, ix, i)) {
+            want_dirs(ps, i, names, &n);
             ahead++;
+        }
     }
+    if (n)
+        pl_task_dirs_make(ps->p, ps->project, ps->name, names, n);
+    free(names);
 }
 
 /* One pass over the tasks in dependency order. */

@@ -8,10 +8,19 @@
  * that directory's owner, group and mode: what the task's own `mkdir -p`
  * would have given it. Anything unexpected (no work directory yet, a
  * symlink or a non-directory on the way, an error) leaves the rest to the
- * wrapper, as before. */
+ * wrapper, as before.
+ *
+ * A plugin thread makes them, in batches a pass hands over, so that the
+ * inode creation (costly on some filesystems: ext4 without a journal skips
+ * recently deleted inodes one by one) stays off the run's passes, which
+ * sit on the critical path of each layer of a DAG. A Job created before
+ * its directories exist runs with the wrapper (taskjob.c looks on disk),
+ * so a late batch costs time, never correctness. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,27 +56,150 @@ static int open_or_make(int dir, const char *name, const struct stat *like)
     return fd;
 }
 
-int pl_task_dirs(struct pl *p, const char *project, const char *run, const char *task)
+int pl_task_dirs_ready(struct pl *p, const char *project, const char *run)
 {
     char rel[512], abs[PATH_MAX + 600];
+    struct stat st;
+    snprintf(rel, sizeof rel, "pipeline-runs/%s/work", run);
+    pl_abs_path(p, project, rel, abs, sizeof abs);
+    return lstat(abs, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Makes the directories of the tasks of the run in run_dir (absolute);
+ * each that fails is left to its wrapper. */
+static void make_batch(const char *run_dir, char *const *tasks, int n)
+{
     struct stat work;
+    int fd = open(run_dir, DIR_OPEN), top = -1;
+    if (fd >= 0 && fstatat(fd, "work", &work, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISDIR(work.st_mode))
+        top = open_or_make(fd, "tasks", &work);
+    for (int i = 0; i < n && top >= 0; i++) {
+        int t = open_or_make(top, tasks[i], &work);
+        int r = t >= 0 ? open_or_make(t, "results", &work) : -1;
+        if (t >= 0)
+            close(t);
+        if (r >= 0)
+            close(r);
+    }
+    if (top >= 0)
+        close(top);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* -- the thread that makes them ------------------------------------------- */
+
+/* A batch: the run's directory and its tasks' names, in one allocation. */
+struct dir_job {
+    struct dir_job *next;
+    char *run_dir;
+    int n;
+    char *task[];
+};
+
+struct pl_dirmaker {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct dir_job *head, *tail;   /* mu */
+    int quit;                      /* mu */
+    pthread_t thread;
+};
+
+static void *dirmaker_main(void *arg)
+{
+    struct pl_dirmaker *d = arg;
+    pthread_mutex_lock(&d->mu);
+    for (;;) {
+        while (!d->head && !d->quit)
+            pthread_cond_wait(&d->cv, &d->mu);
+        struct dir_job *j = d->head;
+        if (!j)
+            break;   /* quit, and nothing left */
+        d->head = j->next;
+        if (!d->head)
+            d->tail = NULL;
+        pthread_mutex_unlock(&d->mu);
+        make_batch(j->run_dir, j->task, j->n);
+        free(j);
+        pthread_mutex_lock(&d->mu);
+    }
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+}
+
+/* The thread, started on first use; NULL when it cannot be. Caller holds
+ * p->dirs_mu. */
+static struct pl_dirmaker *dirmaker(struct pl *p)
+{
+    if (p->dirs)
+        return p->dirs;
+    struct pl_dirmaker *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    if (pthread_create(&d->thread, NULL, dirmaker_main, d) != 0) {
+        pthread_mutex_destroy(&d->mu);
+        pthread_cond_destroy(&d->cv);
+        free(d);
+        return NULL;
+    }
+    return p->dirs = d;
+}
+
+void pl_task_dirs_make(struct pl *p, const char *project, const char *run,
+                       const char *const *tasks, int n)
+{
+    char rel[512], abs[PATH_MAX + 600];
     snprintf(rel, sizeof rel, "pipeline-runs/%s", run);
     pl_abs_path(p, project, rel, abs, sizeof abs);
-    int fd = open(abs, DIR_OPEN);
-    if (fd < 0)
-        return 0;   /* no task of the run has run yet */
-    if (fstatat(fd, "work", &work, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(work.st_mode)) {
-        close(fd);
-        return 0;
+    size_t size = sizeof(struct dir_job) + sizeof(char *) * (size_t)n + strlen(abs) + 1;
+    for (int i = 0; i < n; i++)
+        size += strlen(tasks[i]) + 1;
+    struct dir_job *j = malloc(size);
+    if (!j)
+        return;   /* the wrappers make them */
+    char *text = (char *)(j->task + n);
+    j->next = NULL;
+    j->n = n;
+    j->run_dir = text;
+    text = stpcpy(text, abs) + 1;
+    for (int i = 0; i < n; i++) {
+        j->task[i] = text;
+        text = stpcpy(text, tasks[i]) + 1;
     }
-    const char *steps[] = {"tasks", task, "results"};
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0] && fd >= 0; i++) {
-        int next = open_or_make(fd, steps[i], &work);
-        close(fd);
-        fd = next;
+    pthread_mutex_lock(&p->dirs_mu);
+    struct pl_dirmaker *d = dirmaker(p);
+    if (d) {
+        pthread_mutex_lock(&d->mu);
+        if (d->tail)
+            d->tail->next = j;
+        else
+            d->head = j;
+        d->tail = j;
+        pthread_cond_signal(&d->cv);
+        pthread_mutex_unlock(&d->mu);
     }
-    if (fd < 0)
-        return 0;
-    close(fd);
-    return 1;
+    pthread_mutex_unlock(&p->dirs_mu);
+    if (!d) {
+        make_batch(j->run_dir, j->task, j->n);
+        free(j);
+    }
+}
+
+void pl_task_dirs_stop(struct pl *p)
+{
+    struct pl_dirmaker *d = p->dirs;
+    if (!d)
+        return;
+    pthread_mutex_lock(&d->mu);
+    d->quit = 1;
+    pthread_cond_signal(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    pthread_join(d->thread, NULL);   /* it empties the queue first */
+    pthread_mutex_destroy(&d->mu);
+    pthread_cond_destroy(&d->cv);
+    free(d);
+    p->dirs = NULL;
 }
