@@ -3,7 +3,8 @@
  * A stream is the file <data>/logs/<project or _cluster>/<kind>/<name>/
  * <stream>.log. Whether it is finished is kept in the file's mode: 0440
  * once closed, 0640 while open, so it survives a restart (a follower of a
- * stream finished before the restart still ends).
+ * stream finished before the restart still ends). A stream finished
+ * without a byte has no file: it is listed instead (logstore_empty.c).
  *
  * Streams in use sit in a table keyed by path (ls->mu guards the table and
  * each stream's refs). A stream's own mutex guards its fd, size, closed
@@ -188,7 +189,9 @@ static int acquire(struct cube_logstore *ls, const char *path, int pending_ok,
     int fd = -1, closed = 0;
     uint64_t size = 0;
     int rc = open_existing(path, &fd, &size, &closed);
-    if (rc == CUBE_ENOTFOUND && pending_ok)
+    if (rc == CUBE_ENOTFOUND && cube_ls_empty_has(ls, path))
+        rc = CUBE_OK, closed = 1;   /* finished without a byte */
+    else if (rc == CUBE_ENOTFOUND && pending_ok)
         rc = CUBE_OK;
     struct cube_ls_stream *st = NULL;
     if (rc == CUBE_OK && (!(st = calloc(1, sizeof *st)) ||
@@ -326,6 +329,7 @@ struct cube_logstore *cube_logstore_new(const char *data_dir,
     ls->max_file_bytes = max_file_bytes;
     ls->evict_at = TABLE_KEEP;
     pthread_mutex_init(&ls->mu, NULL);
+    pthread_mutex_init(&ls->empty_mu, NULL);
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -367,6 +371,8 @@ void cube_logstore_free(struct cube_logstore *ls)
     pthread_mutex_unlock(&ls->mu);
     pthread_cond_destroy(&ls->idle_cv);
     pthread_mutex_destroy(&ls->mu);
+    cube_ls_empty_free(ls);
+    pthread_mutex_destroy(&ls->empty_mu);
     free(ls->data_dir);
     free(ls->logs_dir);
     free(ls->projects_dir);
@@ -447,10 +453,14 @@ char *cube_logstore_read(struct cube_logstore *ls, const char *kind,
     free(path);
     if (*rc != CUBE_OK)
         return NULL;
-    int fd = st->fd;
+    int fd = st->fd, closed = st->closed;
     uint64_t size = st->size;
     pthread_mutex_unlock(&st->mu);
     char *buf = NULL;
+    if (fd < 0 && closed) {   /* finished without a byte */
+        *rc = (buf = strdup("")) ? CUBE_OK : CUBE_ENOMEM;
+        goto out;
+    }
     if (fd < 0) {
         *rc = CUBE_ENOTFOUND; /* only a follower waits for it */
         goto out;
@@ -501,7 +511,16 @@ int cube_logstore_close(struct cube_logstore *ls, const char *kind,
     free(path);
     if (rc != CUBE_OK)
         return rc;
-    /* a stream closed before any append becomes an empty finished one */
+    /* a stream closed before any append becomes an empty finished one:
+     * listed, without a file (a file when it cannot be listed) */
+    if (st->fd < 0 && !st->closed && cube_ls_empty_mark(ls, st->path) == CUBE_OK)
+        st->closed = 1;
+    if (st->fd < 0 && st->closed) {
+        wake_followers_locked(st);
+        pthread_mutex_unlock(&st->mu);
+        cube_ls_release(ls, st);
+        return CUBE_OK;
+    }
     if (st->fd < 0)
         rc = make_writable(st);
     if (rc == CUBE_OK && fchmod(st->fd, MODE_DONE) < 0)
@@ -574,6 +593,7 @@ int cube_logstore_remove_object(struct cube_logstore *ls, const char *kind,
                 rc = CUBE_EIO;
         }
     }
+    cube_ls_empty_forget(ls, dir);
     pthread_mutex_unlock(&ls->mu);
     free(dir);
     return rc;

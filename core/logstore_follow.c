@@ -101,7 +101,7 @@ static int follower_new(struct cube_logstore *ls, const char *kind,
         free(f);
         return rc;
     }
-    if (!follow && st->fd < 0) {
+    if (!follow && st->fd < 0 && !st->closed) {
         pthread_mutex_unlock(&st->mu);
         cube_ls_release(ls, st);
         free(f);

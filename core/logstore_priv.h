@@ -59,6 +59,10 @@ struct cube_logstore {
     size_t count;            /* streams in the table */
     size_t evict_at;         /* count at which idle streams are dropped */
     size_t followers;        /* followers alive (free waits for them) */
+    /* Finished streams that never had a byte (logstore_empty.c): loaded
+     * on first use. Lock order: ls->mu or a stream's mu, then empty_mu. */
+    pthread_mutex_t empty_mu;
+    struct ls_empty *empty;
 };
 
 /* Shared by logstore.c and logstore_follow.c. */
@@ -73,6 +77,15 @@ int cube_ls_acquire_locked(struct cube_logstore *ls, const char *path,
 /* Drops a reference (caller holds ls->mu, or not: the plain variant). */
 void cube_ls_release_locked(struct cube_logstore *ls, struct cube_ls_stream *st);
 void cube_ls_release(struct cube_logstore *ls, struct cube_ls_stream *st);
+
+/* logstore_empty.c: a stream file's path listed as finished and empty
+ * (1/0); listing one (CUBE_EINVAL for names the list cannot hold, the
+ * caller then makes an empty file); dropping an object's entries (its
+ * directory's path); freeing the list. */
+int cube_ls_empty_has(struct cube_logstore *ls, const char *path);
+int cube_ls_empty_mark(struct cube_logstore *ls, const char *path);
+void cube_ls_empty_forget(struct cube_logstore *ls, const char *object_dir);
+void cube_ls_empty_free(struct cube_logstore *ls);
 
 /* 1 when s is a valid kind/project/name/stream word (see logstore.h). */
 int cube_ls_name_ok(const char *s);
