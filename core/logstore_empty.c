@@ -13,8 +13,10 @@
  * stream whose file is missing but that the set lists is finished and
  * empty: reading gives "", a follower ends at once, an append makes its
  * file as for any stream (the file then wins). When the file holds many
- * more lines than entries, it is rewritten at load. Names with a tab or a
- * newline are not listed (their stream gets an empty file, as before). */
+ * more lines than entries (at load, or after a removal), it is rewritten.
+ * The set costs memory per listed stream (about 100 bytes) for as long as
+ * its object's logs are kept. Names with a tab or a newline are not listed
+ * (their stream gets an empty file, as before). */
 #include "logstore_priv.h"
 
 #include <errno.h>
@@ -41,6 +43,7 @@ struct ls_empty_entry {
 struct ls_empty {
     struct ls_empty_entry *bucket[EMPTY_BUCKETS];
     size_t entries;
+    size_t lines;             /* in the file */
     char *file;               /* <logs>/.finished-empty */
 };
 
@@ -113,9 +116,12 @@ static void replay(struct ls_empty *e, const char *line, size_t n)
         forget(e, line + 1, n - 1);
 }
 
-/* Writes the entries to a new file and renames it over the old one. */
+/* Writes the entries to a new file and renames it over the old one, when
+ * the file has many more lines than entries. */
 static void compact(struct ls_empty *e)
 {
+    if (e->lines <= 2 * e->entries + COMPACT_SLACK)
+        return;
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.tmp", e->file) < 0)
         return;
@@ -130,6 +136,8 @@ static void compact(struct ls_empty *e)
         unlink(tmp);
         cube_log(CUBE_LOG_WARN, "core", "log store: cannot rewrite %s: %s", e->file,
                  strerror(errno));
+    } else {
+        e->lines = e->entries;
     }
     free(tmp);
 }
@@ -146,19 +154,18 @@ static struct ls_empty *loaded(struct cube_logstore *ls)
     }
     FILE *f = fopen(e->file, "re");
     char *line = NULL;
-    size_t cap = 0, lines = 0;
+    size_t cap = 0;
     ssize_t n;
     while (f && (n = getline(&line, &cap, f)) > 0) {
         if (line[n - 1] == '\n')
             n--;
         replay(e, line, (size_t)n);
-        lines++;
+        e->lines++;
     }
     free(line);
     if (f)
         fclose(f);
-    if (lines > 2 * e->entries + COMPACT_SLACK)
-        compact(e);
+    compact(e);
     return ls->empty = e;
 }
 
@@ -173,6 +180,8 @@ static int append_line(struct cube_logstore *ls, struct ls_empty *e, const char 
         return -1;
     ssize_t w = write(fd, text, n);   /* one write: O_APPEND keeps lines whole */
     close(fd);
+    if (w > 0)
+        e->lines++;
     return w == (ssize_t)n ? 0 : -1;
 }
 
@@ -243,6 +252,8 @@ void cube_ls_empty_forget(struct cube_logstore *ls, const char *object_dir)
     if (n > 0 && forget(e, obj, strlen(obj)) > 0 && append_line(ls, e, line, (size_t)n) < 0)
         cube_log(CUBE_LOG_WARN, "core", "log store: cannot write %s: %s", e->file,
                  strerror(errno));
+    if (e)
+        compact(e);   /* a long-lived store whose objects come and go */
     pthread_mutex_unlock(&ls->empty_mu);
     free(line);
 }
