@@ -96,6 +96,8 @@ static const char RUN_SPEC[] =
     "\"executionDate\":{\"type\":\"string\",\"maxLength\":40},"
     "\"trigger\":{\"enum\":[\"manual\",\"schedule\",\"backfill\"],\"default\":\"manual\"},"
     "\"creator\":{\"type\":\"string\",\"maxLength\":128},"
+    "\"layout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2,"
+    "\"description\":\"Where task files go: 1 tasks/<t>/results, 2 results/<t>\"},"
     "\"parallelism\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2000,\"default\":1},"
     "\"env\":" STR_MAP ","
     "\"alerts\":" STR_LIST(8) ","

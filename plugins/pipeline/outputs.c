@@ -78,12 +78,12 @@ static const char *content_type(const char *type, const char *name)
     return "text/plain; charset=utf-8";
 }
 
-static cJSON *results_list(struct pl *p, const char *project, const char *run,
+static cJSON *results_list(struct pl *p, const char *project, const char *run, int layout,
                            const char *task)
 {
     char rel[512];
     int rc;
-    pl_task_path(run, task, "results", rel, sizeof rel);
+    pl_task_path(layout, run, task, "results", rel, sizeof rel);
     cJSON *files = pl_parse_host(p, p->host->file_list(p->self, project, rel, &rc)), *f;
     cJSON *out = cJSON_CreateArray();
     int n = 0;
@@ -106,13 +106,13 @@ static cJSON *results_list(struct pl *p, const char *project, const char *run,
     return out;
 }
 
-void pl_outputs_collect(struct pl *p, const char *project, const char *run, const char *task,
-                        cJSON *tstatus)
+void pl_outputs_collect(struct pl *p, const char *project, const char *run, int layout,
+                        const char *task, cJSON *tstatus)
 {
     char rel[512];
     size_t len = 0;
     int rc;
-    pl_task_path(run, task, "outputs", rel, sizeof rel);
+    pl_task_path(layout, run, task, "outputs", rel, sizeof rel);
     char *text = p->host->file_read(p->self, project, rel, &len, &rc);
     cJSON *outputs = NULL;
     if (text && len <= OUTPUTS_MAX && strlen(text) == len) {
@@ -130,7 +130,7 @@ void pl_outputs_collect(struct pl *p, const char *project, const char *run, cons
     }
     p->host->free(text);
     pl_set_item(tstatus, "outputs", outputs ? outputs : cJSON_CreateObject());
-    cJSON *results = results_list(p, project, run, task);
+    cJSON *results = results_list(p, project, run, layout, task);
     if (cJSON_GetArraySize(results))
         pl_set_item(tstatus, "results", results);
     else
@@ -159,13 +159,14 @@ int pl_result_route(void *state, cube_req *req)
     if (!safe_names(task, file) || !type)
         return h->resp_error(req, 404, "NotFound", "no such result file");
     int rc;
-    char *obj = h->obj_get(p->self, "PipelineRun", project, run, &rc);
+    cJSON *obj = pl_parse_host(p, h->obj_get(p->self, "PipelineRun", project, run, &rc));
     if (!obj)
         return h->resp_error(req, 404, "NotFound", "no such pipeline run");
-    h->free(obj);
-    char rel[1024];
+    char dir[512], rel[1024];
     size_t len = 0;
-    snprintf(rel, sizeof rel, "pipeline-runs/%s/tasks/%s/results/%s", run, task, file);
+    pl_task_path(pl_run_layout(obj), run, task, "results", dir, sizeof dir);
+    cJSON_Delete(obj);
+    snprintf(rel, sizeof rel, "%s/%s", dir, file);
     char *data = h->file_read(p->self, project, rel, &len, &rc);
     if (!data)
         return h->resp_error(req, 404, "NotFound", "no such result file");

@@ -193,8 +193,17 @@ int pl_run_done(const char *phase);
  * NULL with msg when a template value does not render. */
 cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJSON *task,
                    const char *job_name, char *msg, size_t mlen);
-/* Paths of a task, relative to the project's files ("pipeline-runs/..."). */
-void pl_task_path(const char *run, const char *task, const char *leaf, char *out, size_t len);
+/* Where a run keeps its tasks' files (spec.layout; 1 when absent: runs
+ * made before it existed):
+ *   1  pipeline-runs/<run>/tasks/<task>/results/  and  .../tasks/<task>/outputs
+ *   2  pipeline-runs/<run>/results/<task>/        and  .../outputs/<task>
+ * Layout 2, that of new runs, needs one directory per task instead of two. */
+#define PL_LAYOUT 2
+int pl_run_layout(const cJSON *run);
+/* Paths of a task ("results" or "outputs"; with task NULL, a leaf of the
+ * run such as "work"), relative to the project's files. */
+void pl_task_path(int layout, const char *run, const char *task, const char *leaf, char *out,
+                  size_t len);
 /* The absolute path of a project file path. */
 void pl_abs_path(struct pl *p, const char *project, const char *rel, char *out, size_t len);
 /* 1 when the run's work directory exists, so that its tasks' directories
@@ -203,7 +212,7 @@ int pl_task_dirs_ready(struct pl *p, const char *project, const char *run);
 /* Has the tasks' result directories (and the ones above them) made like
  * the run's work directory, by the plugin's thread, so their wrappers need
  * no mkdir; what cannot be made is left to the wrappers. */
-void pl_task_dirs_make(struct pl *p, const char *project, const char *run,
+void pl_task_dirs_make(struct pl *p, const char *project, const char *run, int layout,
                        const char *const *tasks, int n);
 /* Stops the thread once it made what was handed over (pl_fini). */
 void pl_task_dirs_stop(struct pl *p);
@@ -212,8 +221,8 @@ void pl_task_dirs_stop(struct pl *p);
 
 /* Reads a finished task's outputs file and result list into tstatus
  * ("outputs", "results"). */
-void pl_outputs_collect(struct pl *p, const char *project, const char *run, const char *task,
-                        cJSON *tstatus);
+void pl_outputs_collect(struct pl *p, const char *project, const char *run, int layout,
+                        const char *task, cJSON *tstatus);
 /* GET .../pipelineruns/{name}/tasks/{task}/results/{file}. */
 int pl_result_route(void *state, cube_req *req);
 

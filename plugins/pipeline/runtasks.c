@@ -103,7 +103,8 @@ static void follow_job(struct pl_pass *ps, int i)
     if (!strcmp(ph, "Succeeded")) {
         task_set(ts, "Succeeded", NULL, ps->now);
         cJSON_DeleteItemFromObjectCaseSensitive(ts, "message");
-        pl_outputs_collect(p, ps->project, ps->name, pl_str(ps->task[i], "name"), ts);
+        pl_outputs_collect(p, ps->project, ps->name, pl_run_layout(ps->run),
+                           pl_str(ps->task[i], "name"), ts);
     } else if (!strcmp(ph, "Failed") || !strcmp(ph, "Cancelled")) {
         char msg[600];
         snprintf(msg, sizeof msg, "Job %s: %s: %s", jname, pl_str(js, "reason") ?
@@ -271,7 +272,7 @@ static void make_task_dirs(struct pl_pass *ps, const struct nix *ix, const int *
         }
     }
     if (n)
-        pl_task_dirs_make(ps->p, ps->project, ps->name, names, n);
+        pl_task_dirs_make(ps->p, ps->project, ps->name, pl_run_layout(ps->run), names, n);
     free(names);
 }
 

@@ -125,6 +125,7 @@ static cJSON *run_object(struct pl *p, const cJSON *pipeline, int64_t t, const c
     cJSON_AddStringToObject(rs, "executionDate", date);
     cJSON_AddStringToObject(rs, "trigger", trigger);
     cJSON_AddStringToObject(rs, "creator", user);
+    cJSON_AddNumberToObject(rs, "layout", PL_LAYOUT);
     cJSON_AddNumberToObject(rs, "parallelism", pl_num(spec, "parallelism", 1));
     copy_key(rs, spec, "env");
     copy_key(rs, spec, "alerts");

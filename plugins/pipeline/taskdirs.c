@@ -65,22 +65,35 @@ int pl_task_dirs_ready(struct pl *p, const char *project, const char *run)
     return lstat(abs, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Makes the directories of the tasks of the run in run_dir (absolute);
- * each that fails is left to its wrapper. */
-static void make_batch(const char *run_dir, char *const *tasks, int n)
+/* Makes dir/name like `like` (open_or_make) and closes it; 0 or -1. */
+static int make_closed(int dir, const char *name, const struct stat *like)
+{
+    int fd = open_or_make(dir, name, like);
+    if (fd >= 0)
+        close(fd);
+    return fd >= 0 ? 0 : -1;
+}
+
+/* Makes the directories of the tasks of the run in run_dir (absolute), in
+ * the run's layout (pipeline.h); each that fails is left to its wrapper. */
+static void make_batch(const char *run_dir, int layout, char *const *tasks, int n)
 {
     struct stat work;
     int fd = open(run_dir, DIR_OPEN), top = -1;
     if (fd >= 0 && fstatat(fd, "work", &work, AT_SYMLINK_NOFOLLOW) == 0 &&
         S_ISDIR(work.st_mode))
-        top = open_or_make(fd, "tasks", &work);
+        top = layout == 2 && make_closed(fd, "outputs", &work) < 0 ? -1
+              : open_or_make(fd, layout == 2 ? "results" : "tasks", &work);
     for (int i = 0; i < n && top >= 0; i++) {
-        int t = open_or_make(top, tasks[i], &work);
-        int r = t >= 0 ? open_or_make(t, "results", &work) : -1;
-        if (t >= 0)
+        if (layout == 2) {   /* results/<task> */
+            make_closed(top, tasks[i], &work);
+            continue;
+        }
+        int t = open_or_make(top, tasks[i], &work);   /* tasks/<task>/results */
+        if (t >= 0) {
+            make_closed(t, "results", &work);
             close(t);
-        if (r >= 0)
-            close(r);
+        }
     }
     if (top >= 0)
         close(top);
@@ -94,6 +107,7 @@ static void make_batch(const char *run_dir, char *const *tasks, int n)
 struct dir_job {
     struct dir_job *next;
     char *run_dir;
+    int layout;
     int n;
     char *task[];
 };
@@ -120,7 +134,7 @@ static void *dirmaker_main(void *arg)
         if (!d->head)
             d->tail = NULL;
         pthread_mutex_unlock(&d->mu);
-        make_batch(j->run_dir, j->task, j->n);
+        make_batch(j->run_dir, j->layout, j->task, j->n);
         free(j);
         pthread_mutex_lock(&d->mu);
     }
@@ -148,7 +162,7 @@ static struct pl_dirmaker *dirmaker(struct pl *p)
     return p->dirs = d;
 }
 
-void pl_task_dirs_make(struct pl *p, const char *project, const char *run,
+void pl_task_dirs_make(struct pl *p, const char *project, const char *run, int layout,
                        const char *const *tasks, int n)
 {
     char rel[512], abs[PATH_MAX + 600];
@@ -162,6 +176,7 @@ void pl_task_dirs_make(struct pl *p, const char *project, const char *run,
         return;   /* the wrappers make them */
     char *text = (char *)(j->task + n);
     j->next = NULL;
+    j->layout = layout;
     j->n = n;
     j->run_dir = text;
     text = stpcpy(text, abs) + 1;
@@ -183,7 +198,7 @@ void pl_task_dirs_make(struct pl *p, const char *project, const char *run,
     }
     pthread_mutex_unlock(&p->dirs_mu);
     if (!d) {
-        make_batch(j->run_dir, j->task, j->n);
+        make_batch(j->run_dir, j->layout, j->task, j->n);
         free(j);
     }
 }

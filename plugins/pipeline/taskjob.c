@@ -10,8 +10,10 @@
  * that exists, taskdirs.c), so they belong to the account it runs as and
  * the project's group:
  *   CUBE_RUN_DIR     pipeline-runs/<run>/work          shared by the run
- *   CUBE_OUTPUT_DIR  pipeline-runs/<run>/tasks/<t>/results  result files
- *   CUBE_OUTPUTS     pipeline-runs/<run>/tasks/<t>/outputs  key=value or JSON
+ *   CUBE_OUTPUT_DIR  pipeline-runs/<run>/results/<t>   result files
+ *   CUBE_OUTPUTS     pipeline-runs/<run>/outputs/<t>   key=value or JSON
+ * (runs of layout 1, made before layout 2: tasks/<t>/results and
+ * tasks/<t>/outputs; pipeline.h)
  * The wrapper also clears an old outputs file (a rerun) and, without a
  * workdir of the task's own, starts the command in CUBE_RUN_DIR.
  *
@@ -36,18 +38,27 @@
  * spent 340 ms from start to end with mkdir and rm). Outputs of an earlier
  * attempt are truncated, not removed (an empty file has no outputs). */
 #define WRAPPER_PREP                                                                 \
-    "{ [ -d \"$CUBE_OUTPUT_DIR\" ] && [ -d \"$CUBE_RUN_DIR\" ] || "                   \
-    "mkdir -p \"$CUBE_OUTPUT_DIR\" \"$CUBE_RUN_DIR\"; } && "                           \
+    "{ [ -d \"$CUBE_OUTPUT_DIR\" ] && [ -d \"$CUBE_RUN_DIR\" ] && "                   \
+    "[ -d \"${CUBE_OUTPUTS%/*}\" ] || "                                                  \
+    "mkdir -p \"$CUBE_OUTPUT_DIR\" \"$CUBE_RUN_DIR\" \"${CUBE_OUTPUTS%/*}\"; } && "    \
     "{ [ ! -e \"$CUBE_OUTPUTS\" ] || : >\"$CUBE_OUTPUTS\"; } && "
 static const char WRAPPER[] = WRAPPER_PREP "exec \"$@\"";
 static const char WRAPPER_CD[] = WRAPPER_PREP "cd \"$CUBE_RUN_DIR\" && exec \"$@\"";
 
-void pl_task_path(const char *run, const char *task, const char *leaf, char *out, size_t len)
+int pl_run_layout(const cJSON *run)
 {
-    if (task)
-        snprintf(out, len, "pipeline-runs/%s/tasks/%s/%s", run, task, leaf);
-    else
+    return pl_num(cJSON_GetObjectItemCaseSensitive(run, "spec"), "layout", 1) == 2 ? 2 : 1;
+}
+
+void pl_task_path(int layout, const char *run, const char *task, const char *leaf, char *out,
+                  size_t len)
+{
+    if (!task)
         snprintf(out, len, "pipeline-runs/%s/%s", run, leaf);
+    else if (layout == 2)
+        snprintf(out, len, "pipeline-runs/%s/%s/%s", run, leaf, task);
+    else
+        snprintf(out, len, "pipeline-runs/%s/tasks/%s/%s", run, task, leaf);
 }
 
 void pl_abs_path(struct pl *p, const char *project, const char *rel, char *out, size_t len)
@@ -166,13 +177,14 @@ static cJSON *task_env(struct pl *p, const cJSON *run, const cJSON *task, const 
     pl_set_str(env, "CUBE_PIPELINE_RUN", rname);
     pl_set_str(env, "CUBE_TASK", tname);
     pl_set_str(env, "CUBE_EXECUTION_DATE", pl_str(spec, "executionDate"));
-    pl_task_path(rname, NULL, "work", rel, sizeof rel);
+    int layout = pl_run_layout(run);
+    pl_task_path(layout, rname, NULL, "work", rel, sizeof rel);
     pl_abs_path(p, project, rel, abs, sizeof abs);
     pl_set_str(env, "CUBE_RUN_DIR", abs);
-    pl_task_path(rname, tname, "results", rel, sizeof rel);
+    pl_task_path(layout, rname, tname, "results", rel, sizeof rel);
     pl_abs_path(p, project, rel, abs, sizeof abs);
     pl_set_str(env, "CUBE_OUTPUT_DIR", abs);
-    pl_task_path(rname, tname, "outputs", rel, sizeof rel);
+    pl_task_path(layout, rname, tname, "outputs", rel, sizeof rel);
     pl_abs_path(p, project, rel, abs, sizeof abs);
     pl_set_str(env, "CUBE_OUTPUTS", abs);
     return env;
@@ -218,11 +230,18 @@ static int runs_direct(struct pl *p, const cJSON *run, const cJSON *task)
     const char *tname = pl_str(task, "name");
     char rel[512], abs[PATH_MAX + 600];
     struct stat st;
-    pl_task_path(rname, tname, "results", rel, sizeof rel);
+    int layout = pl_run_layout(run);
+    pl_task_path(layout, rname, tname, "results", rel, sizeof rel);
     pl_abs_path(p, project, rel, abs, sizeof abs);
     if (lstat(abs, &st) < 0 || !S_ISDIR(st.st_mode))
         return 0;
-    pl_task_path(rname, tname, "outputs", rel, sizeof rel);
+    if (layout == 2) {   /* the outputs file's directory, shared by the run's tasks */
+        pl_task_path(layout, rname, NULL, "outputs", rel, sizeof rel);
+        pl_abs_path(p, project, rel, abs, sizeof abs);
+        if (lstat(abs, &st) < 0 || !S_ISDIR(st.st_mode))
+            return 0;
+    }
+    pl_task_path(layout, rname, tname, "outputs", rel, sizeof rel);
     pl_abs_path(p, project, rel, abs, sizeof abs);
     return lstat(abs, &st) < 0 && errno == ENOENT;
 }
@@ -236,7 +255,8 @@ static void job_command(struct pl *p, cJSON *js, const cJSON *run, const cJSON *
     if (cJSON_GetArraySize(argv) > 0 && runs_direct(p, run, task)) {
         if (!(wd && *wd)) {
             char rel[512], abs[PATH_MAX + 600];
-            pl_task_path(pl_meta(run, "name"), NULL, "work", rel, sizeof rel);
+            pl_task_path(pl_run_layout(run), pl_meta(run, "name"), NULL, "work", rel,
+                         sizeof rel);
             pl_abs_path(p, pl_meta(run, "project"), rel, abs, sizeof abs);
             cJSON_AddStringToObject(js, "workdir", abs);
         }

@@ -154,7 +154,7 @@ class Dag(Base):
         """A task whose directories were made ahead, then removed, still gets
         them (its wrapper makes them): passes remember what they made, but the
         Job's command is chosen on what is on disk."""
-        drop = sh('sleep 0.5; rm -rf "$CUBE_OUTPUT_DIR/../../b"')
+        drop = sh('sleep 0.5; rm -rf "$CUBE_OUTPUT_DIR/../b"')   # results/b
         probe = sh('test -d "$CUBE_OUTPUT_DIR" && echo results-ok')
         self.pipeline("gone", {"parallelism": 1, "tasks": [
             {"name": "a", "command": drop},

@@ -390,26 +390,36 @@ static void passes_are_paced(void **st)
     free(text);
 }
 
-/* Once the run's work directory exists (its first tasks made it), a task's
- * result directory is made like it (owner, group, mode), by the plugin's
- * thread, soon after the pass that created its upstream's Job, so that its
- * wrapper needs no mkdir; before that, nothing is. */
-static void task_dirs_are_made_like_the_work_dir(void **st)
+/* The env value `key` of a task's Job ("" when none). */
+static const char *job_env(const char *run, const char *task, const char *key)
 {
-    (void)st;
-    char root[] = "/tmp/cube-pl-dirs-XXXXXX", path[1024], work[1024], cmd[1100];
+    static char out[1024];
+    char job[128];
+    pl_join_name(run, task, job, sizeof job);
+    cJSON *o = cJSON_Parse(cube_mock_object("Job", "demo", job));
+    const char *v = pl_str(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "spec"), "env"), key);
+    snprintf(out, sizeof out, "%s", v ? v : "");
+    cJSON_Delete(o);
+    return out;
+}
+
+/* Checks a run's task directories in its layout (pipeline.h): before the
+ * work directory exists nothing is made; after, b's result directory and
+ * the one above it (layout 1: tasks/b; layout 2: the run's outputs) are
+ * made like the work directory, by the plugin's thread. */
+static void task_dirs_in_layout(const char *root, const char *run, int layout)
+{
+    char path[1024], above[1024], work[1024], cmd[1100];
     struct stat ws, rs;
-    assert_non_null(mkdtemp(root));
-    snprintf(pl->files_root, sizeof pl->files_root, "%s", root);
-    make_pipeline("dirs", "{\"parallelism\":2,\"tasks\":["
-                  "{\"name\":\"a\",\"command\":[\"true\"]},"
-                  "{\"name\":\"b\",\"command\":[\"true\"],\"upstream\":[\"a\"]}]}");
-    char run[80];
-    snprintf(run, sizeof run, "%s", start_run("dirs"));
     settle();
     assert_true(job_exists(run, "a"));
-    snprintf(path, sizeof path, "%s/demo/pipeline-runs/%s/tasks/a/results", root, run);
+    snprintf(path, sizeof path, layout == 2 ? "%s/demo/pipeline-runs/%s/results/%s"
+             : "%s/demo/pipeline-runs/%s/tasks/%s/results", root, run, "a");
+    assert_string_equal(job_env(run, "a", "CUBE_OUTPUT_DIR"), path);
     assert_int_equal(access(path, F_OK), -1);   /* no work directory yet */
+    snprintf(path, sizeof path, layout == 2 ? "%s/demo/pipeline-runs/%s/outputs/%s"
+             : "%s/demo/pipeline-runs/%s/tasks/%s/outputs", root, run, "a");
+    assert_string_equal(job_env(run, "a", "CUBE_OUTPUTS"), path);
     snprintf(work, sizeof work, "%s/demo/pipeline-runs/%s/work", root, run);
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", work);
     assert_int_equal(system(cmd), 0);           /* as task a's wrapper does */
@@ -419,18 +429,54 @@ static void task_dirs_are_made_like_the_work_dir(void **st)
     assert_int_equal(stat(work, &ws), 0);
     job_ends(run, "a", "Succeeded");
     assert_true(job_exists(run, "b"));
-    snprintf(path, sizeof path, "%s/demo/pipeline-runs/%s/tasks/b/results", root, run);
-    for (int i = 0; i < 400 && stat(path, &rs) < 0; i++)   /* the plugin's thread */
-        usleep(5000);
-    if (stat(path, &rs) < 0)
-        fail_msg("task b's result directory was not made within 2 s");
-    assert_true(S_ISDIR(rs.st_mode));
-    assert_int_equal(rs.st_mode & 07777, 02751);
-    assert_int_equal(rs.st_uid, ws.st_uid);
-    assert_int_equal(rs.st_gid, ws.st_gid);
-    snprintf(path, sizeof path, "%s/demo/pipeline-runs/%s/tasks/b", root, run);
-    assert_int_equal(stat(path, &rs), 0);
-    assert_int_equal(rs.st_mode & 07777, 02751);
+    snprintf(path, sizeof path, layout == 2 ? "%s/demo/pipeline-runs/%s/results/b"
+             : "%s/demo/pipeline-runs/%s/tasks/b/results", root, run);
+    snprintf(above, sizeof above, layout == 2 ? "%s/demo/pipeline-runs/%s/outputs"
+             : "%s/demo/pipeline-runs/%s/tasks/b", root, run);
+    for (int i = 0; i < 400 && (stat(path, &rs) < 0 || stat(above, &rs) < 0); i++)
+        usleep(5000);   /* the plugin's thread */
+    const char *dirs[] = {path, above};
+    for (int i = 0; i < 2; i++) {
+        if (stat(dirs[i], &rs) < 0)
+            fail_msg("layout %d: %s was not made within 2 s", layout, dirs[i]);
+        assert_true(S_ISDIR(rs.st_mode));
+        assert_int_equal(rs.st_mode & 07777, 02751);
+        assert_int_equal(rs.st_uid, ws.st_uid);
+        assert_int_equal(rs.st_gid, ws.st_gid);
+    }
+}
+
+/* New runs use layout 2; a run without spec.layout (made before it) keeps
+ * layout 1, in its Jobs' paths and in the directories made for them. */
+static void task_dirs_are_made_like_the_work_dir(void **st)
+{
+    (void)st;
+    char root[] = "/tmp/cube-pl-dirs-XXXXXX", cmd[100];
+    assert_non_null(mkdtemp(root));
+    snprintf(pl->files_root, sizeof pl->files_root, "%s", root);
+    make_pipeline("dirs", "{\"parallelism\":2,\"tasks\":["
+                  "{\"name\":\"a\",\"command\":[\"true\"]},"
+                  "{\"name\":\"b\",\"command\":[\"true\"],\"upstream\":[\"a\"]}]}");
+    char run[80], old[96];
+    snprintf(run, sizeof run, "%s", start_run("dirs"));
+    cJSON *o = cJSON_Parse(cube_mock_object("PipelineRun", "demo", run));
+    assert_int_equal(pl_num(cJSON_GetObjectItem(o, "spec"), "layout", 0), PL_LAYOUT);
+    /* the same snapshot as a run of an older version */
+    snprintf(old, sizeof old, "%s-old", run);
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "spec"), "layout");
+    cJSON_DeleteItemFromObject(o, "status");
+    cJSON *meta = cJSON_GetObjectItem(o, "metadata");
+    cJSON_DeleteItemFromObject(meta, "uid");
+    cJSON_DeleteItemFromObject(meta, "resourceVersion");
+    cJSON_ReplaceItemInObject(meta, "name", cJSON_CreateString(old));
+    char *doc = cJSON_PrintUnformatted(o), *made;
+    int rc;
+    assert_non_null(made = pl->host->obj_create(pl->self, doc, &rc));
+    pl->host->free(made);
+    free(doc);
+    cJSON_Delete(o);
+    task_dirs_in_layout(root, run, 2);
+    task_dirs_in_layout(root, old, 1);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     assert_int_equal(system(cmd), 0);
 }
