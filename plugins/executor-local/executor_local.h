@@ -13,12 +13,16 @@
  *   replica.c    the replica document: argv, env, limits, log target
  *   accounts.c   OS accounts, project groups, homes, project dirs
  *   cgroup.c     cgroup v1/v2 detection, per-replica groups and limits
+ *   cgroup_pool.c  ended replicas' groups kept for the next with same limits
  *   view.c       what a replica may see: the private mount view, bubblewrap
  *   start.c      the start callback: preparing everything, then spawning
- *   spawn.c      cubed's side of starting a supervisor; engine ids
+ *   spawn.c      cubed's side of starting a supervisor (launcher or exec);
+ *                engine ids
+ *   launcher.c   the launcher loop that forks supervisors (in the program)
  *   supervisor.c the supervisor and replica child (async-signal-safe only)
  *   runs.c       tracked replicas: meta files, tailing output, reaping
- *   adopt.c      re-adoption after a restart; stale run directories
+ *   adopt.c      re-adoption after a restart; stale run directories and
+ *                kept cgroups
  */
 #ifndef EXECUTOR_LOCAL_H
 #define EXECUTOR_LOCAL_H
