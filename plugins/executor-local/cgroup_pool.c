@@ -17,7 +17,7 @@
  * the last replica may have used up (the next one would be throttled for
  * the rest of the period). Other counters of the group (CPU time, peak
  * usage) are not read by the plugin. At most
- * POOL_MAX groups are kept, the oldest removed first; xl_cgpool_fini
+ * POOL_MAX groups are kept (then one of the older goes); xl_cgpool_fini
  * removes them all, and xl_cgroups_sweep at start-up removes those a
  * cubed that died left behind: empty groups named like our slots whose
  * cubed (the pid in the name) is gone and that no run directory names (a
@@ -164,10 +164,9 @@ void xl_cgroup_release(struct xl_cgpool *p, const struct xl_cgroup *g)
         xl_cgroup_destroy(g);
         return;
     }
-    if (p->n == POOL_MAX) {
+    if (p->n == POOL_MAX) {   /* one goes (the first: among the oldest) */
         oldest = p->v[0];
-        memmove(p->v, p->v + 1, sizeof *p->v * (POOL_MAX - 1));
-        p->n--;
+        p->v[0] = p->v[--p->n];
     }
     p->v[p->n++] = *g;
     pthread_mutex_unlock(&p->mu);

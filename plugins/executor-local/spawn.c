@@ -199,10 +199,10 @@ static int exchange(struct xl_launcher *l, const char *req, size_t n, int out_fd
     if (k != (ssize_t)n)
         return -1;
     struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
-    long long end = mono_ms() + LAUNCH_REPLY_MS;
-    int ready;
-    while ((ready = poll(&pfd, 1, (int)(end - mono_ms()))) < 0 && errno == EINTR &&
-           mono_ms() < end) {}
+    long long end = mono_ms() + LAUNCH_REPLY_MS, left;
+    int ready = -1;
+    while ((left = end - mono_ms()) > 0 &&
+           (ready = poll(&pfd, 1, (int)left)) < 0 && errno == EINTR) {}
     if (ready <= 0)
         return -1;
     while ((k = recv(l->fd, r, sizeof *r, 0)) < 0 && errno == EINTR) {}
