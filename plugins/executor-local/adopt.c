@@ -131,8 +131,33 @@ static int stale(struct xl *x, const char *dir, unsigned max_age_s)
     return a < 0 || a > (long long)max_age_s;
 }
 
-/* The janitor's work in one root. */
-static void sweep_root(struct xl *x, const char *root, unsigned max_age_s)
+/* The cgroup dirs the kept run directories name (spared by the sweep of
+ * kept cgroups). */
+struct named {
+    char **v;
+    int n, cap;
+};
+
+static void name_cgroups(struct named *k, const struct xl_cgroup *cg)
+{
+    for (int i = 0; i < XL_CG_NCTL; i++) {
+        if (!*cg->dir[i])
+            continue;
+        if (k->n == k->cap) {
+            int cap = k->cap ? k->cap * 2 : 16;
+            char **grown = realloc(k->v, sizeof *k->v * (size_t)cap);
+            if (!grown)
+                return;
+            k->v = grown, k->cap = cap;
+        }
+        if ((k->v[k->n] = strdup(cg->dir[i])))
+            k->n++;
+    }
+}
+
+/* The janitor's work in one root: stale run directories go, the others'
+ * cgroups are noted in k. */
+static void sweep_root(struct xl *x, const char *root, unsigned max_age_s, struct named *k)
 {
     DIR *d = opendir(root);
     struct dirent *e;
@@ -142,13 +167,17 @@ static void sweep_root(struct xl *x, const char *root, unsigned max_age_s)
             continue;
         struct xl_run r = {.out_fd = -1, .off_fd = -1};
         snprintf(r.dir, sizeof r.dir, "%s/%s", root, e->d_name);
-        if (!stale(x, r.dir, max_age_s))
-            continue;
-        if (xl_meta_read(&r) == 0 || r.cg.version)
+        int gone = stale(x, r.dir, max_age_s);
+        int has_cgroup = xl_meta_read(&r) == 0 || r.cg.version;
+        if (gone && has_cgroup)
             xl_cgroup_destroy(&r.cg);
+        if (!gone)
+            name_cgroups(k, &r.cg);
         xl_log_free(&r.log);
-        xl_run_dir_remove(r.dir);
-        removed++;
+        if (gone) {
+            xl_run_dir_remove(r.dir);
+            removed++;
+        }
     }
     if (d)
         closedir(d);
@@ -159,49 +188,12 @@ static void sweep_root(struct xl *x, const char *root, unsigned max_age_s)
 
 void xl_janitor(struct xl *x, unsigned max_age_s)
 {
-    sweep_root(x, x->conf.run_root, max_age_s);
+    struct named k = {0};
+    sweep_root(x, x->conf.run_root, max_age_s, &k);
     if (x->conf.run_legacy)
-        sweep_root(x, x->conf.run_legacy, max_age_s);
-}
-
-/* Appends the cgroup dirs the run directories under root name to *v. */
-static void named_cgroups(const char *root, char ***v, int *n, int *cap)
-{
-    DIR *d = opendir(root);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        struct xl_run r = {.out_fd = -1, .off_fd = -1};
-        if (!xl_slot_valid(e->d_name))
-            continue;
-        snprintf(r.dir, sizeof r.dir, "%s/%s", root, e->d_name);
-        xl_meta_read(&r);
-        for (int i = 0; i < XL_CG_NCTL; i++) {
-            if (!*r.cg.dir[i])
-                continue;
-            if (*n == *cap) {
-                char **grown = realloc(*v, sizeof **v * (size_t)(*cap = *cap ? *cap * 2 : 16));
-                if (!grown)
-                    break;
-                *v = grown;
-            }
-            if (((*v)[*n] = strdup(r.cg.dir[i])))
-                (*n)++;
-        }
-        xl_log_free(&r.log);
-    }
-    if (d)
-        closedir(d);
-}
-
-void xl_sweep_kept_cgroups(struct xl *x)
-{
-    char **keep = NULL;
-    int n = 0, cap = 0;
-    named_cgroups(x->conf.run_root, &keep, &n, &cap);
-    if (x->conf.run_legacy)
-        named_cgroups(x->conf.run_legacy, &keep, &n, &cap);
-    xl_cgroups_sweep(&x->cgroups, keep, n);
-    for (int i = 0; i < n; i++)
-        free(keep[i]);
-    free(keep);
+        sweep_root(x, x->conf.run_legacy, max_age_s, &k);
+    xl_cgroups_sweep(&x->cgroups, k.v, k.n);
+    for (int i = 0; i < k.n; i++)
+        free(k.v[i]);
+    free(k.v);
 }

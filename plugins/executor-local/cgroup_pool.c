@@ -87,36 +87,23 @@ int xl_cgroup_take(struct xl_cgpool *p, const struct xl_cgroups *cg, const char 
                    int64_t memory_bytes, int64_t cpu_millis, int64_t pids_max,
                    struct xl_cgroup *out, char *msg, size_t len)
 {
+    int found = 0;
     pthread_mutex_lock(&p->mu);
-    for (int i = p->n - 1; i >= 0; i--) {   /* the newest first: its pages are warm */
+    for (int i = p->n - 1; i >= 0 && !found; i--) {   /* the newest first: warm pages */
         const struct xl_cgroup *g = &p->v[i];
-        if (g->version == cg->version && g->memory_bytes == memory_bytes &&
-            g->cpu_millis == cpu_millis && g->pids_max == pids_max) {
+        found = g->version == cg->version && g->memory_bytes == memory_bytes &&
+                g->cpu_millis == cpu_millis && g->pids_max == pids_max;
+        if (found) {
             *out = *g;
             p->v[i] = p->v[--p->n];
-            pthread_mutex_unlock(&p->mu);
-            if (still_there(out) && refill(out) == 0)
-                return CUBE_OK;
-            xl_cgroup_destroy(out);
-            return xl_cgroup_create(cg, slot, memory_bytes, cpu_millis, pids_max, out, msg,
-                                    len);
         }
     }
     pthread_mutex_unlock(&p->mu);
+    if (found && still_there(out) && refill(out) == 0)
+        return CUBE_OK;
+    if (found)
+        xl_cgroup_destroy(out);
     return xl_cgroup_create(cg, slot, memory_bytes, cpu_millis, pids_max, out, msg, len);
-}
-
-/* The counter after `key ` in a file of "key value" lines; -1 when absent. */
-static long long counter(const char *path, const char *key)
-{
-    char buf[1024];
-    if (!*path || xl_read_file(path, buf, sizeof buf) <= 0)
-        return -1;
-    size_t k = strlen(key);
-    for (const char *l = buf; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-        if (strncmp(l, key, k) == 0 && l[k] == ' ')
-            return strtoll(l + k + 1, NULL, 10);
-    return -1;
 }
 
 /* Bytes still charged to g's memory group (page cache, files left in a
@@ -136,14 +123,15 @@ static long long memory_charged(const struct xl_cgroup *g)
 /* Nonzero when the emptied group g can serve another replica as it is. */
 static int reusable(const struct xl_cgroup *g)
 {
-    char oom[PATH_MAX + 32], failcnt[PATH_MAX + 32], buf[32];
+    char oom[PATH_MAX + 32], failcnt[PATH_MAX + 32], buf[1024];
     if (g->memory_bytes) {   /* what stays charged would count against the next limit */
         long long charged = memory_charged(g);
         if (charged < 0 || charged > g->memory_bytes / CHARGED_MAX_PART)
             return 0;
     }
     xl_cgroup_oom_files(g, oom, failcnt, sizeof oom);
-    if (*oom && counter(oom, "oom_kill") != 0)
+    if (*oom && (xl_read_file(oom, buf, sizeof buf) <= 0 ||
+                 xl_kv_number(buf, "oom_kill", -1) != 0))
         return 0;   /* also when unreadable or without the counter */
     if (*failcnt && (xl_read_file(failcnt, buf, sizeof buf) <= 0 ||
                      (strtoll(buf, NULL, 10) != 0 && xl_write_file(failcnt, "0") < 0)))

@@ -403,6 +403,9 @@ void xl_run_pump(struct xl *x, struct xl_run *r);
 /* When r's status file exists: pumps the rest, reports the end, cleans up
  * and marks r done. Returns 1 when reaped. */
 int xl_run_try_reap(struct xl *x, struct xl_run *r);
+/* The number after "key " on a line of "key value" lines (a status file,
+ * memory.events, memory.oom_control); def when absent. */
+long long xl_kv_number(const char *text, const char *key, long long def);
 /* Reports r as Lost when its supervisor vanished without a status. */
 int xl_run_check_lost(struct xl *x, struct xl_run *r);
 /* Closes a reported run's log stream and removes its cgroup and run
@@ -420,11 +423,10 @@ void xl_status_verdict(const char *text, int64_t memory_bytes, int64_t timeout_s
 
 /* The executor's adopt callback. */
 int xl_adopt(void *state, const char *engine_id, const char *replica_json);
-/* Removes run directories that finished (or were abandoned) long ago. */
+/* Removes run directories that finished (or were abandoned) long ago,
+ * then the empty cgroups a cubed that died kept for reuse
+ * (xl_cgroups_sweep, sparing those the remaining run directories name). */
 void xl_janitor(struct xl *x, unsigned max_age_s);
-/* Removes the empty cgroups a cubed that died kept for reuse
- * (xl_cgroups_sweep, sparing those the run directories name). */
-void xl_sweep_kept_cgroups(struct xl *x);
 
 /* -- plugin.c ---------------------------------------------------------- */
 

@@ -278,7 +278,6 @@ static int go_live(struct xl *x, char *err, size_t len)
     if ((rc = xl_node_refresh(x, err, len)) != CUBE_OK)
         return rc;
     xl_janitor(x, STALE_RUN_S);
-    xl_sweep_kept_cgroups(x);
     if ((rc = xl_ends_start(x, err, len)) != CUBE_OK)
         return rc;
     x->tick = x->host->timer_add(x->self, x->conf.poll_ms, x->conf.poll_ms, tick, NULL);

@@ -161,8 +161,7 @@ void xl_run_pump(struct xl *x, struct xl_run *r)
         save_offset(r);
 }
 
-/* Parses "key value" lines of a status file. */
-static long long status_num(const char *text, const char *key, long long def)
+long long xl_kv_number(const char *text, const char *key, long long def)
 {
     size_t k = strlen(key);
     for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
@@ -184,8 +183,8 @@ static void sig_name(int sig, char *out, size_t len)
 void xl_status_verdict(const char *text, int64_t memory_bytes, int64_t timeout_s,
                        int *code, const char **reason, char *msg, size_t len)
 {
-    int st = (int)status_num(text, "status", 0);
-    long long oom = status_num(text, "oom", -1), failcnt = status_num(text, "failcnt", -1);
+    int st = (int)xl_kv_number(text, "status", 0);
+    long long oom = xl_kv_number(text, "oom", -1), failcnt = xl_kv_number(text, "failcnt", -1);
     const char *v = strstr(text, "verdict ");
     char verdict[16] = "none", how[64];
     if (v)
@@ -202,8 +201,8 @@ void xl_status_verdict(const char *text, int64_t memory_bytes, int64_t timeout_s
     int oom_hit = oom > 0 || (oom < 0 && failcnt > 0 && sig == SIGKILL);
     if (strcmp(verdict, "starterror") == 0) {
         *reason = CUBE_EXIT_FAILED;
-        int e = (int)status_num(text, "errno", 0);
-        snprintf(msg, len, "cannot %s: %s", xl_step_name((int)status_num(text, "step", 0)),
+        int e = (int)xl_kv_number(text, "errno", 0);
+        snprintf(msg, len, "cannot %s: %s", xl_step_name((int)xl_kv_number(text, "step", 0)),
                  strerror(e));
     } else if (strcmp(verdict, "stopped") == 0) {
         *reason = CUBE_EXIT_STOPPED;
