@@ -2,8 +2,8 @@
  * records with an owner and an expiry, kept apart from the objects.
  *
  * Every call is one statement: writes on the writer connection (SQLite:
- * the dedicated one, its own implicit transaction; PostgreSQL: any pooled
- * one), reads on a reader. As in store.c, rows are copied out and the
+ * the dedicated one, in the objects' group commit; PostgreSQL: any pooled
+ * one, its own implicit transaction), reads on a reader. As in store.c, rows are copied out and the
  * connection is back in its pool before any callback runs. A record whose
  * expiry has passed reads as absent everywhere (get, list, delete, add)
  * until cube_store_kv_purge removes it; "now" is time(NULL). */
@@ -49,25 +49,52 @@ static int64_t kv_now(void)
 
 /* ---- running statements ------------------------------------------------ */
 
-/* Runs write st on the writer connection; *sum (may be NULL) gets column 0
- * summed over the rows it returns (0 when none). */
+/* One kv write's statement and what it sums (kv_write). */
+struct kv_op {
+    int st;
+    const struct store_val *v;
+    int n;
+    int64_t total;
+};
+
+/* Runs op's statement on c, summing column 0 of its rows into op->total
+ * (a store_write_fn: on SQLite inside a group-commit transaction). */
+static int kv_run(struct cube_store *s, struct store_conn *c, void *arg)
+{
+    struct kv_op *op = arg;
+    op->total = 0;
+    int rc = s->drv->query(c, op->st, s->sql[op->st], op->v, op->n);
+    if (rc == CUBE_OK) {
+        while ((rc = s->drv->next(c)) == 1)
+            op->total += s->drv->col_int(c, 0);
+        s->drv->done(c);
+    }
+    return rc;
+}
+
+/* Runs write st; *sum (may be NULL) gets column 0 summed over the rows it
+ * returns (0 when none). On SQLite it joins the objects' group commit (the
+ * one writer connection: a job's token shares the commit of the status
+ * writes around it instead of taking a commit of its own); on PostgreSQL
+ * it is one statement on a pooled connection. */
 static int kv_write(struct cube_store *s, int st, const struct store_val *v,
                     int n, int64_t *sum)
 {
-    struct store_conn *c;
-    int64_t total = 0;
-    int rc = store_conn_get(s, 1, &c, NULL, 0);
-    if (rc != CUBE_OK)
-        return rc;
-    rc = s->drv->query(c, st, s->sql[st], v, n);
-    if (rc == CUBE_OK) {
-        while ((rc = s->drv->next(c)) == 1)
-            total += s->drv->col_int(c, 0);
-        s->drv->done(c);
+    struct kv_op op = {.st = st, .v = v, .n = n};
+    int rc;
+    if (s->drv->dialect != STORE_PG) {
+        struct store_wreq w = {.run = kv_run, .arg = &op};
+        rc = store_batch_write(s, &w);
+    } else {
+        struct store_conn *c;
+        rc = store_conn_get(s, 1, &c, NULL, 0);
+        if (rc != CUBE_OK)
+            return rc;
+        rc = kv_run(s, c, &op);
+        store_conn_put(s, 1, c);
     }
-    store_conn_put(s, 1, c);
     if (rc == CUBE_OK && sum)
-        *sum = total;
+        *sum = op.total;
     return rc;
 }
 

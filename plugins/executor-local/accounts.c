@@ -26,11 +26,14 @@ void xl_accounts_init(struct xl_accounts *a, const struct xl_conf *conf, int iso
 {
     a->conf = conf;
     a->isolate = isolate;
+    a->cache = isolate ? calloc(1, sizeof *a->cache) : NULL;
     pthread_mutex_init(&a->mu, NULL);
 }
 
 void xl_accounts_fini(struct xl_accounts *a)
 {
+    free(a->cache);
+    a->cache = NULL;
     pthread_mutex_destroy(&a->mu);
 }
 
@@ -295,6 +298,23 @@ static int prepare_shared(const struct xl_conf *c, const char *user, const char 
     return own_dir(acct->project_dir, (uid_t)-1, (gid_t)-1, 02770, msg, len);
 }
 
+/* The account and project group of (user, project), from the cache or
+ * the account files (made when missing); *pgid the group's id. */
+static int resolve(struct xl_accounts *a, const char *user, const char *project,
+                   struct xl_account *acct, gid_t *pgid, char *msg, size_t len)
+{
+    struct xl_acache_stamp before;
+    int stamped = a->cache && xl_acache_stamp_now(&before);
+    if (stamped && xl_acache_get(a->cache, &before, user, project, acct, pgid))
+        return 0;
+    int rc = ensure_user(a, user, acct, msg, len);
+    if (rc == 0)
+        rc = ensure_group(a, project, acct->name, pgid, msg, len);
+    if (rc == 0 && stamped)
+        xl_acache_put(a->cache, &before, user, project, acct, *pgid);
+    return rc;
+}
+
 int xl_account_prepare(struct xl_accounts *a, const char *user, const char *project,
                        struct xl_account *acct, char *msg, size_t len)
 {
@@ -306,9 +326,7 @@ int xl_account_prepare(struct xl_accounts *a, const char *user, const char *proj
     pthread_mutex_lock(&a->mu);
     int rc = paths(a->conf, user, project, acct, msg, len);
     if (rc == 0)
-        rc = ensure_user(a, user, acct, msg, len);
-    if (rc == 0)
-        rc = ensure_group(a, project, acct->name, &pgid, msg, len);
+        rc = resolve(a, user, project, acct, &pgid, msg, len);
     if (rc == 0)
         rc = own_dir(acct->home, acct->uid, acct->gid, 0700, msg, len);
     if (rc == 0)

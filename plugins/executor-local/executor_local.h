@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <cube/cube.h>
 
@@ -134,10 +135,53 @@ struct xl_account {
     char project_dir[PATH_MAX];
 };
 
+/* -- account_cache.c ---------------------------------------------------- */
+
+#define XL_ACACHE_MAX 256
+
+/* The identity of /etc/passwd and /etc/group (account_cache.c). */
+struct xl_acache_file {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
+};
+
+struct xl_acache_stamp {
+    int valid;
+    struct xl_acache_file f[2];
+};
+
+/* What a (user, project) resolved to, while the files are unchanged. */
+struct xl_acache_entry {
+    char user[128], project[128], name[64];
+    uid_t uid;
+    gid_t gid, pgid;
+};
+
+struct xl_acache {
+    struct xl_acache_stamp stamp;   /* the files the entries were read from */
+    int n;
+    struct xl_acache_entry e[XL_ACACHE_MAX];
+};
+
+/* The account files' identity now; 0 when they cannot be read. */
+int xl_acache_stamp_now(struct xl_acache_stamp *out);
+/* 1 with acct's name, uid and gid and *pgid filled when (user, project) was
+ * resolved from the files `now` names; 0 otherwise (a change of the files
+ * empties the cache). */
+int xl_acache_get(struct xl_acache *c, const struct xl_acache_stamp *now, const char *user,
+                  const char *project, struct xl_account *acct, gid_t *pgid);
+/* Keeps what was resolved from the files `before` names, unless they have
+ * changed since. */
+void xl_acache_put(struct xl_acache *c, const struct xl_acache_stamp *before, const char *user,
+                   const char *project, const struct xl_account *acct, gid_t pgid);
+
 struct xl_accounts {
     const struct xl_conf *conf;
     int isolate;                 /* cubed is root: per-user accounts */
-    pthread_mutex_t mu;          /* serialises useradd/groupadd */
+    pthread_mutex_t mu;          /* serialises useradd/groupadd, guards cache */
+    struct xl_acache *cache;     /* NULL: none (out of memory) */
 };
 
 void xl_accounts_init(struct xl_accounts *a, const struct xl_conf *conf, int isolate);

@@ -4,6 +4,7 @@
  * CUBE_TEST_PG_URL; tests/pg/with_pg.sh starts one; without it those cases
  * skip, saying why). The fixture is test_store.c's. */
 #include <ftw.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -390,6 +391,79 @@ static void test_invalid(void **state)
     free(doc);
 }
 
+/* ---- concurrent writes ---------------------------------------------------
+ * Threads add the same keys (one add of each key wins, the others get
+ * CUBE_EEXIST) while they create objects: on SQLite these share group
+ * commits, where a refused add must undo nothing but itself. */
+
+#define KTHREADS 6
+#define KPER 40
+
+struct kworker {
+    struct cube_store *s;
+    pthread_barrier_t *go;
+    int id, won, lost, failures;
+};
+
+static void *kv_worker(void *arg)
+{
+    struct kworker *w = arg;
+    pthread_barrier_wait(w->go);
+    for (int j = 0; j < KPER; j++) {
+        char key[32], doc[64], name[32], uid[32];
+        snprintf(key, sizeof key, "k%d", j);   /* every thread adds k0..k39 */
+        snprintf(doc, sizeof doc, "{\"by\":%d}", w->id);
+        int rc = cube_store_kv_add(w->s, "job", key, "bob", doc, 0);
+        w->won += rc == CUBE_OK;
+        w->lost += rc == CUBE_EEXIST;
+        w->failures += rc != CUBE_OK && rc != CUBE_EEXIST;
+        snprintf(name, sizeof name, "o%d-%d", w->id, j);
+        snprintf(uid, sizeof uid, "u%d-%d", w->id, j);
+        struct cube_store_obj o = {"widget", "kp", name, uid, w->id * KPER + j + 1, "{}"};
+        w->failures += cube_store_create(w->s, &o, NULL, 0, NULL) != CUBE_OK;
+    }
+    return NULL;
+}
+
+static void test_concurrent_adds(void **state)
+{
+    struct fx *f = fx(state);
+    cube_store_close(f->s);
+    f->s = open_store(f, 4);
+    pthread_t t[KTHREADS];
+    struct kworker w[KTHREADS];
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, KTHREADS);
+    for (int i = 0; i < KTHREADS; i++) {
+        w[i] = (struct kworker){.s = f->s, .go = &go, .id = i};
+        assert_int_equal(pthread_create(&t[i], NULL, kv_worker, &w[i]), 0);
+    }
+    int won = 0, lost = 0;
+    for (int i = 0; i < KTHREADS; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(w[i].failures, 0);
+        won += w[i].won;
+        lost += w[i].lost;
+    }
+    pthread_barrier_destroy(&go);
+    assert_int_equal(won, KPER);
+    assert_int_equal(lost, KPER * (KTHREADS - 1));
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM secrets"), KPER);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM objects WHERE kind = 'widget'"),
+                     KPER * KTHREADS);
+    /* every key reads as the add that won it */
+    for (int j = 0; j < KPER; j++) {
+        char key[32], *doc = NULL;
+        snprintf(key, sizeof key, "k%d", j);
+        assert_int_equal(cube_store_kv_get(f->s, "job", key, &doc, NULL, NULL), CUBE_OK);
+        assert_non_null(strstr(doc, "\"by\":"));
+        free(doc);
+    }
+    int64_t deleted = 0;
+    assert_int_equal(cube_store_kv_delete_owner(f->s, "job", "bob", &deleted), CUBE_OK);
+    assert_int_equal(deleted, KPER);
+}
+
 #define CASES(setup)                                                          \
     cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),     \
     cmocka_unit_test_setup_teardown(test_migrate_from_v1, setup, teardown),    \
@@ -400,7 +474,8 @@ static void test_invalid(void **state)
     cmocka_unit_test_setup_teardown(test_list, setup, teardown),               \
     cmocka_unit_test_setup_teardown(test_reentrant, setup, teardown),          \
     cmocka_unit_test_setup_teardown(test_delete_owner, setup, teardown),       \
-    cmocka_unit_test_setup_teardown(test_invalid, setup, teardown)
+    cmocka_unit_test_setup_teardown(test_invalid, setup, teardown),            \
+    cmocka_unit_test_setup_teardown(test_concurrent_adds, setup, teardown)
 
 int main(void)
 {

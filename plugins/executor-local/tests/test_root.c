@@ -353,6 +353,33 @@ static void cpu_limit_throttles(void **st)
     assert_string_equal(xt_wait_exit(id, 5000)->reason, CUBE_EXIT_STOPPED);
 }
 
+/* The second replica of a (user, project) is resolved from the cache; an
+ * account an administrator replaced meanwhile (userdel, useradd with
+ * another uid: /etc/passwd changes) is looked up again, so the next
+ * replica runs as the uid the account has now. */
+static void a_replaced_account_is_looked_up_again(void **st)
+{
+    (void)st;
+    const struct cube_mock_exit *e;
+    char *log = run_to_end("bob", "r-bob1", "[\"id\",\"-u\"]", "", &e);
+    unsigned first = (unsigned)atoi(log);
+    free(log);
+    assert_true(first >= 29500 && first <= 29999);
+    log = run_to_end("bob", "r-bob2", "[\"id\",\"-u\"]", "", &e);
+    assert_int_equal((unsigned)atoi(log), first);
+    free(log);
+    unsigned other = first == 29990 ? 29991 : 29990;
+    assert_int_equal(xt_sh("userdel " PREFIX "bob && useradd -M -l -K GID_MIN=29500 "
+                           "-K GID_MAX=29999 -u %u -U "
+                           PREFIX "bob && usermod -a -G " PREFIX "p-lab " PREFIX "bob",
+                           other), 0);
+    log = run_to_end("bob", "r-bob3", "[\"id\",\"-u\"]", "", &e);
+    print_message("bob ran as %u, then as %s", first, log);
+    assert_int_equal(e->exit_code, 0);
+    assert_int_equal((unsigned)atoi(log), other);
+    free(log);
+}
+
 static void account_outside_the_range_is_refused(void **st)
 {
     (void)st;
@@ -424,6 +451,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(kept_cgroups_of_a_dead_cubed_are_swept, setup, teardown),
         cmocka_unit_test_setup_teardown(cpu_limit_throttles, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_replaced_account_is_looked_up_again, setup, teardown),
         cmocka_unit_test_setup_teardown(account_outside_the_range_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(bubblewrap_sandbox, setup, teardown),
     };
