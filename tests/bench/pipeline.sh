@@ -6,6 +6,11 @@
 #          50: a layer at once), timed from the run request to its end seen
 #          through a watch
 #   make   the same graph as a Makefile, `make -j2`
+#   floor  (task_floor.sh) the same number of tasks run BENCH_PARALLELISM at
+#          a time, each with what every Cube task must have (its own
+#          account, the private mount view, cgroups, a supervisor that
+#          records its exit) and none of Cube's control: the least any
+#          isolated runner could take
 #   slurm  a single-node Slurm started here (the tuned settings of
 #          local_vs_slurm.sh), one sbatch per task with
 #          --dependency=afterok:<upstreams>, from the first sbatch to the last
@@ -19,7 +24,7 @@
 #
 # Needs root (Slurm's daemons and munge key; executor-local's accounts).
 # Environment: CUBED (default: build ./build), BENCH_LAYERS=20, BENCH_WIDTH=50,
-# BENCH_DEPS=2, BENCH_PARALLELISM=50, BENCH_ONLY=cube|make|slurm,
+# BENCH_DEPS=2, BENCH_PARALLELISM=50, BENCH_ONLY=cube|make|floor|slurm,
 # BENCH_TIMEOUT=900, BENCH_KEEP=1 (keep the temp dir), BENCH_THREADS (cubed's limits.threads),
 # BENCH_PASS_GAP_MS (the pipeline's pass_gap_ms; default: the plugin's).
 #
@@ -45,7 +50,8 @@ PAR=${BENCH_PARALLELISM:-50}
 TIMEOUT=${BENCH_TIMEOUT:-900}
 ONLY=${BENCH_ONLY:-}
 for v in LAYERS WIDTH DEPS PAR TIMEOUT; do posint "BENCH_$v" "${!v}"; done
-case $ONLY in '' | cube | make | slurm) ;; *) die "BENCH_ONLY must be cube, make or slurm" ;; esac
+case $ONLY in '' | cube | make | floor | slurm) ;;
+    *) die "BENCH_ONLY must be cube, make, floor or slurm" ;; esac
 TASKS=$(( LAYERS * WIDTH ))
 GRAPH=(--layers "$LAYERS" --width "$WIDTH" --deps "$DEPS")
 
@@ -122,6 +128,15 @@ run_make() {
     MAKE_WALL=$(sub_s "$t1" "$t0")
 }
 
+# --- the floor (task_floor.sh) --------------------------------------------------
+
+run_floor() {
+    say "floor: $TASKS isolated, supervised tasks, $PAR at a time ..."
+    BENCH_TASKS=$TASKS BENCH_JOBS=$PAR bash "$HERE/task_floor.sh" --raw >"$TMP/floor.txt" ||
+        die "task_floor.sh failed"
+    FLOOR_WALL=$(awk '$1 == "supervisor" { print $2 }' "$TMP/floor.txt")
+}
+
 # --- Slurm (slurm_lib.sh, the settings of local_vs_slurm.sh) -----------------------
 
 run_slurm() {
@@ -136,8 +151,9 @@ run_slurm() {
 }
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-MAKE_WALL='?' CUBE_CPU='?'
+MAKE_WALL='?' CUBE_CPU='?' FLOOR_WALL='?'
 { [ -z "$ONLY" ] || [ "$ONLY" = make ]; } && run_make
+{ [ -z "$ONLY" ] || [ "$ONLY" = floor ]; } && run_floor
 { [ -z "$ONLY" ] || [ "$ONLY" = cube ]; } && run_cube
 { [ -z "$ONLY" ] || [ "$ONLY" = slurm ]; } && run_slurm
 
@@ -154,11 +170,15 @@ say "== a $LAYERS x $WIDTH DAG ($TASKS tasks of \`true\`, $DEPS upstreams each):
 say "machine: nproc $NPROC, load before $LOAD0"
 say "cube:    one PipelineRun, spec.parallelism $PAR, executor-local (poll_ms 10), sqlite; CPU of cubed $CUBE_CPU"
 say "make:    make -s -j2 on the same graph (phony targets, recipe \`true\`)"
+say "floor:   task_floor.sh, $PAR at a time: own account, mount view, cgroups, a supervisor; no DAG"
 say "slurm:   ${SLURM_VERSION:-slurm}, one node, sbatch --wrap true --dependency=afterok:<upstreams>"
 say ""
 printf '%-44s %10s\n' "wall time, Cube (s)" "$C"
 printf '%-44s %10s\n' "wall time, make -j2 (s)" "$MAKE_WALL"
 printf '%-44s %10s\n' "wall time, Slurm (s)" "$S"
+printf '%-44s %10s\n' "wall time, floor (s)" "$FLOOR_WALL"
+printf '%-44s %10s\n' "floor / make" "$(ratio "$FLOOR_WALL" "$MAKE_WALL")"
+printf '%-44s %10s\n' "Cube / floor" "$(ratio "$C" "$FLOOR_WALL")"
 printf '%-44s %10s   bar <= %sx: %s\n' "Cube / make" "$R_CM" "$BAR_RATIO" "$(verdict "$R_CM" "$BAR_RATIO")"
 printf '%-44s %10s\n' "Slurm / Cube" "$(ratio "$S" "$C")"
 printf '%-44s %10s   bar <= %s ms: %s\n' "Cube overhead per task ((cube-make)/n, ms)" "$OVER" \
