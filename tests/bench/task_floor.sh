@@ -36,6 +36,7 @@ id nobody >/dev/null 2>&1 || die "no user nobody"
 
 TMP=$(mktemp -d -t cube-bench-floor.XXXXXX) || die "mktemp failed"
 CGS=()
+# shellcheck disable=SC2317  # run by the EXIT trap
 floor_cleanup() {
     local d
     for d in "${CGS[@]}"; do rmdir "$d" 2>/dev/null; done
@@ -47,8 +48,9 @@ trap floor_cleanup EXIT
     die "cannot build task_floor.c"
 # The closed directory (as cubed's 0700 data dir) with a home and a
 # project dir below it, the account's.
-mkdir -m 0700 "$TMP/closed" && mkdir -m 0700 "$TMP/closed/home" "$TMP/closed/project" ||
+if ! mkdir -m 0700 "$TMP/closed" "$TMP/closed/home" "$TMP/closed/project"; then
     die "cannot make the directories"
+fi
 chown nobody: "$TMP/closed/home" "$TMP/closed/project" 2>/dev/null ||
     chown nobody:nogroup "$TMP/closed/home" "$TMP/closed/project" || die "chown failed"
 
