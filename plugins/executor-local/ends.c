@@ -6,8 +6,13 @@
  * reports each end at once, instead of waiting for the next tick on the
  * host's shared workers behind other work.
  *
- * The thread and the tick both reap; xl_reap_slot and the tick hold
- * reap_mu, so a run is reported once and only one of them pumps output. */
+ * The thread collects each end (the rest of the output, the status) and
+ * hands the report to one of XL_REPORTERS reporter threads: a report
+ * waits for the host to record the end (a store commit), and reports made
+ * side by side share commits, where one thread would report a layer of a
+ * wide pipeline one commit after another. The thread and the tick both
+ * collect under reap_mu; a run being reported (reporting) is left to its
+ * reporter, so a run is reported once and only one thread pumps output. */
 #include "executor_local.h"
 
 #include <errno.h>
@@ -52,6 +57,61 @@ static void *ends_main(void *arg)
     return NULL;
 }
 
+/* A reporter: reports queued ends until told to quit. */
+static void *reporter_main(void *arg)
+{
+    struct xl *x = arg;
+    pthread_mutex_lock(&x->rep_mu);
+    for (;;) {
+        while (!x->rep_head && !x->rep_quit)
+            pthread_cond_wait(&x->rep_cv, &x->rep_mu);
+        if (x->rep_quit)
+            break;
+        struct xl_run *r = x->rep_head;
+        x->rep_head = r->report_next;
+        if (!x->rep_head)
+            x->rep_tail = NULL;
+        pthread_mutex_unlock(&x->rep_mu);
+        xl_run_report(x, r);
+        pthread_mutex_lock(&x->rep_mu);
+    }
+    pthread_mutex_unlock(&x->rep_mu);
+    return NULL;
+}
+
+void xl_report_queue(struct xl *x, struct xl_run *r)
+{
+    pthread_mutex_lock(&x->rep_mu);
+    int take = x->n_reporters > 0 && !x->rep_quit;
+    if (take) {
+        r->report_next = NULL;
+        if (x->rep_tail)
+            x->rep_tail->report_next = r;
+        else
+            x->rep_head = r;
+        x->rep_tail = r;
+        pthread_cond_signal(&x->rep_cv);
+    }
+    pthread_mutex_unlock(&x->rep_mu);
+    if (!take)
+        xl_run_report(x, r);
+}
+
+static void reporters_stop(struct xl *x)
+{
+    pthread_mutex_lock(&x->rep_mu);
+    x->rep_quit = 1;
+    pthread_cond_broadcast(&x->rep_cv);
+    pthread_mutex_unlock(&x->rep_mu);
+    for (int i = 0; i < x->n_reporters; i++)
+        pthread_join(x->reporters[i], NULL);
+    x->n_reporters = 0;
+    /* Left unreported: their run directories stay for the next cubed. */
+    for (struct xl_run *r = x->rep_head; r; r = r->report_next)
+        __atomic_store_n(&r->reporting, 0, __ATOMIC_RELEASE);
+    x->rep_head = x->rep_tail = NULL;
+}
+
 int xl_ends_start(struct xl *x, char *err, size_t len)
 {
     char path[PATH_MAX + 16];
@@ -64,6 +124,10 @@ int xl_ends_start(struct xl *x, char *err, size_t len)
     x->ends_fd = open(path, O_RDWR | O_CLOEXEC);
     if (x->ends_fd < 0 || fstat(x->ends_fd, &st) < 0 || !S_ISFIFO(st.st_mode))
         return snprintf(err, len, "run_dir: %s is not a FIFO of ours", path), CUBE_EIO;
+    /* Without reporters (no thread to be had) the ends thread reports. */
+    while (x->n_reporters < XL_REPORTERS &&
+           pthread_create(&x->reporters[x->n_reporters], NULL, reporter_main, x) == 0)
+        x->n_reporters++;
     if (pthread_create(&x->ends_thread, NULL, ends_main, x) != 0)
         return snprintf(err, len, "cannot start a thread"), CUBE_ENOMEM;
     x->ends_running = 1;
@@ -78,6 +142,7 @@ void xl_ends_stop(struct xl *x)
         pthread_join(x->ends_thread, NULL);
         x->ends_running = 0;
     }
+    reporters_stop(x);
     if (x->ends_fd >= 0)
         close(x->ends_fd);
     x->ends_fd = -1;

@@ -39,6 +39,7 @@
 #define XL_MSG 512           /* message buffers */
 #define XL_ID_LEN 128        /* engine ids */
 #define XL_PUMP_CHUNK 65536  /* output read per log_append */
+#define XL_REPORTERS 4       /* threads reporting ends to the host (ends.c) */
 
 enum xl_sandbox { XL_SANDBOX_NONE, XL_SANDBOX_BWRAP };
 enum xl_cg_mode { XL_CG_AUTO, XL_CG_V1, XL_CG_V2, XL_CG_OFF };
@@ -430,7 +431,14 @@ struct xl_run {
     struct xl_log log;
     struct xl_cgroup cg;
     int64_t memory_bytes, timeout_s;
-    int done;                    /* reaped: the tick cleans up, unlinks, frees it */
+    int done;                    /* reported: the tick cleans up, unlinks, frees it
+                                  * (set under mu; read with __atomic) */
+    int reporting;               /* collected, its report queued or under way:
+                                  * nobody else pumps or reports it (__atomic) */
+    int end_code;                /* the end, once collected (xl_run_collect) */
+    const char *end_reason;
+    char end_msg[XL_MSG];
+    struct xl_run *report_next;  /* the reporters' queue (ends.c) */
     int own_child;               /* the supervisor is cubed's child (not adopted) */
 };
 
@@ -444,9 +452,25 @@ int xl_meta_read(struct xl_run *r);
 int xl_run_open_files(struct xl_run *r);
 /* Appends new output of r to its log stream. */
 void xl_run_pump(struct xl *x, struct xl_run *r);
-/* When r's status file exists: pumps the rest, reports the end, cleans up
- * and marks r done. Returns 1 when reaped. */
+/* When r's status file exists: pumps the rest of its output and records
+ * its end in r (end_code, end_reason, end_msg); 1 then, else 0. The
+ * caller holds reap_mu. */
+int xl_run_collect(struct xl *x, struct xl_run *r);
+/* Reports r's collected end to the host and marks r done, unless the host
+ * asks to try again (r is then left for the tick); clears r->reporting.
+ * 1 when done. */
+int xl_run_report(struct xl *x, struct xl_run *r);
+/* Collects and reports r (the tick's way). Returns 1 when reported. */
 int xl_run_try_reap(struct xl *x, struct xl_run *r);
+/* 1 when r is done / being reported (safe without mu). */
+static inline int xl_run_done(const struct xl_run *r)
+{
+    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+}
+static inline int xl_run_reporting(const struct xl_run *r)
+{
+    return __atomic_load_n(&r->reporting, __ATOMIC_ACQUIRE);
+}
 /* The number after "key " on a line of "key value" lines (a status file,
  * memory.events, memory.oom_control); def when absent. */
 long long xl_kv_number(const char *text, const char *key, long long def);
@@ -492,22 +516,33 @@ struct xl {
     int ends_fd;                 /* the ends FIFO, read by ends_thread; -1 */
     pthread_t ends_thread;
     int ends_running, ends_quit;
+    pthread_mutex_t rep_mu;      /* the reporters' queue (ends.c) */
+    pthread_cond_t rep_cv;
+    struct xl_run *rep_head, *rep_tail;
+    pthread_t reporters[XL_REPORTERS];
+    int n_reporters, rep_quit;
     struct xl_launcher launcher; /* used when conf.launcher */
     pid_t *unreaped;             /* supervisors (children) not yet waited for */
     size_t nunreaped, capunreaped;   /* under mu */
 };
 
-/* Reports the end of the run in slot when its status file is there. */
+/* Collects the end of the run in slot when its status file is there and
+ * queues its report (ends.c). */
 void xl_reap_slot(struct xl *x, const char *slot);
 
 /* -- ends.c ------------------------------------------------------------- */
 
 /* The FIFO in the run directory root where supervisors announce ends. */
 #define XL_ENDS_FIFO ".ends"
-/* Creates and opens the FIFO and starts the thread reading it. */
+/* Creates and opens the FIFO and starts the thread reading it and the
+ * reporters. */
 int xl_ends_start(struct xl *x, char *err, size_t len);
-/* Stops the thread and closes the FIFO (supervisors then skip it). */
+/* Stops the threads and closes the FIFO (supervisors then skip it); ends
+ * still queued are left unreported (a restarted cubed adopts the runs). */
 void xl_ends_stop(struct xl *x);
+/* Hands r (collected, r->reporting set) to a reporter; reports it at once
+ * when there is none. */
+void xl_report_queue(struct xl *x, struct xl_run *r);
 
 /* Adds r to the watched replicas (takes ownership). */
 void xl_track(struct xl *x, struct xl_run *r);

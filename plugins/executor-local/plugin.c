@@ -29,7 +29,7 @@ void xl_track(struct xl *x, struct xl_run *r)
 struct xl_run *xl_find_locked(struct xl *x, const char *engine_id)
 {
     for (struct xl_run *r = x->runs; r; r = r->next)
-        if (!r->done && strcmp(r->engine_id, engine_id) == 0)
+        if (!xl_run_done(r) && strcmp(r->engine_id, engine_id) == 0)
             return r;
     return NULL;
 }
@@ -90,7 +90,7 @@ static void sweep(struct xl *x)
     pthread_mutex_lock(&x->mu);
     for (struct xl_run **pp = &x->runs; *pp;) {
         struct xl_run *r = *pp;
-        if (r->done) {
+        if (xl_run_done(r)) {   /* set under mu: its reporter is past it */
             *pp = r->next;
             r->next = dead;
             dead = r;
@@ -110,11 +110,12 @@ static void sweep(struct xl *x)
 }
 
 /* Timer: new output into log streams, ended replicas reported, reported
- * ones cleaned up. Ticks never overlap; pumping and reporting never
- * overlap with xl_reap_slot's (reap_mu). Only the tick (and fini) unlinks
- * runs, and only done ones, which nobody else touches: the tick walks the
- * list without mu (start and adopt only push at the head) and cleans up
- * outside reap_mu, so the ends thread never waits for a clean-up. */
+ * ones cleaned up. Ticks never overlap; pumping and collecting never
+ * overlap with xl_reap_slot's (reap_mu), and a run whose report a reporter
+ * has (reporting) is left to it. Only the tick (and fini) unlinks runs,
+ * and only done ones, which nobody else touches: the tick walks the list
+ * without mu (start and adopt only push at the head) and cleans up outside
+ * reap_mu, so the ends thread never waits for a clean-up. */
 static void tick(void *state, void *arg)
 {
     (void)arg;
@@ -126,14 +127,14 @@ static void tick(void *state, void *arg)
     struct xl_run *r = x->runs;
     pthread_mutex_unlock(&x->mu);
     for (; r; r = r->next) {
-        if (r->done)
+        if (xl_run_done(r) || xl_run_reporting(r))
             continue;
         xl_run_pump(x, r);
         if (!xl_run_try_reap(x, r) && check_alive)
             xl_run_check_lost(x, r);
     }
     pthread_mutex_unlock(&x->reap_mu);
-    sweep(x);   /* also the runs the ends thread reported; outside reap_mu */
+    sweep(x);   /* also the runs the reporters reported; outside reap_mu */
     reap_supervisors(x, 0);
 }
 
@@ -142,12 +143,15 @@ void xl_reap_slot(struct xl *x, const char *slot)
     pthread_mutex_lock(&x->reap_mu);
     pthread_mutex_lock(&x->mu);
     struct xl_run *r = x->runs;
-    while (r && (r->done || strcmp(r->slot, slot) != 0))
+    while (r && (xl_run_done(r) || xl_run_reporting(r) || strcmp(r->slot, slot) != 0))
         r = r->next;
     pthread_mutex_unlock(&x->mu);
-    if (r)
-        xl_run_try_reap(x, r);   /* the tick closes its log and cleans up */
+    int ended = r && xl_run_collect(x, r);
+    if (ended)   /* under reap_mu: the tick sees it set before it looks */
+        __atomic_store_n(&r->reporting, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&x->reap_mu);
+    if (ended)   /* not done, reporting: nobody frees r meanwhile */
+        xl_report_queue(x, r);
 }
 
 int xl_node_refresh(struct xl *x, char *msg, size_t len)
@@ -308,6 +312,8 @@ static void xl_fini(void *state)
     free(x->unreaped);
     pthread_mutex_destroy(&x->mu);
     pthread_mutex_destroy(&x->reap_mu);
+    pthread_mutex_destroy(&x->rep_mu);
+    pthread_cond_destroy(&x->rep_cv);
     free(x);
 }
 
@@ -333,6 +339,8 @@ static int xl_init(const struct cube_host *host, cube_plugin *self, void **state
     xl_cgpool_init(&x->cgpool);
     pthread_mutex_init(&x->mu, NULL);
     pthread_mutex_init(&x->reap_mu, NULL);
+    pthread_mutex_init(&x->rep_mu, NULL);
+    pthread_cond_init(&x->rep_cv, NULL);
     *state = x;
     char *cfg = host->config_json(self);
     int rc = xl_conf_load(&x->conf, cfg, host->data_dir(self), err, sizeof err);

@@ -235,33 +235,37 @@ void xl_run_dir_remove(const char *dir)
     rmdir(dir);
 }
 
-/* Reports r's end; cleans up unless the host asks to try again. */
-static int finish(struct xl *x, struct xl_run *r, int code, const char *reason,
-                  const char *msg)
+int xl_run_report(struct xl *x, struct xl_run *r)
 {
-    int rc = x->host->replica_exited(x->self, r->engine_id, code, reason, msg);
-    if (rc != CUBE_OK && rc != CUBE_ENOTFOUND && rc != CUBE_EINVAL)
-        return 0;
-    if (rc != CUBE_OK)
+    int rc = x->host->replica_exited(x->self, r->engine_id, r->end_code, r->end_reason,
+                                     r->end_msg);
+    int reported = rc == CUBE_OK || rc == CUBE_ENOTFOUND || rc == CUBE_EINVAL;
+    if (reported && rc != CUBE_OK)
         x->host->log(x->self, CUBE_LOG_WARN, "replica %s ended (%s) but the host does not "
-                     "know it", r->engine_id, reason);
+                     "know it", r->engine_id, r->end_reason);
     pthread_mutex_lock(&x->mu);
-    r->done = 1;   /* log close, cgroup and run dir: xl_run_cleanup, by the tick */
-    pthread_mutex_unlock(&x->mu);
+    if (reported)   /* log close, cgroup and run dir: xl_run_cleanup, by the tick */
+        __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->reporting, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&x->mu);   /* r may be freed by the tick from here */
+    return reported;
+}
+
+int xl_run_collect(struct xl *x, struct xl_run *r)
+{
+    char path[PATH_MAX + 16], text[512];
+    join(path, sizeof path, r->dir, "status");
+    if (xl_read_file(path, text, sizeof text) <= 0)
+        return 0;
+    xl_run_pump(x, r);
+    xl_status_verdict(text, r->memory_bytes, r->timeout_s, &r->end_code, &r->end_reason,
+                      r->end_msg, sizeof r->end_msg);
     return 1;
 }
 
 int xl_run_try_reap(struct xl *x, struct xl_run *r)
 {
-    char path[PATH_MAX + 16], text[512], msg[XL_MSG];
-    join(path, sizeof path, r->dir, "status");
-    if (xl_read_file(path, text, sizeof text) <= 0)
-        return 0;
-    xl_run_pump(x, r);
-    int code;
-    const char *reason;
-    xl_status_verdict(text, r->memory_bytes, r->timeout_s, &code, &reason, msg, sizeof msg);
-    return finish(x, r, code, reason, msg);
+    return xl_run_collect(x, r) && xl_run_report(x, r);
 }
 
 int xl_run_check_lost(struct xl *x, struct xl_run *r)
@@ -271,8 +275,11 @@ int xl_run_check_lost(struct xl *x, struct xl_run *r)
     if (xl_run_try_reap(x, r))   /* it may have just written its status */
         return 1;
     xl_run_pump(x, r);
-    return finish(x, r, -1, CUBE_EXIT_LOST, "the replica's supervisor vanished without "
-                  "recording how the replica ended");
+    r->end_code = -1;
+    r->end_reason = CUBE_EXIT_LOST;
+    snprintf(r->end_msg, sizeof r->end_msg, "the replica's supervisor vanished without "
+             "recording how the replica ended");
+    return xl_run_report(x, r);
 }
 
 void xl_run_cleanup(struct xl *x, struct xl_run *r)

@@ -67,7 +67,7 @@ struct pl {
     int64_t max_backfill;          /* runs one backfill may create */
     int64_t max_catchup;           /* ticks one schedule pass may create */
     int64_t poll_seconds;          /* schedule re-check at most this late */
-    int64_t pass_gap_ms;           /* a run's passes at least this far apart */
+    int64_t pass_gap_ms;           /* a run's passes at most this far apart */
     pthread_mutex_t pace_mu;       /* guards pace_at */
     double pace_at[PL_PACE_SLOTS]; /* pl_clock() before which a run waits */
     int64_t status_write_ms;       /* a running run's status written at most this often */
@@ -170,6 +170,9 @@ char *pl_run_create(struct pl *p, const cJSON *pipeline, int64_t t, const char *
 
 int pl_run_reconcile(void *state, const char *kind, const char *project, const char *name,
                      const char *object_json);
+/* Seconds a run's next pass waits after a pass that took took_s: twice
+ * that, at most gap_ms (0: none). */
+double pl_pace_delay(int64_t gap_ms, double took_s);
 
 /* -- runstatus.c ------------------------------------------------------- */
 

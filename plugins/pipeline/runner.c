@@ -110,9 +110,13 @@ static int reconcile(struct pl_pass *ps)
 
 /* Pacing: a run's Jobs change three times each (admitted, started, ended),
  * each change brings the run here; a pass follows the running Jobs and
- * starts what became ready. A pass that comes
- * within pass_gap_ms of the previous one's end is put off (the host calls
- * again after the returned ms) so that the changes meanwhile make one pass. */
+ * starts what became ready. A pass that comes too soon after the previous
+ * one's end is put off (the host calls again after the returned ms) so
+ * that the changes meanwhile make one pass. "Too soon" is twice as long as
+ * the previous pass took, at most pass_gap_ms (pl_pace_delay): a run's
+ * passes use at most a third of a core, a wide run's passes (many Jobs
+ * each) still gather pass_gap_ms of changes, and a narrow run's next task
+ * (a chain: one Job ended, one to start) is not held back a whole gap. */
 static unsigned pace_slot(const char *project, const char *name)
 {
     unsigned h = 2166136261u;
@@ -121,6 +125,12 @@ static unsigned pace_slot(const char *project, const char *name)
     for (const char *c = name; *c; c++)
         h = (h ^ (unsigned char)*c) * 16777619u;
     return h % PL_PACE_SLOTS;
+}
+
+double pl_pace_delay(int64_t gap_ms, double took_s)
+{
+    double gap = gap_ms > 0 ? (double)gap_ms / 1000 : 0, busy = 2 * (took_s > 0 ? took_s : 0);
+    return busy < gap ? busy : gap;
 }
 
 /* ms to wait before the next pass of the run, or 0 to pass now. */
@@ -135,17 +145,14 @@ static int pace_wait(struct pl *p, unsigned slot)
     return now < at ? (int)((at - now) * 1000) + 1 : 0;
 }
 
-/* The next pass after the gap. (It used to wait as long as the last pass
- * took, too, when every pass parsed and wrote the whole run: with the run
- * kept in memory a pass costs what it starts and follows, and that wait
- * only delayed the next tasks.) */
-static void pace_done(struct pl *p, unsigned slot)
+/* The next pass after the delay: the pass that just took `took` s. */
+static void pace_done(struct pl *p, unsigned slot, double took)
 {
     if (p->pass_gap_ms <= 0)
         return;
-    double gap = (double)p->pass_gap_ms / 1000;
+    double delay = pl_pace_delay(p->pass_gap_ms, took);
     pthread_mutex_lock(&p->pace_mu);
-    p->pace_at[slot] = pl_clock() + gap;
+    p->pace_at[slot] = pl_clock() + delay;
     pthread_mutex_unlock(&p->pace_mu);
 }
 
@@ -183,7 +190,7 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
         ps.memo->fresh = 0;
         pl_memo_put(p, ps.memo);
     }
-    pace_done(p, slot);
+    pace_done(p, slot, took);
     if (rc == CUBE_OK && ps.unwritten)
         return pl_pass_write_wait(&ps) > 0 ? pl_pass_write_wait(&ps) : 1;
     return rc;

@@ -297,7 +297,7 @@ say "load:    $JOBS jobs, 1 replica, $CONC concurrent submitters (HTTP keep-aliv
 say "         cubed; sbatch processes for Slurm); before it, per system, one warm-up job (not"
 say "         counted) and $LONE lone jobs one after the other (their latency, no bar)"
 if [ "$ONLY" != slurm ]; then
-    say "cube:    ${CUBE_VERSION:-cubed} ($CUBED), sqlite store, POST /api/v1/projects/bench/jobs"
+    say "cube:    ${CUBE_VERSION:-cubed} ($CUBED), store ${BENCH_DATABASE:-sqlite}, POST /api/v1/projects/bench/jobs"
     say "         spec {command: [true], resources: {cpu: $CPU, memory: $MEMORY}}"
     say "         $CUBE_SETTINGS"
     say "         completion: a watch event (?watch=1) with phase Succeeded/Failed"

@@ -168,7 +168,7 @@ verdict() { awk -v v="$1" -v b="$2" 'BEGIN { if (v !~ /^-?[0-9.]+$/) print "not 
 say ""
 say "== a $LAYERS x $WIDTH DAG ($TASKS tasks of \`true\`, $DEPS upstreams each): Cube vs make -j2 vs Slurm =="
 say "machine: nproc $NPROC, load before $LOAD0"
-say "cube:    one PipelineRun, spec.parallelism $PAR, executor-local (poll_ms 10), sqlite; CPU of cubed $CUBE_CPU"
+say "cube:    one PipelineRun, spec.parallelism $PAR, executor-local (poll_ms 10), store ${BENCH_DATABASE:-sqlite}; CPU of cubed $CUBE_CPU"
 say "make:    make -s -j2 on the same graph (phony targets, recipe \`true\`)"
 say "floor:   task_floor.sh, $PAR at a time: own account, mount view, cgroups, a supervisor; no DAG"
 say "slurm:   ${SLURM_VERSION:-slurm}, one node, sbatch --wrap true --dependency=afterok:<upstreams>"

@@ -171,8 +171,10 @@ start_slurm() {
 # --- cubed -------------------------------------------------------------------------
 
 # Makes dir/data and dir/conf.d, picks a free port (PORT) and writes
-# dir/cube.yaml: SQLite under dir/data, plugins from PLUGIN_DIR, conf.d under
-# dir, no console, warnings only, no access log: write_cube_yaml dir.
+# dir/cube.yaml: SQLite under dir/data (BENCH_DATABASE: that database
+# instead, e.g. a postgres:// URL of an empty database), plugins from
+# PLUGIN_DIR, conf.d under dir, no console, warnings only, no access log:
+# write_cube_yaml dir.
 write_cube_yaml() {
     local dir=$1
     mkdir -p "$dir/data" "$dir/conf.d"
@@ -180,7 +182,7 @@ write_cube_yaml() {
     cat >"$dir/cube.yaml" <<YAML
 listen: "127.0.0.1:$PORT"
 data_dir: "$dir/data"
-database: sqlite
+database: "${BENCH_DATABASE:-sqlite}"
 plugin_dir: "$PLUGIN_DIR"
 conf_dir: "$dir/conf.d"
 web_root: ""

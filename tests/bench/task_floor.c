@@ -25,7 +25,8 @@
  *   below it; CGROUP_DIRS: the cgroups the tasks join, separated by ":" (one
  *   per controller on cgroup v1; "-": the step is skipped);
  *   DB: an SQLite file to create. One line per step:
- *   "step wall_s cpu_ms_per_task". */
+ *   "step wall_s cpu_ms_per_task latency_ms_p50 p99 max" (the store: only
+ *   the first three). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -154,21 +155,40 @@ static pid_t start(const struct opts *o, enum step s)
     return p;
 }
 
-/* Runs o->tasks tasks of step s, o->jobs at a time; prints the line. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Runs o->tasks tasks of step s, o->jobs at a time; prints the line: the
+ * step, wall s, CPU ms per task, and each task's latency (fork to reaped)
+ * in ms at the median, 99th percentile and worst. */
 static void run_step(const struct opts *o, enum step s)
 {
+    pid_t *pid = calloc((size_t)o->jobs, sizeof *pid);
+    double *began = calloc((size_t)o->jobs, sizeof *began);
+    double *lat = calloc((size_t)o->tasks, sizeof *lat);
+    if (!pid || !began || !lat)
+        die("calloc");
     double t0 = now_s(), c0 = cpu_s(RUSAGE_SELF) + cpu_s(RUSAGE_CHILDREN);
-    int started = 0, running = 0, failed = 0;
+    int started = 0, running = 0, failed = 0, n_lat = 0;
     while (started < o->tasks || running > 0) {
-        while (running < o->jobs && started < o->tasks) {
-            start(o, s);
-            started++, running++;
-        }
+        for (int k = 0; k < o->jobs && started < o->tasks; k++)
+            if (!pid[k]) {
+                began[k] = now_s();
+                pid[k] = start(o, s);
+                started++, running++;
+            }
         int st;
-        if (wait(&st) > 0) {
-            running--;
-            failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
-        }
+        pid_t p = wait(&st);
+        for (int k = 0; p > 0 && k < o->jobs; k++)
+            if (pid[k] == p) {
+                lat[n_lat++] = (now_s() - began[k]) * 1000;
+                pid[k] = 0;
+                running--;
+                failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+            }
     }
     double wall = now_s() - t0;
     double cpu = cpu_s(RUSAGE_SELF) + cpu_s(RUSAGE_CHILDREN) - c0;
@@ -176,7 +196,10 @@ static void run_step(const struct opts *o, enum step s)
         fprintf(stderr, "task_floor: step %s: %d tasks failed\n", step_name[s], failed);
         exit(1);
     }
-    printf("%s %.3f %.3f\n", step_name[s], wall, cpu * 1000 / o->tasks);
+    qsort(lat, (size_t)n_lat, sizeof *lat, cmp_double);
+    printf("%s %.3f %.3f %.2f %.2f %.2f\n", step_name[s], wall, cpu * 1000 / o->tasks,
+           lat[n_lat / 2], lat[n_lat * 99 / 100], lat[n_lat - 1]);
+    free(pid), free(began), free(lat);
 }
 
 static void sql(sqlite3 *db, const char *q)

@@ -4,7 +4,9 @@
 # (fork, exec, wait), then adding step by step what every Cube task must
 # have: its own unprivileged account, the private mount view, a cgroup,
 # a supervisor process that records its exit (tests/bench/task_floor.c).
-# No scheduler, no Job object, no DAG: what is left under a bar of
+# Each task's latency (fork to reaped) at the median and 99th percentile
+# shows the kernel's stalls (a cgroup join can wait tens of ms under
+# concurrency). No scheduler, no Job object, no DAG: what is left under a bar of
 # "2x make" for all of Cube's control is the gap between the last step
 # and twice the first. Also the store's share: a Job's four writes in
 # SQLite, batched.
@@ -77,7 +79,8 @@ MAKE=$(field make 2)
 say ""
 say "== the floor: $TASKS tasks of \`true\`, $JOBS at a time, nothing of Cube's control =="
 say "machine: nproc $(nproc); cgroup step: ${CG//:/ and }"
-printf '%-48s %8s %14s %10s\n' "step (each adds to the one before)" "wall s" "CPU ms/task" "/ make"
+printf '%-48s %8s %12s %8s %16s\n' "step (each adds to the one before)" "wall s" "CPU ms/task" "/ make" \
+    "task ms p50/p99"
 for s in make account view cgroup supervisor; do
     case $s in
         make) what="make: fork, exec true, wait" ;;
@@ -86,10 +89,10 @@ for s in make account view cgroup supervisor; do
         cgroup) what="+ joins its cgroup(s)" ;;
         supervisor) what="+ a supervisor that records the exit" ;;
     esac
-    printf '%-48s %8s %14s %10s\n' "$what" "$(field $s 2)" "$(field $s 3)" \
-        "$(ratio "$(field $s 2)" "$MAKE")"
+    printf '%-48s %8s %12s %8s %16s\n' "$what" "$(field $s 2)" "$(field $s 3)" \
+        "$(ratio "$(field $s 2)" "$MAKE")" "$(field $s 4)/$(field $s 5)"
 done
-printf '%-48s %8s %14s\n' "store: a Job's 4 writes (SQLite, batched)" "$(field store 2)" \
+printf '%-48s %8s %12s\n' "store: a Job's 4 writes (SQLite, batched)" "$(field store 2)" \
     "$(field store 3)"
 SUP=$(field supervisor 2)
 awk -v m="$MAKE" -v s="$SUP" -v n="$TASKS" -v c="$(nproc)" 'BEGIN {

@@ -59,7 +59,9 @@
  *   descriptors (size-checked, names DNS labels, required callbacks).
  * - node_set keeps the last document per node name (it must parse, with a
  *   name and a capacity object); node_remove forgets it.
- * - replica_exited records each call (cube_mock_exits) and does nothing else.
+ * - replica_exited records each call (cube_mock_exits) and does nothing else
+ *   (after cube_mock_set_exit_delay's wait, when one is set); it may be
+ *   called from several threads at once.
  * - local_devices calls every registered accelerator's discover and joins
  *   the arrays, filling in "resource". */
 #ifndef CUBE_MOCK_H
@@ -153,6 +155,10 @@ const char *cube_mock_node(const char *name);
 int cube_mock_node_count(void);
 /* replica_exited calls so far, oldest first. */
 const struct cube_mock_exit *cube_mock_exits(int *count);
+/* Makes each replica_exited call wait ms first (0: none); *in_call_max (may
+ * be NULL) gets the most calls that were in progress at once since the
+ * last call of this, and that count starts again. */
+void cube_mock_set_exit_delay(int ms, int *in_call_max);
 
 /* ABI 1.4: the i-th registered proxy prefix / console entry, or NULL. */
 const struct cube_proxy_desc *cube_mock_proxy(int i);

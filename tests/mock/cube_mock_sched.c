@@ -3,10 +3,12 @@
 #include "cube_mock.h"
 #include "cube_mock_priv.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -19,8 +21,12 @@ static struct {
     int n_accels;
     cJSON *nodes;                 /* name -> node document */
     struct cube_mock_exit exits[MAX_EXITS];
-    int n_exits;
+    int n_exits;                  /* grows under exits_mu; entries never move */
+    int exit_delay_ms, exits_in_call, exits_in_call_max;
 } S;
+
+/* Executors report ends from threads of their own. */
+static pthread_mutex_t exits_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int register_executor(cube_plugin *self, const struct cube_executor_desc *d)
 {
@@ -89,14 +95,40 @@ static int replica_exited(cube_plugin *self, const char *engine_id, int code,
                           const char *reason, const char *message)
 {
     (void)self;
-    if (!engine_id || !reason || S.n_exits == MAX_EXITS)
+    if (!engine_id || !reason)
         return CUBE_EINVAL;
-    struct cube_mock_exit *e = &S.exits[S.n_exits++];
-    e->engine_id = mock_strdup(engine_id);
-    e->exit_code = code;
-    e->reason = mock_strdup(reason);
-    e->message = mock_strdup(message ? message : "");
-    return CUBE_OK;
+    pthread_mutex_lock(&exits_mu);
+    int delay = S.exit_delay_ms;
+    if (++S.exits_in_call > S.exits_in_call_max)
+        S.exits_in_call_max = S.exits_in_call;
+    pthread_mutex_unlock(&exits_mu);
+    if (delay > 0)   /* as a host's store write would take */
+        nanosleep(&(struct timespec){delay / 1000, (long)(delay % 1000) * 1000000L}, NULL);
+    int rc = CUBE_OK;
+    pthread_mutex_lock(&exits_mu);
+    S.exits_in_call--;
+    if (S.n_exits == MAX_EXITS) {
+        rc = CUBE_EINVAL;
+    } else {
+        struct cube_mock_exit *e = &S.exits[S.n_exits];
+        e->engine_id = mock_strdup(engine_id);
+        e->exit_code = code;
+        e->reason = mock_strdup(reason);
+        e->message = mock_strdup(message ? message : "");
+        S.n_exits++;
+    }
+    pthread_mutex_unlock(&exits_mu);
+    return rc;
+}
+
+void cube_mock_set_exit_delay(int ms, int *in_call_max)
+{
+    pthread_mutex_lock(&exits_mu);
+    S.exit_delay_ms = ms;
+    if (in_call_max)
+        *in_call_max = S.exits_in_call_max;
+    S.exits_in_call_max = 0;
+    pthread_mutex_unlock(&exits_mu);
 }
 
 /* Asks every registered accelerator, as the host does. */
@@ -175,7 +207,9 @@ int cube_mock_node_count(void) { return cJSON_GetArraySize(S.nodes); }
 
 const struct cube_mock_exit *cube_mock_exits(int *count)
 {
+    pthread_mutex_lock(&exits_mu);
     if (count)
         *count = S.n_exits;
+    pthread_mutex_unlock(&exits_mu);
     return S.exits;
 }

@@ -103,6 +103,59 @@ static void ends_are_reported_without_waiting_for_the_tick(void **st)
     free(slow);
 }
 
+/* Ends that come together are reported side by side (a host's report
+ * waits for its store: reports in a row would add up), each exactly once,
+ * with its output whole. The host here takes 100 ms per report and the
+ * tick is not run. */
+static void ends_are_reported_side_by_side(void **st)
+{
+    (void)st;
+    enum { N = 8 };
+    char *slow = xt_config(root, "\"uid_min\":29000,\"uid_max\":29499,\"user_prefix\":\""
+                                 PREFIX "\",\"group_prefix\":\"" PREFIX "p-\",\"poll_ms\":1000");
+    void *s = NULL;
+    char ids[N][XL_ID_LEN];
+    assert_int_equal(cube_mock_init(cube_plugin_executor_local(), slow, &s), CUBE_OK);
+    cube_mock_set_exit_delay(100, NULL);
+    long long t0 = xt_now_ms();
+    for (int i = 0; i < N; i++) {
+        char name[32], cmd[96];
+        snprintf(name, sizeof name, "t-side-%d", i);
+        snprintf(cmd, sizeof cmd, "[\"sh\",\"-c\",\"echo side-%d; exit %d\"]", i, i % 3);
+        char *doc = xt_replica("alice", "demo", name, cmd, "");
+        xt_start(s, doc, ids[i], sizeof ids[i]);
+        free(doc);
+    }
+    int n = 0;
+    while (n < N && xt_now_ms() - t0 < 5000) {
+        xt_sleep_ms(5);
+        cube_mock_exits(&n);
+    }
+    long long took = xt_now_ms() - t0;
+    int most = 0;
+    cube_mock_set_exit_delay(0, &most);
+    print_message("%d ends of 100 ms reports in %lld ms, at most %d at once\n", n, took, most);
+    assert_int_equal(n, N);
+    assert_true(most > 1);
+    assert_true(took < N * 100);
+    xt_sleep_ms(100);   /* nothing is reported twice */
+    cube_mock_exits(&n);
+    assert_int_equal(n, N);
+    for (int i = 0; i < N; i++) {
+        const struct cube_mock_exit *e = xt_exit_of(ids[i]);
+        assert_non_null(e);
+        assert_int_equal(e->exit_code, i % 3);
+        char name[32], want[32];
+        snprintf(name, sizeof name, "t-side-%d", i);
+        snprintf(want, sizeof want, "side-%d\n", i);
+        char *log = xt_log(s, "demo", name);
+        assert_string_equal(log, want);
+        free(log);
+    }
+    cube_mock_reset(cube_plugin_executor_local(), s);
+    free(slow);
+}
+
 static void exit_code_is_reported(void **st)
 {
     (void)st;
@@ -425,6 +478,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(true_exits_zero, setup, teardown),
         cmocka_unit_test(ends_are_reported_without_waiting_for_the_tick),
+        cmocka_unit_test(ends_are_reported_side_by_side),
         cmocka_unit_test_setup_teardown(exit_code_is_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(stdout_and_stderr_reach_the_log, setup, teardown),
         cmocka_unit_test_setup_teardown(output_is_prompt, setup, teardown),

@@ -370,7 +370,8 @@ static void stop_stops_running_and_pending(void **st)
 }
 
 /* With a pass gap, a second pass right after the first is put off: the
- * host is asked to call again (a positive ms), and nothing is read. */
+ * host is asked to call again (a positive ms, at most twice what the pass
+ * took and never more than the gap), and nothing is read. */
 static void passes_are_paced(void **st)
 {
     (void)st;
@@ -382,12 +383,31 @@ static void passes_are_paced(void **st)
     assert_non_null(doc);
     char *text = strdup(doc);
     pl->pass_gap_ms = 1000;
+    double t0 = pl_clock();
     assert_true(pl_run_reconcile(pl, "PipelineRun", "demo", run, text) <= 0);   /* a pass */
+    double took = pl_clock() - t0;
     int wait = pl_run_reconcile(pl, "PipelineRun", "demo", run, text);
-    assert_true(wait > 0 && wait <= 1001);
+    assert_true(wait >= 0 && wait <= (int)(2 * took * 1000) + 1);
     pl->pass_gap_ms = 0;   /* no pacing: a pass at once */
     assert_true(pl_run_reconcile(pl, "PipelineRun", "demo", run, text) <= 0);
     free(text);
+}
+
+static int near(double a, double b)
+{
+    return a - b < 1e-9 && b - a < 1e-9;
+}
+
+/* The delay after a pass: twice the pass, capped by the gap; none
+ * without a gap. */
+static void pace_delay_is_twice_the_pass_up_to_the_gap(void **st)
+{
+    (void)st;
+    assert_true(near(pl_pace_delay(20, 0.001), 0.002));    /* a chain's pass */
+    assert_true(near(pl_pace_delay(20, 0.022), 0.020));    /* a wide run's */
+    assert_true(near(pl_pace_delay(1000, 0.3), 0.6));
+    assert_true(pl_pace_delay(0, 0.5) == 0);
+    assert_true(pl_pace_delay(20, -1) == 0);   /* a clock step back */
 }
 
 /* The env value `key` of a task's Job ("" when none). */
@@ -567,6 +587,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_stop_meets_jobs_not_written_yet, setup, teardown),
         cmocka_unit_test_setup_teardown(stop_stops_running_and_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(passes_are_paced, setup, teardown),
+        cmocka_unit_test(pace_delay_is_twice_the_pass_up_to_the_gap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
