@@ -3,8 +3,9 @@
  *
  * Every call is one statement: writes on the writer connection (SQLite:
  * the dedicated one, in the objects' group commit; PostgreSQL: any pooled
- * one, its own implicit transaction), reads on a reader. As in store.c, rows are copied out and the
- * connection is back in its pool before any callback runs. A record whose
+ * one, its own implicit transaction), reads on a reader. As in store.c,
+ * rows are copied out and the connection is back in its pool before any
+ * callback runs. A record whose
  * expiry has passed reads as absent everywhere (get, list, delete, add)
  * until cube_store_kv_purge removes it; "now" is time(NULL). */
 #include <stdlib.h>

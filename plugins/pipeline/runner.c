@@ -113,10 +113,11 @@ static int reconcile(struct pl_pass *ps)
  * starts what became ready. A pass that comes too soon after the previous
  * one's end is put off (the host calls again after the returned ms) so
  * that the changes meanwhile make one pass. "Too soon" is twice as long as
- * the previous pass took, at most pass_gap_ms (pl_pace_delay): a run's
- * passes use at most a third of a core, a wide run's passes (many Jobs
- * each) still gather pass_gap_ms of changes, and a narrow run's next task
- * (a chain: one Job ended, one to start) is not held back a whole gap. */
+ * the previous pass took, at most pass_gap_ms (pl_pace_delay): a run
+ * spends at most a third of its time in passes, a wide run's passes (many
+ * Jobs each, about the gap long) still gather pass_gap_ms of changes, and
+ * a narrow run's next task (a chain: one Job ended, one to start) is not
+ * held back a whole gap. */
 static unsigned pace_slot(const char *project, const char *name)
 {
     unsigned h = 2166136261u;
