@@ -18,9 +18,7 @@
 
 static const char *const account_files[2] = {"/etc/passwd", "/etc/group"};
 
-/* The identity of the account files now; 0 when one cannot be read (then
- * nothing is cached). */
-static int files_stamp(struct xl_acache_stamp *out)
+int xl_acache_stamp_now(struct xl_acache_stamp *out)
 {
     memset(out, 0, sizeof *out);
     for (int i = 0; i < 2; i++) {
@@ -51,11 +49,6 @@ static int same_stamp(const struct xl_acache_stamp *a, const struct xl_acache_st
     return 1;
 }
 
-int xl_acache_stamp_now(struct xl_acache_stamp *out)
-{
-    return files_stamp(out);
-}
-
 int xl_acache_get(struct xl_acache *c, const struct xl_acache_stamp *now, const char *user,
                   const char *project, struct xl_account *acct, gid_t *pgid)
 {
@@ -81,9 +74,10 @@ void xl_acache_put(struct xl_acache *c, const struct xl_acache_stamp *before, co
                    const char *project, const struct xl_account *acct, gid_t pgid)
 {
     /* Looked up from files that were replaced meanwhile (by us, adding the
-     * account, or by anyone): not kept, the next start looks again. */
+     * account, or by anyone): not kept, the next start looks again. (The
+     * cache's own stamp is `before`: xl_acache_get set it.) */
     struct xl_acache_stamp after;
-    if (!same_stamp(before, &c->stamp) || !files_stamp(&after) || !same_stamp(before, &after))
+    if (!xl_acache_stamp_now(&after) || !same_stamp(before, &after))
         return;
     if (strlen(user) >= sizeof c->e[0].user || strlen(project) >= sizeof c->e[0].project)
         return;

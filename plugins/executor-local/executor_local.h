@@ -173,8 +173,8 @@ int xl_acache_stamp_now(struct xl_acache_stamp *out);
  * empties the cache). */
 int xl_acache_get(struct xl_acache *c, const struct xl_acache_stamp *now, const char *user,
                   const char *project, struct xl_account *acct, gid_t *pgid);
-/* Keeps what was resolved from the files `before` names, unless they have
- * changed since. */
+/* Keeps what was resolved from the files `before` names (after a miss of
+ * xl_acache_get with the same `before`), unless they have changed since. */
 void xl_acache_put(struct xl_acache *c, const struct xl_acache_stamp *before, const char *user,
                    const char *project, const struct xl_account *acct, gid_t pgid);
 
