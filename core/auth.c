@@ -180,7 +180,7 @@ const struct cube_principal *cube_auth_who(cube_req *req)
 struct cube_actor cube_auth_actor(cube_req *req)
 {
     const struct cube_principal *p = cube_auth_who(req);
-    return (struct cube_actor){p->via ? p->user : "anonymous", p->admin};
+    return (struct cube_actor){p->via ? p->user : "anonymous", p->admin, NULL};
 }
 
 int cube_auth_role(cube_req *req, const char *project)

@@ -151,7 +151,7 @@ static int collect_project(void *cls, const char *name, void *value)
 
 void auth_project_purge_user(struct cube_auth *a, const char *user)
 {
-    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1};
+    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1, NULL};
     struct cube_op_error e;
     cJSON *names = cJSON_CreateArray(), *n;
     pthread_rwlock_rdlock(&a->mu);
@@ -168,7 +168,7 @@ void auth_project_purge_user(struct cube_auth *a, const char *user)
 int auth_project_add_member(struct cube_auth *a, const char *project, const char *user,
                             int role, int raise)
 {
-    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1};
+    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1, NULL};
     struct cube_op_error e;
     (void)raise;
     if (edit_project(a, project, user, role, edit_ensure, &sys, &e) < 0) {

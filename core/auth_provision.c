@@ -36,7 +36,7 @@ static const char *str(const cJSON *o, const char *key)
 static int create_user(struct cube_auth *a, const char *provider, const char *user,
                        const cJSON *id, char *msg, size_t msglen)
 {
-    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1};
+    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1, NULL};
     struct cube_op_error e;
     cJSON *body = cJSON_CreateObject(), *out = NULL;
     cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "metadata"), "name", user);
@@ -59,7 +59,7 @@ static int create_user(struct cube_auth *a, const char *provider, const char *us
 static void update_user(struct cube_auth *a, const char *user, const cJSON *id)
 {
     static const char *const KEYS[] = {"role", "displayName", "email"};
-    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1};
+    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1, NULL};
     struct cube_op_error e;
     cJSON *patch = cJSON_CreateObject(), *spec = cJSON_AddObjectToObject(patch, "spec");
     cJSON *cur = NULL, *out = NULL;

@@ -106,7 +106,7 @@ static void write_initial_password(struct cube_auth *a, const char *password)
 /* Creates an object as the system (first start). 0, or -1 logged. */
 static int create_as_system(struct cube_auth *a, struct cube_kind *k, const char *json)
 {
-    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1};
+    struct cube_actor sys = {AUTH_SYSTEM_ACTOR, 1, NULL};
     struct cube_op_error e;
     cJSON *body = cJSON_Parse(json), *out = NULL;
     int rc = body ? cube_obj_create(a->ctx, k, NULL, body, &sys, &out, &e) : -1;

@@ -162,7 +162,7 @@ static int reconcile_one(struct cube_queue *q, const char *project, const char *
         const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
         if (cJSON_GetObjectItemCaseSensitive(meta, "deletionTimestamp")) {
             rc = k->desc.finalize(state, doc);
-            struct cube_actor who = {"system:finalizer", 1};
+            struct cube_actor who = {"system:finalizer", 1, NULL};
             if (rc == CUBE_OK && cube_obj_remove(ctx, k, proj, name, doc_rv, &who, &e) < 0 &&
                 e.status != 404)
                 rc = CUBE_EUNAVAIL;

@@ -267,4 +267,5 @@ void cube_host_table_init(struct cube_host *h)
     cube_host_table_init_1_3(h);
     cube_host_table_init_1_4_proxy(h);
     cube_host_table_init_1_4_ui(h);
+    cube_host_table_init_1_5(h);
 }

@@ -1,5 +1,6 @@
 /* host_objects.c — the ABI 1.1 host slots: kinds, actions, object access,
- * events, log streams and project files for plugins. */
+ * events, log streams and project files for plugins. Whom a plugin's new
+ * object is for (its metadata.owner) is decided in host_owner.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,7 @@ static char *obj_list(cube_plugin *self, const char *kind, const char *project,
 /* The actor for writes a plugin makes. */
 static struct cube_actor plugin_actor(cube_plugin *self)
 {
-    return (struct cube_actor){self->log_component, 1}; /* "plugin:<name>": trusted */
+    return (struct cube_actor){self->log_component, 1, NULL}; /* "plugin:<name>": trusted */
 }
 
 /* kind, metadata.name and metadata.project of an object body. */
@@ -163,10 +164,14 @@ static const struct cube_kind *body_target(cube_plugin *self, const cJSON *body,
     return k;
 }
 
-static char *obj_write(cube_plugin *self, const char *json, int *rc, int create)
+/* A create (req: on behalf of its caller, else for whom the object's
+ * controller reference decides) or a replace. */
+static char *obj_write(cube_plugin *self, cube_req *req, const char *json, int *rc,
+                       int create)
 {
     cJSON *body = json ? cJSON_Parse(json) : NULL, *out = NULL;
     const char *project, *name;
+    char owner[CUBE_OWNER_MAX] = "";
     struct cube_op_error e;
     struct cube_actor who = plugin_actor(self);
     const struct cube_kind *k = body ? body_target(self, body, &project, &name, rc) : NULL;
@@ -180,20 +185,32 @@ static char *obj_write(cube_plugin *self, const char *json, int *rc, int create)
     }
     if (k->scope == CUBE_SCOPE_CLUSTER)
         project = NULL;
+    if (create && req && cube_host_owner_of_request(self, req, k, project, owner, rc) < 0) {
+        cJSON_Delete(body);
+        return NULL;
+    }
+    if (create && !req)
+        cube_host_owner_inherited(self, body, project, owner);
+    who.owner = owner[0] ? owner : NULL;
     int ok = (create ? cube_obj_create(self->ctx, k, project, body, &who, &out, &e)
                      : cube_obj_replace(self->ctx, k, project, name, body, &who, &out, &e)) == 0;
     cJSON_Delete(body);
     return result(self, ok, out, &e, rc);
 }
 
+char *cube_host_obj_create(cube_plugin *self, cube_req *req, const char *json, int *rc)
+{
+    return obj_write(self, req, json, rc, 1);
+}
+
 static char *obj_create(cube_plugin *self, const char *json, int *rc)
 {
-    return obj_write(self, json, rc, 1);
+    return obj_write(self, NULL, json, rc, 1);
 }
 
 static char *obj_update(cube_plugin *self, const char *json, int *rc)
 {
-    return obj_write(self, json, rc, 0);
+    return obj_write(self, NULL, json, rc, 0);
 }
 
 static char *obj_update_status(cube_plugin *self, const char *kind, const char *project,

@@ -235,6 +235,13 @@ static int start_one(struct cube_sched *s, const cJSON *job, int i, const char *
         snprintf(msg, msglen, "node %s has no executor any more", node);
         return CUBE_ENOTFOUND;
     }
+    if (!job_run_as(job)) {
+        const char *owner = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(job, "metadata"), "owner"));
+        snprintf(msg, msglen, "no user to run as: its owner %s is not a user (a plugin made "
+                 "it on nobody's behalf)", owner ? owner : "(none)");
+        return CUBE_EPERM;
+    }
     char *doc = job_replica_doc(s, job, i);
     int rc = doc ? desc.start(state, doc, id, idlen, msg, msglen) : CUBE_ENOMEM;
     free(doc);

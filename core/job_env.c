@@ -46,16 +46,14 @@ static const char *node_address(struct cube_sched *s, const cJSON *job, int i, c
     return buf;
 }
 
-/* The user the replica runs for: the Job's owner, or for objects a plugin
- * or the core created, the annotation cube.dev/user. */
-static const char *run_as(const cJSON *job)
+/* The user the replica runs for: the Job's owner, which the host stamped
+ * from the authenticated principal that caused it (host_owner.c); NULL
+ * when that is no user (a plugin's own object), and the Job never starts.
+ * Nothing a user writes (annotations, spec) decides it. */
+const char *job_run_as(const cJSON *job)
 {
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
-    const char *owner = str(meta, "owner");
-    const char *ann = str(cJSON_GetObjectItemCaseSensitive(meta, "annotations"), "cube.dev/user");
-    if (!owner || !strncmp(owner, "plugin:", 7) || !strncmp(owner, "system:", 7))
-        return ann ? ann : "cube";
-    return owner;
+    const char *owner = str(cJSON_GetObjectItemCaseSensitive(job, "metadata"), "owner");
+    return cube_owner_is_user(owner) ? owner : NULL;
 }
 
 /* Copies string members of from (a JSON object) into env. */
@@ -114,8 +112,8 @@ static void cube_env(struct cube_sched *s, const cJSON *job, int i, cJSON *env)
                       ? (int64_t)timeout->valuedouble + 3600 : 86400;
     cJSON *tok = NULL;
     int admin, disabled;
-    const char *user = run_as(job);
-    if (s->ctx->auth && auth_index_get_user(s->ctx->auth, user, &admin, &disabled) == 0 &&
+    const char *user = job_run_as(job);
+    if (user && s->ctx->auth && auth_index_get_user(s->ctx->auth, user, &admin, &disabled) == 0 &&
         !disabled &&
         auth_token_new(s->ctx->auth, user, "job", ttl < TOKEN_MAX_S ? ttl : TOKEN_MAX_S, &tok,
                        secret, sizeof secret) == CUBE_OK)
@@ -234,6 +232,8 @@ static cJSON *limits(const cJSON *spec)
 char *job_replica_doc(struct cube_sched *s, const cJSON *job, int i)
 {
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
+    if (!job_run_as(job))
+        return NULL;
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec"), *a;
     const cJSON *rep = replica_status(job, i);
     cJSON *doc = cJSON_CreateObject(), *env = cJSON_CreateObject(), *argv, *devs;
@@ -246,7 +246,7 @@ char *job_replica_doc(struct cube_sched *s, const cJSON *job, int i)
     devs = cJSON_AddArrayToObject(doc, "devices");
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(rep, "devices"))
         cJSON_AddItemToArray(devs, cJSON_CreateString(str(a, "id") ? str(a, "id") : ""));
-    cJSON_AddStringToObject(doc, "user", run_as(job));
+    cJSON_AddStringToObject(doc, "user", job_run_as(job));
     cJSON_AddStringToObject(doc, "project", str(meta, "project"));
     argv = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(spec, "command"), 1);
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(spec, "args"))

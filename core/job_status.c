@@ -72,7 +72,7 @@ char *job_event_doc(struct cube_sched *s, const char *project, const char *name,
 int job_update_status_event(struct cube_sched *s, const char *project, const char *name,
                             job_edit_fn edit, void *cls, const char *event)
 {
-    struct cube_actor sys = {"system:scheduler", 1};
+    struct cube_actor sys = {"system:scheduler", 1, NULL};
     for (int attempt = 0; attempt < RETRIES; attempt++) {
         cJSON *job = NULL, *out = NULL;
         int64_t rv;

@@ -176,8 +176,13 @@ void job_starter_stop(struct cube_sched *s);
 void job_starter_free(struct cube_sched *s);
 
 /* -- job_env.c -------------------------------------------------------- */
-/* The replica document for an executor (cube_sched.h), new text. */
+/* The replica document for an executor (cube_sched.h), new text; NULL
+ * when the Job has no user to run as (see job_run_as). */
 char *job_replica_doc(struct cube_sched *s, const cJSON *job, int replica);
+/* The user a Job's replicas run as: its metadata.owner when that names a
+ * user (the host stamps it from the principal that caused the Job), else
+ * NULL. Borrowed from job. */
+const char *job_run_as(const cJSON *job);
 
 /* Tracks a pending Job for its "why it waits" (caller holds mu); drops it
  * when admitted or forgotten (untrack). */

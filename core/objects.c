@@ -136,9 +136,10 @@ static char *audit_doc(const struct cube_kind *k, const char *project,
     if (status_write && (strncmp(who->user, "plugin:", 7) == 0 ||
                          strncmp(who->user, "system:", 7) == 0))
         return NULL;
-    char msg[200];
-    const char *parts[] = {what, " ", verb, " by ", who->user};
-    cube_obj_join(msg, sizeof msg, parts, 5);
+    char msg[260];
+    const char *parts[] = {what, " ", verb, " by ", who->user, who->owner ? " for " : "",
+                           who->owner ? who->owner : ""};
+    cube_obj_join(msg, sizeof msg, parts, 7);
     return cube_obj_event_doc(k, project, name, uid, verb, who->user, create ? 201 : 200,
                               "Normal", create ? "Created"
                               : status_write ? "StatusUpdated" : "Updated", msg);
@@ -334,7 +335,7 @@ static void stamp_new(cJSON *obj, const struct cube_kind *k, const char *project
     set_string(meta, "uid", uid);
     set_string(meta, "created", now);
     set_string(meta, "updated", now);
-    set_string(meta, "owner", who->user);
+    set_string(meta, "owner", who->owner ? who->owner : who->user);
     set_item(meta, "generation", cJSON_CreateNumber(1));
     cJSON_DeleteItemFromObjectCaseSensitive(meta, "deletionTimestamp");
     cJSON_DeleteItemFromObjectCaseSensitive(meta, "resourceVersion");
@@ -350,7 +351,8 @@ static int create(struct cube_ctx *ctx, const struct cube_kind *k,
                   const struct cube_actor *who, cJSON **out, char **text,
                   struct cube_op_error *e)
 {
-    if (check_identity(k, project, obj, NULL, e) < 0) {
+    if (check_identity(k, project, obj, NULL, e) < 0 ||
+        cube_obj_check_reserved(who, obj, NULL, e) < 0) {
         cJSON_Delete(obj);
         return -1;
     }
@@ -485,7 +487,8 @@ static int replace_once(struct cube_ctx *ctx, const struct cube_kind *k,
     }
     set_string(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "name", name);
     keep_server_fields(obj, cur, project);
-    if (default_and_validate(ctx, k, &obj, cur, who, e) < 0) {
+    if (cube_obj_check_reserved(who, obj, cur, e) < 0 ||
+        default_and_validate(ctx, k, &obj, cur, who, e) < 0) {
         cJSON_Delete(obj);
         return -1;
     }

@@ -25,11 +25,32 @@ struct cube_op_error {
 
 /* Who acts, for audit and metadata.owner: a user name, "anonymous",
  * "plugin:<name>" or "system:<part>"; admin when a platform administrator
- * (plugins and the system count as trusted, see cube_actor_trusted). */
+ * (plugins and the system count as trusted, see cube_actor_trusted).
+ * owner, when set, is the user a plugin or the core writes for: a new
+ * object's metadata.owner (whom its Jobs run as), decided by the host from
+ * an authenticated request or a controller's own object, never from a
+ * field a user wrote; NULL: the actor itself. Borrowed. */
 struct cube_actor {
     const char *user;
     int admin;
+    const char *owner;
 };
+
+/* 1 when the actor is a plugin or the core itself (not a request). */
+int cube_actor_internal(const struct cube_actor *who);
+
+/* 1 when `owner` (a metadata.owner) names a user: not empty, "anonymous",
+ * "plugin:..." or "system:...". Only such an owner has Jobs run for it. */
+int cube_owner_is_user(const char *owner);
+
+/* Users' writes may not set what Cube itself records: label and annotation
+ * keys under "cube.dev/" and ownerReferences marked controller. On a
+ * create (cur NULL) any such key or reference is refused; on a replace
+ * those already stored may be sent back unchanged, and the stored ones a
+ * body leaves out are kept (copied into obj). Writes by plugins and the
+ * core pass. 0, or -1 with e filled (422 naming the field). */
+int cube_obj_check_reserved(const struct cube_actor *who, cJSON *obj,
+                            const cJSON *cur, struct cube_op_error *e);
 
 /* 1 when the actor is an administrator, a plugin or the core itself. */
 int cube_actor_trusted(const struct cube_actor *who);

@@ -213,7 +213,7 @@ static void cascade_run(void *a, void *b)
     (void)b;
     struct cascade *c = a;
     struct owned_list l = {0};
-    struct cube_actor who = {"system:garbage-collector", 1};
+    struct cube_actor who = {"system:garbage-collector", 1, NULL};
     if (cube_store_list_owned(c->ctx->store, c->owner_uid, collect_owned, &l) != CUBE_OK)
         cube_log(CUBE_LOG_WARN, "gc", "cannot list objects owned by %s", c->owner_uid);
     for (size_t i = 0; i < l.n; i++) {

@@ -212,7 +212,12 @@ struct cube_host {
     char *(*obj_list)(cube_plugin *self, const char *kind, const char *project,
                       const char *label_selector, int *rc);
     /** Creates the object given as JSON (kind, metadata.name and, for
-     *  project kinds, metadata.project required); returns it as stored. */
+     *  project kinds, metadata.project required); returns it as stored.
+     *  Since 1.5 the new object's metadata.owner (whom its Jobs run as) is
+     *  the owner of the object its controller ownerReference names (same
+     *  project; same uid when the reference has one), else the plugin
+     *  ("plugin:<name>", whose Jobs never start). For work a user asks for
+     *  in a request, use obj_create_for. */
     char *(*obj_create)(cube_plugin *self, const char *object_json, int *rc);
     /** Replaces metadata (labels, annotations, ownerReferences) and spec of
      *  an existing object; metadata.resourceVersion, when present, must
@@ -351,6 +356,25 @@ struct cube_host {
      *  init only. Same codes; CUBE_EEXIST when the plugin already has
      *  that id. */
     int (*register_ui)(cube_plugin *self, const struct cube_ui_desc *desc);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.5: objects created on a user's behalf                      */
+    /* ---------------------------------------------------------------- */
+
+    /** As obj_create, for the signed-in caller of `req`, a request the
+     *  plugin is handling (a route or action handler, before it answers):
+     *  the new object's metadata.owner is that user, who must be allowed
+     *  to create objects of the kind in its project (project:edit; cluster
+     *  kinds: a platform administrator); the audit names the plugin and
+     *  the user. This is how a plugin makes objects a user asked for
+     *  (an imported pipeline, a run started by a button) that are the
+     *  user's to edit and whose Jobs run as the user; the plugin remains
+     *  their controller. Returns the object as stored (release with free)
+     *  or NULL with *rc: as obj_create, plus CUBE_EPERM (anonymous caller
+     *  or not allowed; nothing is written). Thread: the request's. May
+     *  block on the store. */
+    char *(*obj_create_for)(cube_plugin *self, cube_req *req,
+                            const char *object_json, int *rc);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

@@ -25,7 +25,7 @@ extern "C" {
 /** ABI major version: a plugin loads only into a host with the same major. */
 #define CUBE_ABI_MAJOR 1
 /** ABI minor version: a plugin loads into a host whose minor is >= its own. */
-#define CUBE_ABI_MINOR 4
+#define CUBE_ABI_MINOR 5
 
 /** Marks a printf-style function so the compiler checks its arguments. */
 #if defined(__GNUC__) || defined(__clang__)

@@ -64,14 +64,49 @@ static void fail(cJSON *st, const char *reason, const char *message)
     cJSON_DeleteItemFromObjectCaseSensitive(st, "url");
 }
 
+/* 1 when job (NULL: none) is the notebook's own: its controller reference
+ * names the notebook's uid. A Job of that name made by anyone else would
+ * serve the owner someone else's server; it is never adopted. */
+static int job_is_notebooks(const cJSON *obj, const cJSON *job)
+{
+    const char *uid = str(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "uid");
+    const cJSON *ref;
+    int mine = 0;
+    cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(
+                                cJSON_GetObjectItemCaseSensitive(job, "metadata"),
+                                "ownerReferences"))
+        mine |= uid && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) &&
+                str(ref, "uid") && !strcmp(str(ref, "uid"), uid);
+    return mine;
+}
+
+static int name_taken(struct nb *nb, const struct nb_entry *e, cJSON *st)
+{
+    fail(st, "JobNameTaken", "a Job with this notebook's Job name exists and is not the "
+         "notebook's; delete it and start the notebook again");
+    nb_table_drop(&nb->table, e->key);
+    return CUBE_OK;
+}
+
 /* Creates the Job of e; fills st with Pending or Failed. */
-static int create_job(struct nb *nb, const char *obj_json, const struct nb_entry *e, cJSON *st)
+static int create_job(struct nb *nb, const cJSON *obj, const char *obj_json,
+                      const struct nb_entry *e, cJSON *st)
 {
     int rc = CUBE_OK;
     char *job = nb_job_json(nb, obj_json, e->job, e->port, e->generation);
     char *out = job ? nb->host->obj_create(nb->self, job, &rc) : NULL;
     free(job);
     nb->host->free(out);
+    if (!out && rc == CUBE_EEXIST) {   /* made meanwhile: ours only if it says so */
+        char *text = nb->host->obj_get(nb->self, "Job", str(cJSON_GetObjectItemCaseSensitive(
+                                           obj, "metadata"), "project"), e->job, &rc);
+        cJSON *found = text ? cJSON_Parse(text) : NULL;
+        nb->host->free(text);
+        int mine = job_is_notebooks(obj, found);
+        cJSON_Delete(found);
+        if (!mine)
+            return name_taken(nb, e, st);
+    }
     if (!out && rc != CUBE_EEXIST) {
         fail(st, "JobRefused", "the notebook's Job was refused (check spec.resources, "
              "spec.image and spec.pool; cubed's log says why)");
@@ -195,7 +230,11 @@ int nb_follow(struct nb *nb, const void *objv, const char *obj_json, const char 
             nb_table_drop(&nb->table, key);
             return CUBE_OK;
         }
-        return create_job(nb, obj_json, &e, st);
+        return create_job(nb, obj, obj_json, &e, st);
+    }
+    if (!job_is_notebooks(obj, job)) {
+        cJSON_Delete(job);
+        return name_taken(nb, &e, st);
     }
     const char *jphase = str(cJSON_GetObjectItemCaseSensitive(job, "status"), "phase");
     set_str(st, "job", e.job);

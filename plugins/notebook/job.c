@@ -74,7 +74,9 @@ static const char *str(const cJSON *o, const char *key)
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
-/* metadata: name, project, labels, the owner's annotation, ownerReferences. */
+/* metadata: name, project, labels, the owner's annotation, ownerReferences
+ * (the controller reference makes the host give the Job the notebook's
+ * owner, whom it runs as). */
 static cJSON *job_meta(const cJSON *nbmeta, const char *job_name)
 {
     cJSON *m = cJSON_CreateObject(), *refs, *ref;
@@ -82,9 +84,10 @@ static cJSON *job_meta(const cJSON *nbmeta, const char *job_name)
     cJSON_AddStringToObject(m, "project", str(nbmeta, "project"));
     cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "labels"), "cube.dev/notebook",
                             str(nbmeta, "name"));
-    const char *owner = str(nbmeta, "owner");
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "annotations"), "cube.dev/user",
-                            owner ? owner : "cube");
+    const char *owner = str(nbmeta, "owner");   /* informative: the host decides */
+    if (owner)
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "annotations"), "cube.dev/user",
+                                owner);
     refs = cJSON_AddArrayToObject(m, "ownerReferences");
     cJSON_AddItemToArray(refs, ref = cJSON_CreateObject());
     cJSON_AddStringToObject(ref, "kind", NB_KIND);

@@ -6,9 +6,9 @@
  *   POST .../pipelineruns/{name}/rerun   [{from: task}]
  *   GET  .../pipelineruns/{name}/tasks/{task}/logs[?follow=1&offset=N]
  *   GET  .../pipelineruns/{name}/tasks/{task}/results/{file}  (outputs.c)
- * Runs and copies are created by the plugin, so "operating" them is
- * checked here: ops and above, or the dev the object is for (its owner or
- * its cube.dev/user annotation). */
+ * Runs and copies are created by the plugin for the user who asked (the
+ * host makes them their owner), so "operating" them is checked here: ops
+ * and above, or the dev who owns the object. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +24,16 @@ int pl_resp_obj(struct pl *p, cube_req *req, int status, char *text, int rc)
 {
     if (!text) {
         int st = rc == CUBE_ENOTFOUND ? 404 : rc == CUBE_EEXIST ? 409 : rc == CUBE_EINVAL ? 422
-                 : rc == CUBE_ECONFLICT ? 409 : 503;
+                 : rc == CUBE_ECONFLICT ? 409 : rc == CUBE_EPERM ? 403 : 503;
+        const char *why = rc == CUBE_ENOTFOUND ? "no such object"
+            : rc == CUBE_EEXIST ? "an object of that name already exists in this project"
+            : rc == CUBE_ECONFLICT ? "the object changed meanwhile; read it again and retry"
+            : rc == CUBE_EPERM ? "your role in this project does not allow that"
+            : rc == CUBE_EINVAL ? "the object does not pass its kind's validation"
+            : "the store is unavailable; retry";
         return p->host->resp_error(req, st, st == 404 ? "NotFound" : st == 409 ? "Conflict"
-                                   : st == 422 ? "Invalid" : "Unavailable",
-                                   "the object could not be read or written (see the log)");
+                                   : st == 422 ? "Invalid" : st == 403 ? "Forbidden"
+                                   : "Unavailable", why);
     }
     int r = p->host->resp_json(req, status, text);
     p->host->free(text);
@@ -67,12 +73,8 @@ int pl_may_operate(struct pl *p, cube_req *req, const cJSON *obj)
     const char *user = p->host->req_user(req);
     if (role && (!strcmp(role, "admin") || !strcmp(role, "creator") || !strcmp(role, "ops")))
         return 1;
-    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    const char *for_user = pl_str(cJSON_GetObjectItemCaseSensitive(meta, "annotations"),
-                                  "cube.dev/user");
-    if (role && !strcmp(role, "dev") && user &&
-        ((pl_str(meta, "owner") && !strcmp(pl_str(meta, "owner"), user)) ||
-         (for_user && !strcmp(for_user, user))))
+    const char *owner = pl_meta(obj, "owner");
+    if (role && !strcmp(role, "dev") && user && owner && !strcmp(owner, user))
         return 1;
     pl_resp_error(p, req, 403, "Forbidden", "only ops, or the dev who owns it, may do that");
     return 0;
@@ -92,8 +94,8 @@ static int run_action(void *state, cube_req *req)
         pl_resp_error(p, req, 422, "Invalid", "executionDate: not an ISO 8601 date or date-time");
         goto out;
     }
-    char *run = pl_run_create(p, pl, t, "manual", p->host->req_user(req), name, sizeof name,
-                              &rc, msg, sizeof msg);
+    char *run = pl_run_create(p, req, pl, t, "manual", name, sizeof name, &rc, msg,
+                              sizeof msg);
     if (!run && rc == CUBE_EINVAL)
         pl_resp_error(p, req, 422, "Invalid", msg);
     else
@@ -131,7 +133,7 @@ static int backfill_action(void *state, cube_req *req)
     int existing = 0;
     for (int i = 0; i < n; i++) {
         int rc;
-        char *run = pl_run_create(p, pl, ticks[i], "backfill", p->host->req_user(req), name,
+        char *run = pl_run_create(p, req, pl, ticks[i], "backfill", name,
                                   sizeof name, &rc, msg, sizeof msg);
         if (run)
             cJSON_AddItemToArray(made, cJSON_CreateString(name));
@@ -169,13 +171,11 @@ static int copy_action(void *state, cube_req *req)
     cJSON_AddStringToObject(copy, "kind", "Pipeline");
     cJSON_AddStringToObject(meta, "name", to);
     cJSON_AddStringToObject(meta, "project", pl_meta(pl, "project"));
-    const char *user = p->host->req_user(req);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "annotations"), "cube.dev/user",
-                            user ? user : "");
     cJSON_AddItemToObject(copy, "spec", cJSON_DetachItemFromObjectCaseSensitive(pl, "spec"));
     char *doc = cJSON_PrintUnformatted(copy);
     cJSON_Delete(copy);
-    pl_resp_obj(p, req, 201, p->host->obj_create(p->self, doc, &rc), rc);
+    pl_resp_obj(p, req, 201, doc ? p->host->obj_create_for(p->self, req, doc, &rc) : NULL,
+                doc ? rc : CUBE_EUNAVAIL);
     free(doc);
 out:
     cJSON_Delete(body);

@@ -138,6 +138,44 @@ static int pipeline_validate(void *state, const char *object_json, const char *o
     return rc < 0 ? CUBE_EINVAL : CUBE_OK;
 }
 
+/* spec.creator records whom the run is for: the host's metadata.owner
+ * (the caller who started it, or the Pipeline's owner for scheduled and
+ * backfilled runs). A user may leave it out, never name someone else. */
+static int run_validate(void *state, const char *object_json, const char *old_json,
+                        char *field, size_t flen, char *msg, size_t mlen)
+{
+    (void)state;
+    cJSON *obj = cJSON_Parse(object_json), *old = old_json ? cJSON_Parse(old_json) : NULL;
+    const char *creator = pl_str(cJSON_GetObjectItemCaseSensitive(obj, "spec"), "creator");
+    const char *was = old ? pl_str(cJSON_GetObjectItemCaseSensitive(old, "spec"), "creator")
+                          : NULL;
+    const char *want = was ? was : pl_meta(obj, "owner");
+    int bad = creator && (!want || strcmp(creator, want) != 0);
+    if (bad) {
+        snprintf(field, flen, "spec.creator");
+        snprintf(msg, mlen, "set by Cube to the user the run is for (%s); leave it out",
+                 want ? want : "its owner");
+    }
+    cJSON_Delete(obj);
+    cJSON_Delete(old);
+    return bad ? CUBE_EINVAL : CUBE_OK;
+}
+
+/* Fills spec.creator from metadata.owner on a run that lacks it. */
+static int run_defaulting(void *state, const char *object_json, char **out)
+{
+    (void)state;
+    cJSON *obj = cJSON_Parse(object_json);
+    cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
+    const char *owner = pl_meta(obj, "owner");
+    if (cJSON_IsObject(spec) && owner && !cJSON_HasObjectItem(spec, "creator")) {
+        cJSON_AddStringToObject(spec, "creator", owner);
+        *out = cJSON_PrintUnformatted(obj);
+    }
+    cJSON_Delete(obj);
+    return CUBE_OK;
+}
+
 int pl_kinds_register(struct pl *p)
 {
     const struct cube_kind_desc kinds[] = {
@@ -161,6 +199,7 @@ int pl_kinds_register(struct pl *p)
          .scope = CUBE_SCOPE_PROJECT, .group = "Pipelines",
          .description = "One run of a pipeline: a snapshot of its tasks and their Jobs",
          .spec_schema = RUN_SPEC, .printer_columns = RUN_COLUMNS,
+         .validate = run_validate, .defaulting = run_defaulting,
          .reconcile = pl_run_reconcile, .resync_seconds = 300},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)

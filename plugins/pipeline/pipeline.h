@@ -158,12 +158,13 @@ void pl_pack_load(struct pl *p);
 /* -- snapshot.c -------------------------------------------------------- */
 
 /* Creates a PipelineRun of pipeline obj for execution time t (trigger:
- * "manual", "schedule", "backfill"; user: whose run, NULL: the pipeline's
- * creator). name_out gets its name. Returns the stored run (text to free
- * with host->free), or NULL with *rc (CUBE_EEXIST: that tick's run
- * exists) and msg. */
-char *pl_run_create(struct pl *p, const cJSON *pipeline, int64_t t, const char *trigger,
-                    const char *user, char *name_out, size_t name_len, int *rc,
+ * "manual", "schedule", "backfill"): for the caller of req (a run or
+ * backfill action), or with req NULL (the schedule) for the Pipeline's
+ * owner, as the host decides. name_out gets its name. Returns the stored
+ * run (text to free with host->free), or NULL with *rc (CUBE_EEXIST: that
+ * tick's run exists; CUBE_EPERM: the caller may not) and msg. */
+char *pl_run_create(struct pl *p, cube_req *req, const cJSON *pipeline, int64_t t,
+                    const char *trigger, char *name_out, size_t name_len, int *rc,
                     char *msg, size_t mlen);
 
 /* -- runner.c ---------------------------------------------------------- */
@@ -196,6 +197,10 @@ int pl_run_done(const char *phase);
  * NULL with msg when a template value does not render. */
 cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJSON *task,
                    const char *job_name, char *msg, size_t mlen);
+/* 1 when the Job job_name of run's project is run's own (its controller
+ * reference names the run's uid): a Job of that name made by anyone else
+ * is never adopted as a task's. */
+int pl_job_is_runs(struct pl *p, const cJSON *run, const char *job_name);
 /* Where a run keeps its tasks' files (spec.layout; 1 when absent: runs
  * made before it existed):
  *   1  pipeline-runs/<run>/tasks/<task>/results/  and  .../tasks/<task>/outputs

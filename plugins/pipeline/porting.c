@@ -65,11 +65,11 @@ static cJSON *import_object(struct pl *p, cube_req *req, cJSON *doc)
     cJSON_AddStringToObject(meta, "project", p->host->req_param(req, "project"));
     const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(doc, "metadata"), "labels");
-    if (labels)
-        cJSON_AddItemToObject(meta, "labels", cJSON_Duplicate(labels, 1));
-    const char *user = p->host->req_user(req);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "annotations"), "cube.dev/user",
-                            user ? user : "");
+    const cJSON *l;
+    cJSON *keep = labels ? cJSON_AddObjectToObject(meta, "labels") : NULL;
+    cJSON_ArrayForEach(l, labels)   /* Cube's own keys are not the user's to bring */
+        if (strncmp(l->string, "cube.dev/", 9) != 0)
+            cJSON_AddItemToObject(keep, l->string, cJSON_Duplicate(l, 1));
     cJSON_AddItemToObject(obj, "spec", cJSON_Duplicate(spec, 1));
     return obj;
 }
@@ -95,13 +95,18 @@ static int import_route(void *state, cube_req *req)
         return CUBE_OK;
     int rc;
     char *text = cJSON_PrintUnformatted(obj);
-    char *out = text ? p->host->obj_create(p->self, text, &rc) : NULL;
+    char *out = text ? p->host->obj_create_for(p->self, req, text, &rc) : NULL;
     free(text);
     if (!out && rc == CUBE_EINVAL && pl_pipeline_check(p, obj, field, sizeof field, emsg,
                                                        sizeof emsg) < 0) {
         char m[sizeof field + sizeof emsg + 4];
         snprintf(m, sizeof m, "%s: %s", field, emsg);
         pl_resp_error(p, req, 422, "Invalid", m);
+    } else if (!out && rc == CUBE_EEXIST) {
+        char m[PL_NAME_MAX + 160];
+        snprintf(m, sizeof m, "pipeline %s already exists in this project: delete it first, or "
+                 "import under another name (?name=)", pl_meta(obj, "name"));
+        pl_resp_error(p, req, 409, "Conflict", m);
     } else if (!out && rc == CUBE_EINVAL) {
         pl_resp_error(p, req, 422, "Invalid", "the pipeline does not pass its schema (create it "
                       "through the API to see the field)");

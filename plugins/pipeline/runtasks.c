@@ -138,6 +138,12 @@ static void start_task(struct pl_pass *ps, int i)
     p->host->free(out);
     if (out && p->jobs)
         p->host->metric_add(p->jobs, NULL, 1);
+    if (!out && rc == CUBE_EEXIST && !pl_job_is_runs(p, ps->run, jname)) {
+        snprintf(msg, sizeof msg, "a Job named %s exists and is not this run's; delete it "
+                 "and rerun", jname);
+        task_set(ps->ts[i], "Failed", msg, ps->now);
+        return;
+    }
     if (!out && rc != CUBE_EEXIST) {
         snprintf(msg, sizeof msg, "cannot create Job %s (error %d; see the log)", jname, rc);
         task_set(ps->ts[i], "Failed", msg, ps->now);

@@ -99,7 +99,7 @@ static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
     int capped = n == p->max_catchup;
     for (int i = 0; i < n; i++) {
         int rc;
-        char *run = pl_run_create(p, obj, ticks[i], "schedule", NULL, name, sizeof name, &rc,
+        char *run = pl_run_create(p, NULL, obj, ticks[i], "schedule", name, sizeof name, &rc,
                                   msg, sizeof msg);
         p->host->free(run);
         if (!run && rc != CUBE_EEXIST)

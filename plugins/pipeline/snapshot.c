@@ -112,7 +112,6 @@ static cJSON *run_object(struct pl *p, const cJSON *pipeline, int64_t t, const c
     cJSON_AddStringToObject(labels, "trigger", trigger);
     if (strcmp(trigger, "manual") != 0)   /* the Pipeline controller admits it */
         cJSON_AddStringToObject(labels, "queued", "true");
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "annotations"), "cube.dev/user", user);
     cJSON *ref = cJSON_CreateObject();
     cJSON_AddStringToObject(ref, "kind", "Pipeline");
     cJSON_AddStringToObject(ref, "name", pname);
@@ -124,7 +123,8 @@ static cJSON *run_object(struct pl *p, const cJSON *pipeline, int64_t t, const c
     pl_time_format(t, date, sizeof date);
     cJSON_AddStringToObject(rs, "executionDate", date);
     cJSON_AddStringToObject(rs, "trigger", trigger);
-    cJSON_AddStringToObject(rs, "creator", user);
+    if (user)
+        cJSON_AddStringToObject(rs, "creator", user);
     cJSON_AddNumberToObject(rs, "layout", PL_LAYOUT);
     cJSON_AddNumberToObject(rs, "parallelism", pl_num(spec, "parallelism", 1));
     copy_key(rs, spec, "env");
@@ -141,17 +141,15 @@ static cJSON *run_object(struct pl *p, const cJSON *pipeline, int64_t t, const c
     return run;
 }
 
-char *pl_run_create(struct pl *p, const cJSON *pipeline, int64_t t, const char *trigger,
-                    const char *user, char *name_out, size_t name_len, int *rc,
+char *pl_run_create(struct pl *p, cube_req *req, const cJSON *pipeline, int64_t t,
+                    const char *trigger, char *name_out, size_t name_len, int *rc,
                     char *msg, size_t mlen)
 {
     const char *pname = pl_meta(pipeline, "name");
-    const char *owner = pl_meta(pipeline, "owner");
-    const char *for_user = pl_str(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(pipeline, "metadata"), "annotations"), "cube.dev/user");
-    /* the caller; for the scheduler, whom the pipeline is for */
-    if (!user || !*user || !strncmp(user, "plugin:", 7) || !strncmp(user, "system:", 7))
-        user = for_user && *for_user ? for_user : owner ? owner : "admin";
+    /* Whom the run is for is the host's to decide: the caller of req, or
+     * (scheduled) the owner of the Pipeline its controller reference
+     * names. spec.creator repeats it for templates ({{ creator }}). */
+    const char *user = req ? p->host->req_user(req) : pl_meta(pipeline, "owner");
     run_name(pname, t, trigger, name_out, name_len);
     cJSON *run = run_object(p, pipeline, t, trigger, user, name_out, msg, mlen);
     if (!run) {
@@ -160,9 +158,12 @@ char *pl_run_create(struct pl *p, const cJSON *pipeline, int64_t t, const char *
     }
     char *doc = cJSON_PrintUnformatted(run);
     cJSON_Delete(run);
-    char *out = doc ? p->host->obj_create(p->self, doc, rc) : NULL;
+    char *out = !doc ? NULL : req ? p->host->obj_create_for(p->self, req, doc, rc)
+                                  : p->host->obj_create(p->self, doc, rc);
     free(doc);
-    if (!out && *rc != CUBE_EEXIST) {
+    if (!out && *rc == CUBE_EPERM)
+        snprintf(msg, mlen, "you may not start runs in this project");
+    else if (!out && *rc != CUBE_EEXIST) {
         snprintf(msg, mlen, "cannot create run %s (%d)", name_out, *rc);
         p->host->log(p->self, CUBE_LOG_WARN, "%s", msg);
     }

@@ -190,7 +190,8 @@ static cJSON *task_env(struct pl *p, const cJSON *run, const cJSON *task, const 
     return env;
 }
 
-/* metadata of the Job: labels, the user it runs for, owned by the run. */
+/* metadata of the Job: labels, owned by the run (the host makes the run's
+ * owner the Job's, so it runs as the user the run is for). */
 static void job_meta(cJSON *job, const cJSON *run, const cJSON *task, const char *name)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run, "spec");
@@ -201,16 +202,28 @@ static void job_meta(cJSON *job, const cJSON *run, const cJSON *task, const char
     cJSON_AddStringToObject(labels, "pipeline", pl_str(spec, "pipeline"));
     cJSON_AddStringToObject(labels, "pipelinerun", pl_meta(run, "name"));
     cJSON_AddStringToObject(labels, "task", pl_str(task, "name"));
-    const char *user = pl_str(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(run, "metadata"), "annotations"), "cube.dev/user");
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "annotations"), "cube.dev/user",
-                            user ? user : pl_str(spec, "creator"));
     cJSON *ref = cJSON_CreateObject();
     cJSON_AddStringToObject(ref, "kind", "PipelineRun");
     cJSON_AddStringToObject(ref, "name", pl_meta(run, "name"));
     cJSON_AddStringToObject(ref, "uid", pl_meta(run, "uid") ? pl_meta(run, "uid") : "");
     cJSON_AddTrueToObject(ref, "controller");
     cJSON_AddItemToArray(cJSON_AddArrayToObject(meta, "ownerReferences"), ref);
+}
+
+int pl_job_is_runs(struct pl *p, const cJSON *run, const char *job_name)
+{
+    int rc, mine = 0;
+    cJSON *job = pl_parse_host(p, p->host->obj_get(p->self, "Job", pl_meta(run, "project"),
+                                                  job_name, &rc));
+    const char *uid = pl_meta(run, "uid");
+    const cJSON *ref;
+    cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(
+                                cJSON_GetObjectItemCaseSensitive(job, "metadata"),
+                                "ownerReferences"))
+        mine |= uid && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) &&
+                pl_str(ref, "uid") && !strcmp(pl_str(ref, "uid"), uid);
+    cJSON_Delete(job);
+    return mine;
 }
 
 /* Copies a task member into the Job spec under another name. */

@@ -276,6 +276,13 @@ static void dump_host_1_4_ext(void)
     FIELD(cube_host, register_ui, int (*)(cube_plugin *, const struct cube_ui_desc *));
 }
 
+#if CUBE_ABI_MINOR >= 5
+static void dump_host_1_5(void)
+{
+    FIELD(cube_host, obj_create_for, char *(*)(cube_plugin *, cube_req *, const char *, int *));
+}
+#endif
+
 static void dump_ext_descriptors(void)
 {
     BEGIN(cube_proxy_upstream);
@@ -452,6 +459,9 @@ int main(void)
 #endif
 #if CUBE_ABI_MINOR >= 4
     dump_host_1_4_ext();
+#endif
+#if CUBE_ABI_MINOR >= 5
+    dump_host_1_5();
 #endif
     END(cube_host);
     dump_descriptors();

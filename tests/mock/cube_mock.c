@@ -81,6 +81,7 @@ static void mlog(cube_plugin *s, int level, const char *fmt, ...)
 }
 
 void *mock_state(void) { return M.state; }
+const struct cube_host *mock_host(void) { return &M.host; }
 const char *mock_actor(void) { return M.actor[0] ? M.actor : "plugin:mock"; }
 int mock_after_init(void) { return M.after_init; }
 

@@ -250,14 +250,42 @@ static char *obj_get(cube_plugin *self, const char *kind, const char *project,
     return o ? print(o->doc, rc) : (*rc = CUBE_ENOTFOUND, NULL);
 }
 
-static char *obj_create(cube_plugin *self, const char *json, int *rc)
+/* As the host (host_owner.c): the owner of the object the controller
+ * ownerReference names (same project, same uid when given), else NULL. */
+static const char *inherited_owner(const cJSON *obj, const char *project)
 {
-    (void)self;
+    const cJSON *ref;
+    cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(
+                                cJSON_GetObjectItemCaseSensitive(obj, "metadata"),
+                                "ownerReferences")) {
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ref, "kind"));
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ref, "name"));
+        const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ref, "uid"));
+        const struct cube_kind_desc *k = kind ? mock_find_kind(kind) : NULL;
+        const struct mobj *o = k && name && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+            ref, "controller")) ? find_obj(k->kind, scoped(k, project), name) : NULL;
+        const cJSON *m = o ? cJSON_GetObjectItemCaseSensitive(o->doc, "metadata") : NULL;
+        const char *ouid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "uid"));
+        if (o && (!uid || !*uid || (ouid && !strcmp(uid, ouid))))
+            return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "owner"));
+    }
+    return NULL;
+}
+
+/* A create; owner NULL: the inherited owner, else the plugin. */
+static char *create_as(const char *json, const char *owner, int *rc)
+{
     cJSON *obj = json ? cJSON_Parse(json) : NULL, *meta;
     const char *project, *name;
     char now[40], uid[40];
     const struct cube_kind_desc *k = target(obj, &project, rc);
-    if (!k || plugin_checks(k, &obj, NULL, rc) < 0)
+    if (!k)
+        return cJSON_Delete(obj), NULL;
+    /* as the host, the owner is stamped before defaulting and validation */
+    const char *inherited = owner ? NULL : inherited_owner(obj, project);
+    set_str(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "owner",
+            owner ? owner : inherited ? inherited : mock_actor());
+    if (plugin_checks(k, &obj, NULL, rc) < 0)
         return cJSON_Delete(obj), NULL;
     meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name"));
@@ -273,7 +301,6 @@ static char *obj_create(cube_plugin *self, const char *json, int *rc)
     set_str(meta, "uid", uid);
     set_str(meta, "created", now);
     set_str(meta, "updated", now);
-    set_str(meta, "owner", mock_actor());
     set_item(meta, "generation", cJSON_CreateNumber(1));
     cJSON_DeleteItemFromObjectCaseSensitive(meta, "deletionTimestamp");
     cJSON_DeleteItemFromObjectCaseSensitive(meta, "resourceVersion");
@@ -296,6 +323,32 @@ static char *obj_create(cube_plugin *self, const char *json, int *rc)
 }
 
 /* metadata.resourceVersion of a body: 0 when absent, -1 when bad. */
+static char *obj_create(cube_plugin *self, const char *json, int *rc)
+{
+    (void)self;
+    return create_as(json, NULL, rc);
+}
+
+/* As the host: for the request's signed-in caller, a dev or above. */
+static char *obj_create_for(cube_plugin *self, cube_req *req, const char *json, int *rc)
+{
+    cJSON *o = json ? cJSON_Parse(json) : NULL;
+    const char *project = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(o, "metadata"), "project"));
+    const char *user = req ? mock_host()->req_user(req) : NULL;
+    const char *role = user ? mock_host()->req_project_role(req, project) : NULL;
+    int may = role && (!strcmp(role, "admin") || !strcmp(role, "creator") ||
+                       !strcmp(role, "ops") || !strcmp(role, "dev"));
+    char owner[64];
+    snprintf(owner, sizeof owner, "%s", user ? user : "");
+    cJSON_Delete(o);
+    (void)self;
+    if (!may)
+        return mock_logf("%s may not create objects in %s", user ? user : "anonymous",
+                         project ? project : "the cluster"), *rc = CUBE_EPERM, NULL;
+    return create_as(json, owner, rc);
+}
+
 static long long body_rv(const cJSON *obj)
 {
     const cJSON *rv = cJSON_GetObjectItemCaseSensitive(
@@ -567,6 +620,7 @@ void mock_objects_install(struct cube_host *h)
     h->obj_get = obj_get;
     h->obj_list = obj_list;
     h->obj_create = obj_create;
+    h->obj_create_for = obj_create_for;
     h->obj_update = obj_update;
     h->obj_update_status = obj_update_status;
     h->obj_delete = obj_delete;

@@ -11,6 +11,8 @@
 
 /* The plugin's state as init left it (NULL before init). */
 void *mock_state(void);
+/* The fake host's table (for slots built on other slots). */
+const struct cube_host *mock_host(void);
 /* "plugin:<name>", the owner the host stamps on objects the plugin creates. */
 const char *mock_actor(void);
 /* Nonzero once cube_mock_init's call of init has returned. */
