@@ -137,6 +137,7 @@ static cJSON *placement_json(const struct cube_sp_admission *a)
 }
 
 struct admission {
+    struct cube_sched *s;
     const struct cube_sp_admission *a;
     int taken;              /* the status now says Admitted */
 };
@@ -167,6 +168,7 @@ static int mark_admitted(void *cls, const cJSON *job, cJSON *status)
     cJSON_DeleteItemFromObjectCaseSensitive(status, "retryAt");
     cJSON_DeleteItemFromObjectCaseSensitive(status, "replicas");
     cJSON_AddItemToObject(status, "replicas", placement_json(ad->a));
+    job_ports_assign(ad->s, ad->a->job, job, status);   /* a failure stops its start */
     ad->taken = 1;
     return 0;
 }
@@ -174,7 +176,7 @@ static int mark_admitted(void *cls, const cJSON *job, cJSON *status)
 void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a)
 {
     char project[64], name[64];
-    struct admission ad = {a, 0};
+    struct admission ad = {s, a, 0};
     pthread_mutex_lock(&s->mu);
     sched_pending_untrack(s, a->job);
     pthread_mutex_unlock(&s->mu);
@@ -234,6 +236,11 @@ static int start_one(struct cube_sched *s, const cJSON *job, int i, const char *
     if (!ex) {
         snprintf(msg, msglen, "node %s has no executor any more", node);
         return CUBE_ENOTFOUND;
+    }
+    const char *no_port = job_ports_missing(job);
+    if (no_port) {
+        snprintf(msg, msglen, "%s", no_port);
+        return CUBE_EUNAVAIL;
     }
     if (!job_run_as(job)) {
         const char *owner = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
@@ -340,6 +347,7 @@ static int restore_job(struct cube_sched *s, const cJSON *job, const char *proje
     pthread_mutex_unlock(&s->mu);
     free(place);
     free(devs);
+    job_ports_restore(s, id, job);
     job_adopt_replicas(s, job, project, name);
     return CUBE_OK;
 }

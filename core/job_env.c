@@ -4,7 +4,7 @@
  * CUBE_REPLICA, a short-lived CUBE_TOKEN of the Job's owner), the device
  * pinning from accelerator plugins, and what distributed frameworks read
  * (torchrun's MASTER_ADDR/PORT, RANK, WORLD_SIZE ...; TF_CONFIG; an MPI
- * hostfile). */
+ * hostfile). Ports are the Job's own, taken at admission (job_ports.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,6 @@
 #include "strmap.h"
 
 #define TOKEN_MAX_S (7 * 86400)
-#define PORT_BASE 29500   /* torch's default MASTER_PORT, then one per replica */
 
 static const char *str(const cJSON *o, const char *key)
 {
@@ -166,7 +165,9 @@ static void distributed_env(struct cube_sched *s, const cJSON *job, int i, cJSON
         return;
     if (!strcmp(mode, "pytorch") || !strcmp(mode, "deepspeed")) {
         put(env, "MASTER_ADDR", node_address(s, job, 0, addr, sizeof addr));
-        put_int(env, "MASTER_PORT", PORT_BASE);
+        put_int(env, "MASTER_PORT", (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(job, "status"),
+                                             "ports"), "master")));
         put_int(env, "WORLD_SIZE", n);
         put_int(env, "RANK", i);
         put_int(env, "NODE_RANK", i);
@@ -180,7 +181,8 @@ static void distributed_env(struct cube_sched *s, const cJSON *job, int i, cJSON
         for (int r = 0; r < n; r++) {
             char hp[160];
             snprintf(hp, sizeof hp, "%s:%d", node_address(s, job, r, addr, sizeof addr),
-                     PORT_BASE + r);
+                     (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+                         replica_status(job, r), "port")));
             cJSON_AddItemToArray(workers, cJSON_CreateString(hp));
         }
         cJSON_AddItemToObject(cJSON_AddObjectToObject(tf, "cluster"), "worker", workers);

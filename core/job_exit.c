@@ -262,6 +262,7 @@ void job_forget(struct cube_sched *s, const char *id)
         cube_strmap_each(d.map, del_engine, s->engines);
     }
     pthread_mutex_unlock(&s->mu);
+    job_ports_release(s, id);
     cube_strmap_free(d.map, NULL);
     sched_poke(s);
 }

@@ -45,6 +45,7 @@ struct sched_node {
     char *name, *pool, *address;
     struct sched_executor *executor;
     int64_t cpu_milli, memory;
+    int port_min, port_max;           /* jobPorts of its document; 0: defaults */
 };
 
 struct cube_sched {
@@ -63,6 +64,7 @@ struct cube_sched {
                                          reported before start returned */
     struct cube_sched_policy *policy;
     struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
+    struct cube_strmap *ports;        /* "<node>\t<port>" -> Job id (job_ports.c) */
     struct cube_kind *job_kind;
     struct cube_metric *m_jobs, *m_util, *m_mem;   /* job_metrics.c */
     struct job_starter *starter;      /* job_start.c */
@@ -174,6 +176,30 @@ void job_start_soon(struct cube_sched *s, const char *project, const char *name)
 int job_starter_init(struct cube_sched *s);
 void job_starter_stop(struct cube_sched *s);
 void job_starter_free(struct cube_sched *s);
+
+/* -- job_ports.c ------------------------------------------------------ */
+/* The ports distributed Jobs get when their node says nothing (torch's
+ * default MASTER_PORT onwards). */
+#define JOB_PORT_MIN 29500
+#define JOB_PORT_MAX 30999
+/* 1 when a node document's jobPorts ({"min","max"}) is a valid range. */
+int job_ports_range_ok(const cJSON *ports);
+/* Takes fresh ports for an admitted Job whose mode needs them (pytorch and
+ * deepspeed: status.ports.master on replica 0's node; tensorflow:
+ * status.replicas[i].port on each replica's node), giving back those of an
+ * earlier admission. Writes them into status (its replicas placed); -1
+ * when a node's range is used up (status then has none). Takes mu. */
+int job_ports_assign(struct cube_sched *s, const char *job_id, const cJSON *job,
+                     cJSON *status);
+/* n ports, one on each nodes[i], for job_id: 0, or -1 with none taken. */
+int job_ports_take(struct cube_sched *s, const char *job_id, const char *const *nodes,
+                   int n, int *ports);
+/* Gives back every port of job_id. Takes mu. */
+void job_ports_release(struct cube_sched *s, const char *job_id);
+/* Marks the ports a running Job's status records as taken (restart). */
+void job_ports_restore(struct cube_sched *s, const char *job_id, const cJSON *job);
+/* NULL when job has the ports its mode needs, else why not (static). */
+const char *job_ports_missing(const cJSON *job);
 
 /* -- job_env.c -------------------------------------------------------- */
 /* The replica document for an executor (cube_sched.h), new text; NULL

@@ -262,7 +262,8 @@ static void node_free(void *p)
 
 /* Records the node (caller holds mu); the engine already took it. */
 static int remember_node(struct cube_sched *s, struct sched_executor *ex,
-                         const struct cube_sp_node *sp, const char *address)
+                         const struct cube_sp_node *sp, const char *address,
+                         const cJSON *ports)
 {
     struct sched_node *n = calloc(1, sizeof *n);
     void *old = NULL;
@@ -274,6 +275,8 @@ static int remember_node(struct cube_sched *s, struct sched_executor *ex,
     n->executor = ex;
     n->cpu_milli = sp->cpu_milli;
     n->memory = sp->memory;
+    n->port_min = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ports, "min"));
+    n->port_max = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ports, "max"));
     node_free(old);
     return CUBE_OK;
 }
@@ -290,6 +293,9 @@ static int set_node(struct cube_sched *s, struct sched_executor *ex, cJSON *doc,
     struct cube_sp_node sp = {.name = name, .pool = pool && *pool ? pool : CUBE_SP_DEFAULT_POOL};
     if (!name || cube_name_check(name, err, sizeof err) < 0)
         return *why = "name: must be a DNS label", CUBE_EINVAL;
+    const cJSON *ports = cJSON_GetObjectItemCaseSensitive(doc, "jobPorts");
+    if (ports && !job_ports_range_ok(ports))
+        return *why = "jobPorts: needs integers 1024 <= min <= max <= 65535", CUBE_EINVAL;
     if (!cJSON_IsObject(cap) ||
         cube_qty_milli(cJSON_GetObjectItemCaseSensitive(cap, "cpu"), &sp.cpu_milli, why) < 0 ||
         cube_qty_bytes(cJSON_GetObjectItemCaseSensitive(cap, "memory"), &sp.memory, why) < 0)
@@ -309,7 +315,7 @@ static int set_node(struct cube_sched *s, struct sched_executor *ex, cJSON *doc,
     if (rc == CUBE_OK && (rc = cube_sp_node_set(s->policy, &sp, collect_lost, &lost)) != CUBE_OK)
         *why = cube_sp_errmsg(s->policy);
     if (rc == CUBE_OK)
-        rc = remember_node(s, ex, &sp, addr ? addr : "127.0.0.1");
+        rc = remember_node(s, ex, &sp, addr ? addr : "127.0.0.1", ports);
     pthread_mutex_unlock(&s->mu);
     free(devs);
     free(labels);

@@ -33,6 +33,25 @@ dist.destroy_process_group()
 """
 
 
+# As ALLREDUCE, with a value of the Job's own (BASE) and the group held a
+# few seconds, so that two such Jobs overlap.
+ALLREDUCE_OWN = r"""
+import os, time, torch, torch.distributed as dist
+dist.init_process_group("gloo", init_method="env://")
+t = torch.tensor([float(int(os.environ["BASE"]) * (dist.get_rank() + 1))])
+dist.all_reduce(t)
+print("port", os.environ["MASTER_PORT"], "size", dist.get_world_size(), "sum", int(t.item()),
+      flush=True)
+time.sleep(3)
+dist.barrier()
+dist.destroy_process_group()
+"""
+
+
+def have_torch():
+    return os.path.exists("/usr/lib/python3/dist-packages/torch")
+
+
 def plugin_dir():
     d = tempfile.mkdtemp(prefix="cube-local-plugins-")
     for var, name in (("CUBE_LOCAL_PLUGIN_DIR", "cube-executor-local.so"),
@@ -116,6 +135,29 @@ class Local(unittest.TestCase):
                          f"{st}\n{self.logs('ddp', 0)}\n{self.logs('ddp', 1)}")
         for r in (0, 1):
             self.assertIn(f"rank {r} of 2 sum 3", self.logs("ddp", r))
+
+    def test_concurrent_distributed_jobs_of_two_users_do_not_cross(self):
+        if not have_torch():
+            self.skipTest("python3-torch is not installed (scripts/install-deps.sh test)")
+        users = {"ddp-ann": 10, "ddp-ben": 100}
+        for user, base in users.items():
+            c = self.c.make_user(user)
+            r = c.request("POST", BASE, {"metadata": {"name": user}, "spec": {
+                "command": [PY, "-c", ALLREDUCE_OWN], "replicas": 2, "distributed": "pytorch",
+                "env": {"BASE": str(base)}, "resources": {"cpu": "250m", "memory": "1Gi"}}})
+            self.assertEqual(r.status, 201, r.body)
+        ports = set()
+        for user, base in users.items():
+            deadline, st = time.time() + 300, {}
+            while time.time() < deadline and st.get("phase") not in ("Succeeded", "Failed"):
+                time.sleep(0.2)
+                st = self.a.get(f"{BASE}/{user}").json().get("status", {})
+            self.assertEqual(st.get("phase"), "Succeeded",
+                             f"{st}\n{self.logs(user, 0)}\n{self.logs(user, 1)}")
+            for r in (0, 1):
+                self.assertIn(f"size 2 sum {base * 3}", self.logs(user, r))
+            ports.add(st["ports"]["master"])
+        self.assertEqual(len(ports), 2, "each Job gets a MASTER_PORT of its own")
 
 
 if __name__ == "__main__":

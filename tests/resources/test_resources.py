@@ -485,7 +485,13 @@ class StatusEventsActions(Api):
     def test_cascading_delete(self):
         owner = self.create(self.name("own"))
         ref = {"kind": "Widget", "name": owner["metadata"]["name"],
-               "uid": owner["metadata"]["uid"], "controller": True}
+               "uid": owner["metadata"]["uid"], "controller": False}
+        # only Cube's controllers own objects: a request may not claim it
+        r = self.c.request("POST", P, headers=ADMIN, body={"metadata": {
+            "name": self.name("ctl"), "ownerReferences": [dict(ref, controller=True)]},
+            "spec": {}})
+        self.assertEqual(r.status, 422, r.body)
+        self.assertEqual(r.json()["error"]["field"], "metadata.ownerReferences[0].controller")
         child = self.create(self.name("kid"), ownerReferences=[ref])
         self.c.request("DELETE", f"{P}/{owner['metadata']['name']}", headers=ADMIN)
         self.assertTrue(wait_for(
