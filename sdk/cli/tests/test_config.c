@@ -47,7 +47,7 @@ static void test_save_is_private(void **state)
     struct stat st;
     snprintf(path, sizeof path, "%s/a/b/config", dir);
     snprintf(parent, sizeof parent, "%s/a/b", dir);
-    struct cli_config c = {"http://h:1", "s3cret", "team"};
+    struct cli_config c = {"http://h:1", "s3cret", "team", NULL};
     umask(022);
     assert_int_equal(config_save(path, &c, err, sizeof err), 0);
     assert_int_equal(stat(path, &st), 0);
@@ -60,7 +60,7 @@ static void test_save_is_private(void **state)
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0600);
     struct cli_config back = {0};
-    assert_int_equal(config_load(path, &back, err, sizeof err), 0);
+    assert_int_equal(config_load(path, NULL, &back, err, sizeof err), 0);
     assert_string_equal(back.server, "http://h:1");
     assert_string_equal(back.token, "s3cret");
     assert_string_equal(back.project, "team");
@@ -78,20 +78,20 @@ static void test_load_yaml_and_missing(void **state)
     char path[128], err[256];
     struct cli_config c = {0};
     snprintf(path, sizeof path, "%s/none", dir);
-    assert_int_equal(config_load(path, &c, err, sizeof err), 0);
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), 0);
     assert_null(c.server);
     snprintf(path, sizeof path, "%s/config.yaml", dir);
     write_file(path, "# written by hand\nserver: https://cube.example\nproject: ml\n", 0600);
-    assert_int_equal(config_load(path, &c, err, sizeof err), 0);
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), 0);
     assert_string_equal(c.server, "https://cube.example");
     assert_null(c.token);
     assert_string_equal(c.project, "ml");
     config_free(&c);
     write_file(path, "server: [unclosed\n", 0600);
-    assert_int_equal(config_load(path, &c, err, sizeof err), -1);
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), -1);
     assert_non_null(strstr(err, "config.yaml:"));
     write_file(path, "- a list\n", 0600);
-    assert_int_equal(config_load(path, &c, err, sizeof err), -1);
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), -1);
 }
 
 static void test_path_and_env(void **state)
