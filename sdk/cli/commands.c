@@ -47,7 +47,8 @@ void cli_help(FILE *f)
         fprintf(f, "  %-11s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f, "  %-11s %s\n", "ACTION", "any other action of a kind: cubectl ACTION "
                "KIND/NAME [--field k=v]");
-    fprintf(f, "\nNot yet: 'top' (resource use) comes with the monitoring feature.\n"
+    fprintf(f, "\nNot yet: 'top' (resource use) comes with the monitoring feature; 'cp'\n"
+               "waits for an HTTP API for project files.\n"
                "\nThe project is -p, else the context's, else the server's default project.\n"
                "Run 'cubectl COMMAND --help' for a command's flags.\n");
 }
