@@ -99,15 +99,14 @@ static int opts_body(struct cli *cli, const struct verb *v, const char *const *v
     return 0;
 }
 
-static int check_output(struct cli *cli, const struct verb *v, const char *output,
-                        cJSON *body)
+/* Checks -o; export (raw) asks the server for JSON with ?format=json. */
+static int check_output(struct cli *cli, int raw, const char *output, cJSON *body)
 {
     if (!output)
         return 0;
     if (strcmp(output, "json") && strcmp(output, "yaml"))
         return cli_usage_error(cli, "-o: json or yaml");
-    /* export: the server writes the format asked for */
-    if (v->show == SHOW_RAW && !strcmp(output, "json") &&
+    if (raw && !strcmp(output, "json") &&
         fields_set_str(body, "format", "json"))
         return cli_fail("out of memory");
     return 0;
@@ -152,7 +151,7 @@ static int run_verb(struct cli *cli, const struct verb *v, const char *action, i
     if (fields_add(body, &fields, err, sizeof err))
         rc = cli_usage_error(cli, "%s", err);
     else if (!(rc = v ? opts_body(cli, v, vals, body) : 0) &&
-             !(rc = check_output(cli, v ? v : &verbs[0], output, body)))
+             !(rc = check_output(cli, v && v->show == SHOW_RAW, output, body)))
         rc = action_target(cli, v ? v->default_kind : NULL, &t, split, sizeof split);
     if (!rc) {
         struct action_req a = {action, body, output, v ? v->past : NULL,
