@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Integration: cubectl's pipeline verbs against a real cubed with the
-pipeline plugin and executor-local running the tasks: run, wait, logs
---task, rerun, stop, backfill, export and import.
+"""Integration: cubectl's verbs for workloads against a real cubed with
+executor-local running them: for pipelines run, wait, logs --task, rerun,
+stop, backfill, export and import; for notebooks (when Jupyter is
+installed) stop, restart and renew.
 
 Exits 77 (skipped) while those plugins are not built."""
 import json
@@ -108,6 +109,58 @@ class Pipelines(CubectlTest):
         self.fails(2, "import")
 
 
+def have_jupyter():
+    return os.path.exists("/usr/bin/jupyter-notebook") or os.path.exists("/usr/bin/jupyter-lab")
+
+
+class Notebooks(CubectlTest):
+    def setUp(self):
+        if not have_jupyter():
+            self.skipTest("Jupyter is not installed (apt-get install jupyter-notebook)")
+        super().setUp()
+        c = self.server.login("nina", "nina-password-1")
+        self.token = c.request("POST", "/api/v1/auth/tokens", {"name": "t"}).json()["token"]
+
+    def nb(self, *args, **kw):
+        return self.ok("-p", "nbs", *args, token=self.token, **kw)
+
+    def wait_phase(self, name, phase):
+        self.nb("wait", f"notebook/{name}", f"--for=jsonpath={{.status.phase}}={phase}",
+                "--timeout", "90s", timeout=120)
+
+    def test_stop_restart_renew(self):
+        doc = {"kind": "Notebook", "metadata": {"name": "cyc"},
+               "spec": {"expiresAfterSeconds": 3600}}
+        self.nb("apply", "-f", "-", stdin=json.dumps(doc))
+        try:
+            self.wait_phase("cyc", "Running")
+            before = json.loads(self.nb("get", "notebook", "cyc", "-o", "json").out)["status"]
+            time.sleep(1.1)   # expiry times are in seconds
+            r = self.nb("renew", "cyc")   # a bare name is a notebook
+            self.assertEqual(r.out.strip(), "notebook/cyc renewed")
+            after = json.loads(self.nb("get", "notebook", "cyc", "-o", "json").out)["status"]
+            self.assertGreater(after["expires"], before["expires"])
+            r = self.nb("stop", "notebook/cyc")
+            self.assertEqual(r.out.strip(), "notebook/cyc stopped")
+            self.wait_phase("cyc", "Stopped")
+            r = self.fails(1, "-p", "nbs", "renew", "cyc", token=self.token)
+            self.assertIn("Running", r.err)
+            r = self.nb("restart", "notebook/cyc")
+            self.assertEqual(r.out.strip(), "notebook/cyc restarted")
+            self.wait_phase("cyc", "Running")
+            self.assertEqual(self.nb("get", "notebook", "cyc", "-o",
+                                     "jsonpath={.status.generation}").out, "2")
+        finally:
+            self.cubectl("-p", "nbs", "delete", "notebook/cyc", "--ignore-not-found")
+            time.sleep(0.5)
+
+
+def setup(server):
+    server.make_user("nina", password="nina-password-1")
+    server.make_project("nbs", [("nina", "dev")])
+
+
 if __name__ == "__main__":
-    sys.exit(main({"executor-local": {"poll_ms": 10}, "pipeline": {"templates_dir": "none"}},
-                  kinds=("Pipeline", "PipelineRun")))
+    sys.exit(main({"executor-local": {"poll_ms": 10}, "pipeline": {"templates_dir": "none"},
+                   "notebook": {"idle_timeout_seconds": 3600}},
+                  kinds=("Pipeline", "PipelineRun", "Notebook"), setup=setup))
