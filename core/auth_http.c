@@ -221,12 +221,16 @@ static int me(void *state, cube_req *req)
     struct cube_auth *a = AUTH_OF(state);
     const struct cube_principal *p = cube_auth_who(req);
     char body[32768];   /* 256 memberships at most, ~100 bytes each */
-    int n = auth_index_me(a, p->user, p->admin, body, sizeof body - 200);
+    int n = auth_index_me(a, p->user, p->admin, body, sizeof body - 300);
     if (n < 0)
         return cube_http_answer_error(req, 503, "Unavailable", "too many memberships to list");
-    /* A console signed in by a redirect (SSO) learns its CSRF token here;
-     * other origins cannot read this answer. */
-    n += snprintf(body + n, sizeof body - (size_t)n, ",\"via\":\"%s\"%s%s%s}", VIA[p->via],
+    /* The project new users join (auth.default_project, a DNS label or
+     * ""): clients such as cubectl act in it when none is chosen. A console
+     * signed in by a redirect (SSO) learns its CSRF token here; other
+     * origins cannot read this answer. */
+    n += snprintf(body + n, sizeof body - (size_t)n,
+                  ",\"defaultProject\":\"%s\",\"via\":\"%s\"%s%s%s}", a->default_project,
+                  VIA[p->via],
                   p->via == CUBE_VIA_SESSION ? ",\"csrf\":\"" : "",
                   p->via == CUBE_VIA_SESSION ? req->csrf : "",
                   p->via == CUBE_VIA_SESSION ? "\"" : "");

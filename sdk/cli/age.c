@@ -105,3 +105,30 @@ void age_of(const cJSON *v, time_t now, char *out, size_t outlen)
     }
     age_format(difftime(now, t), out, outlen);
 }
+
+int age_parse_duration(const char *s, double *secs)
+{
+    static const char units[] = "smhd";
+    static const double scale[] = {1, 60, 3600, 86400};
+    double total = 0;
+    const char *p = s;
+    if (!*p)
+        return -1;
+    while (*p) {
+        char *end;
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        double v = strtod(p, &end);
+        const char *u = *end ? strchr(units, *end) : NULL;
+        if (!*end && p == s) {   /* a bare number: seconds */
+            *secs = v;
+            return 0;
+        }
+        if (!u || !*end)
+            return -1;
+        total += v * scale[u - units];
+        p = end + 1;
+    }
+    *secs = total;
+    return 0;
+}

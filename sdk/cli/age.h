@@ -17,4 +17,8 @@ void age_format(double seconds, char *out, size_t outlen);
  * relative to now, or "<unknown>" when v is missing or unparsable. */
 void age_of(const cJSON *v, time_t now, char *out, size_t outlen);
 
+/* Parses a duration: "90" or "90s", "5m", "2h", "30d", or pieces of
+ * those in a row ("1h30m"). Returns 0 and sets *secs, or -1. */
+int age_parse_duration(const char *s, double *secs);
+
 #endif

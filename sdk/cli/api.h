@@ -48,6 +48,12 @@ int api_projects(struct cli *cli, cJSON *items);
 /* Appends the names of all projects to `names`. Returns 0, or EXIT_FAIL
  * after printing why (also when the server has no projects API). */
 int api_project_names(struct cli *cli, cJSON *names);
+/* Asks the server (GET /api/v1/auth/me) which project the caller should
+ * act in when none is set: its default project when the caller may use
+ * it, else the caller's first project. Sets *out (malloc'd; NULL when the
+ * server names none). Returns 0, or EXIT_FAIL when the server would not
+ * say (nothing printed, but for an unreachable server). */
+int api_default_project(struct cli *cli, char **out);
 /* The string at obj.metadata.<key>, or NULL. */
 const char *api_meta(const cJSON *obj, const char *key);
 

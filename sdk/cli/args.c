@@ -25,7 +25,7 @@ static int take(const struct cli_flag *f, const char *shown,
                 const char *inline_value, int argc, char **argv, int *i,
                 char *err, size_t errlen)
 {
-    if (!f->value) {
+    if (!f->value && !f->many) {
         if (inline_value) {
             snprintf(err, errlen, "flag %s takes no value", shown);
             return -1;
@@ -40,7 +40,15 @@ static int take(const struct cli_flag *f, const char *shown,
         }
         inline_value = argv[++*i];
     }
-    *f->value = inline_value;
+    if (f->value) {
+        *f->value = inline_value;
+        return 0;
+    }
+    if (f->many->n == FLAG_LIST_MAX) {
+        snprintf(err, errlen, "flag %s given more than %d times", shown, FLAG_LIST_MAX);
+        return -1;
+    }
+    f->many->v[f->many->n++] = inline_value;
     return 0;
 }
 
@@ -67,7 +75,7 @@ static int one_flag(const struct cli_flag *const *tables, int ntables,
             snprintf(err, errlen, "unknown shorthand flag: '%c' in %s", *p, a);
             return -1;
         }
-        if (f->value)
+        if (f->value || f->many)
             return take(f, flag, p[1] ? p + 1 + (p[1] == '=') : NULL, argc,
                         argv, i, err, errlen);
         *f->on = 1;

@@ -11,7 +11,9 @@ static const char global_help[] =
     "\nGlobal flags:\n"
     "  -s, --server URL     the Cube server (default: from 'cubectl login')\n"
     "      --token TOKEN    bearer token sent as Authorization\n"
-    "  -p, --project NAME   project to act in (default: config, else \"default\")\n"
+    "  -p, --project NAME   project to act in (default: the context's, else the\n"
+    "                       server's default project)\n"
+    "      --context NAME   the config context to use (default: the current one)\n"
     "  -v, --verbose        log each request to stderr\n"
     "  -h, --help           show this help\n";
 
@@ -19,12 +21,13 @@ int cli_parse(struct cli *cli, int argc, char **argv,
               const struct cli_flag *flags, const char *usage)
 {
     const struct cli_flag globals[] = {
-        {"server", 's', &cli->flag_server, NULL},
-        {"token", 0, &cli->flag_token, NULL},
-        {"project", 'p', &cli->flag_project, NULL},
-        {"verbose", 'v', NULL, &cli->verbose},
-        {"help", 'h', NULL, &cli->help},
-        {NULL, 0, NULL, NULL},
+        FLAG_STR("server", 's', &cli->flag_server),
+        FLAG_STR("token", 0, &cli->flag_token),
+        FLAG_STR("project", 'p', &cli->flag_project),
+        FLAG_STR("context", 0, &cli->flag_context),
+        FLAG_ON("verbose", 'v', &cli->verbose),
+        FLAG_ON("help", 'h', &cli->help),
+        FLAG_END,
     };
     const struct cli_flag *tables[] = {globals, flags};
     char err[256];
@@ -71,8 +74,10 @@ int cli_load_config(struct cli *cli)
     config_free(&cli->cfg);
     free(cli->config_file);
     cli->config_file = config_path();
+    if (!cli->config_file && cli->flag_context)
+        return cli_fail("--context: no config file (set HOME or CUBE_CONFIG)");
     if (cli->config_file &&
-        config_load(cli->config_file, &cli->cfg, err, sizeof err))
+        config_load(cli->config_file, cli->flag_context, &cli->cfg, err, sizeof err))
         return cli_fail("%s", err);
     if (config_apply_env(&cli->cfg) ||
         (cli->flag_server && config_set(&cli->cfg.server, cli->flag_server)) ||
@@ -97,11 +102,6 @@ int cli_connect(struct cli *cli)
     return 0;
 }
 
-const char *cli_project(const struct cli *cli)
-{
-    return cli->cfg.project && *cli->cfg.project ? cli->cfg.project : "default";
-}
-
 void cli_free(struct cli *cli)
 {
     if (cli->connected)
@@ -111,4 +111,5 @@ void cli_free(struct cli *cli)
     config_free(&cli->cfg);
     free(cli->config_file);
     free(cli->pos);
+    free(cli->server_project);
 }

@@ -14,7 +14,7 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 struct cli {
     const char *cmd;            /* the command's name, for messages */
-    const char *flag_server, *flag_token, *flag_project;
+    const char *flag_server, *flag_token, *flag_project, *flag_context;
     int verbose, help;
     char **pos;                 /* positional arguments */
     int npos;
@@ -24,6 +24,8 @@ struct cli {
     int connected;
     struct kind_list kinds;
     int have_kinds;
+    char *server_project;       /* the server's choice (cli_project), or NULL */
+    int asked_project;          /* server_project was asked for */
 };
 
 /* Parses the command's argv (after its name) with the global flags and
@@ -42,8 +44,10 @@ int cli_load_config(struct cli *cli);
 /* cli_load_config, then opens the HTTP client on the configured server.
  * Returns 0, or EXIT_FAIL after printing why (e.g. no server set). */
 int cli_connect(struct cli *cli);
-/* The project commands act in: -p, $CUBE_PROJECT, the config, "default". */
-const char *cli_project(const struct cli *cli);
+/* The project commands act in: -p, $CUBE_PROJECT, the context's project,
+ * else the server's choice for the caller (asked once, see
+ * api_default_project), else "default". */
+const char *cli_project(struct cli *cli);
 /* Frees everything cli holds. */
 void cli_free(struct cli *cli);
 
@@ -60,5 +64,16 @@ int cmd_delete(struct cli *cli, int argc, char **argv);
 int cmd_describe(struct cli *cli, int argc, char **argv);
 int cmd_logs(struct cli *cli, int argc, char **argv);
 int cmd_patch(struct cli *cli, int argc, char **argv);
+int cmd_config(struct cli *cli, int argc, char **argv);
+int cmd_import(struct cli *cli, int argc, char **argv);
+int cmd_wait(struct cli *cli, int argc, char **argv);
+int cmd_members(struct cli *cli, int argc, char **argv);
+int cmd_passwd(struct cli *cli, int argc, char **argv);
+int cmd_completion(struct cli *cli, int argc, char **argv);
+/* create token NAME (cmd_account.c), reached through cubectl create. */
+int cmd_create_token(struct cli *cli, const char *name, const char *duration);
+/* stop, restart, renew, run, rerun, backfill, export, and any other
+ * action (cli->cmd names it): cmd_action.c. */
+int cmd_verb(struct cli *cli, int argc, char **argv);
 
 #endif

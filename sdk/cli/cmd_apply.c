@@ -18,11 +18,16 @@ static const char apply_usage[] =
     "  -f, --filename FILE   the objects; - reads standard input\n";
 static const char create_usage[] =
     "Usage: cubectl create -f FILE|-\n"
+    "       cubectl create token NAME [--duration 30d]\n"
     "\n"
     "Creates each object in FILE; one that exists already is an error.\n"
+    "'create token' makes an API token for yourself and prints it, once: keep\n"
+    "it (its id and expiry go to stderr; revoke it in the console).\n"
     "\n"
     "Flags:\n"
-    "  -f, --filename FILE   the objects; - reads standard input\n";
+    "  -f, --filename FILE   the objects; - reads standard input\n"
+    "      --duration D      create token: how long it lasts (90s, 12h, 30d;\n"
+    "                        default the server's, 30 days)\n";
 
 static const cJSON *member(const cJSON *obj, const char *key)
 {
@@ -189,25 +194,16 @@ static int create_one(struct cli *cli, const cJSON *obj)
     return rc ? rc : create_obj(cli, &t, obj, NULL);
 }
 
-/* Parses -f, reads the file and runs each_obj on every object, carrying
- * on past failures. */
-static int run_file(struct cli *cli, int argc, char **argv, const char *usage,
+/* Reads the file and runs each_obj on every object, carrying on past
+ * failures. */
+static int run_file(struct cli *cli, const char *file,
                     int (*each_obj)(struct cli *, const cJSON *))
 {
-    const char *file = NULL;
-    const struct cli_flag flags[] = {
-        {"filename", 'f', &file, NULL},
-        {NULL, 0, NULL, NULL},
-    };
-    int rc = cli_parse(cli, argc, argv, flags, usage);
-    if (rc != CLI_GO)
-        return rc;
-    if (!file || cli->npos)
-        return cli_usage_error(cli, "expected -f FILE (and no other arguments)");
     cJSON *objs = manifest_read(file);
     if (!objs)
         return EXIT_FAIL;
-    if (!(rc = cli_connect(cli))) {
+    int rc = cli_connect(cli);
+    if (!rc) {
         const cJSON *obj;
         cJSON_ArrayForEach(obj, objs)
             if (each_obj(cli, obj))
@@ -219,10 +215,35 @@ static int run_file(struct cli *cli, int argc, char **argv, const char *usage,
 
 int cmd_apply(struct cli *cli, int argc, char **argv)
 {
-    return run_file(cli, argc, argv, apply_usage, apply_one);
+    const char *file = NULL;
+    const struct cli_flag flags[] = {FLAG_STR("filename", 'f', &file), FLAG_END};
+    int rc = cli_parse(cli, argc, argv, flags, apply_usage);
+    if (rc != CLI_GO)
+        return rc;
+    if (!file || cli->npos)
+        return cli_usage_error(cli, "expected -f FILE (and no other arguments)");
+    return run_file(cli, file, apply_one);
 }
 
 int cmd_create(struct cli *cli, int argc, char **argv)
 {
-    return run_file(cli, argc, argv, create_usage, create_one);
+    const char *file = NULL, *duration = NULL;
+    const struct cli_flag flags[] = {
+        FLAG_STR("filename", 'f', &file),
+        FLAG_STR("duration", 0, &duration),
+        FLAG_END,
+    };
+    int rc = cli_parse(cli, argc, argv, flags, create_usage);
+    if (rc != CLI_GO)
+        return rc;
+    if (cli->npos >= 1 && !strcmp(cli->pos[0], "token")) {
+        if (cli->npos != 2 || file)
+            return cli_usage_error(cli, "expected: create token NAME [--duration D]");
+        return cmd_create_token(cli, cli->pos[1], duration);
+    }
+    if (duration)
+        return cli_usage_error(cli, "--duration is for create token");
+    if (!file || cli->npos)
+        return cli_usage_error(cli, "expected -f FILE (and no other arguments)");
+    return run_file(cli, file, create_one);
 }

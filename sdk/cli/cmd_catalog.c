@@ -1,6 +1,7 @@
 /* cmd_catalog.c — what the server offers: cubectl projects (its
  * projects) and cubectl kinds (the kinds get/apply understand). */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "api.h"
@@ -12,7 +13,8 @@ static const char projects_usage[] =
     "Usage: cubectl projects\n\nLists the projects (GET /api/v1/projects).\n";
 static const char kinds_usage[] =
     "Usage: cubectl kinds\n\nLists the kinds the server serves: the names get,\n"
-    "apply and delete accept, and their scope.\n";
+    "apply and delete accept, their scope, and their actions ('cubectl ACTION\n"
+    "KIND/NAME').\n\nFlags:\n  -o, --output name   only the plurals, one a line\n";
 
 static int print_table(struct table *t)
 {
@@ -66,22 +68,40 @@ int cmd_projects(struct cli *cli, int argc, char **argv)
 
 int cmd_kinds(struct cli *cli, int argc, char **argv)
 {
-    int rc = cli_parse(cli, argc, argv, NULL, kinds_usage);
+    const char *output = NULL;
+    const struct cli_flag flags[] = {FLAG_STR("output", 'o', &output), FLAG_END};
+    int rc = cli_parse(cli, argc, argv, flags, kinds_usage);
     if (rc != CLI_GO)
         return rc;
     if (cli->npos)
         return cli_usage_error(cli, "kinds takes no arguments");
+    if (output && strcmp(output, "name"))
+        return cli_usage_error(cli, "-o: only name (the plurals, one a line)");
     if ((rc = cli_connect(cli)) || (rc = api_kinds(cli)))
         return rc;
-    static const char *const head[] = {"NAME", "SINGULAR", "KIND", "SCOPE", "GROUP"};
+    for (size_t i = 0; output && i < cli->kinds.n; i++)
+        printf("%s\n", cli->kinds.items[i].plural);
+    if (output)
+        return EXIT_OK;
+    static const char *const head[] = {"NAME", "SINGULAR", "KIND", "SCOPE", "GROUP",
+                                       "ACTIONS"};
     struct table t;
-    if (table_init(&t, 5, head))
+    if (table_init(&t, 6, head))
         return cli_fail("out of memory");
     for (size_t i = 0; i < cli->kinds.n; i++) {
         const struct kind *k = &cli->kinds.items[i];
+        struct buf acts = {0};
+        const cJSON *a;
+        cJSON_ArrayForEach(a, k->actions) {
+            const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "name"));
+            if (n)
+                buf_printf(&acts, "%s%s", acts.len ? "," : "", n);
+        }
         const char *row[] = {k->plural, k->label, k->kind,
-                             k->cluster ? "cluster" : "project", k->group};
-        if (table_add(&t, row)) {
+                             k->cluster ? "cluster" : "project", k->group, buf_str(&acts)};
+        rc = table_add(&t, row);
+        buf_free(&acts);
+        if (rc) {
             table_free(&t);
             return cli_fail("out of memory");
         }

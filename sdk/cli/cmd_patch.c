@@ -37,8 +37,8 @@ int cmd_patch(struct cli *cli, int argc, char **argv)
 {
     const char *merge = NULL;
     const struct cli_flag flags[] = {
-        {"merge", 0, &merge, NULL},
-        {NULL, 0, NULL, NULL},
+        FLAG_STR("merge", 0, &merge),
+        FLAG_END,
     };
     int rc = cli_parse(cli, argc, argv, flags, usage);
     if (rc != CLI_GO)

@@ -26,8 +26,8 @@ int cmd_version(struct cli *cli, int argc, char **argv)
 {
     int client_only = 0;
     const struct cli_flag flags[] = {
-        {"client", 0, NULL, &client_only},
-        {NULL, 0, NULL, NULL},
+        FLAG_ON("client", 0, &client_only),
+        FLAG_END,
     };
     int rc = cli_parse(cli, argc, argv, flags, usage);
     if (rc != CLI_GO)

@@ -58,7 +58,7 @@ static int read_doc(const char *path, cJSON **out, char *err, size_t errlen)
     cJSON *doc = cJSON_DetachItemFromArray(docs, 0);
     cJSON_Delete(docs);
     if (doc && !cJSON_IsObject(doc)) {
-        snprintf(err, errlen, "%s: expected a mapping of server, token, project",
+        snprintf(err, errlen, "%s: expected a mapping (contexts, current-context)",
                  path);
         cJSON_Delete(doc);
         return -1;
@@ -67,27 +67,118 @@ static int read_doc(const char *path, cJSON **out, char *err, size_t errlen)
     return 0;
 }
 
-static int take_string(const cJSON *doc, const char *key, char **field)
+static const char *str_of(const cJSON *obj, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
-    return cJSON_IsString(v) ? config_set(field, v->valuestring) : 0;
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
 }
 
-int config_load(const char *path, struct cli_config *cfg, char *err,
-                size_t errlen)
+int config_context_name_ok(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)name[i] <= ' ' || name[i] == 0x7f)
+            return 0;
+    return n >= 1 && n <= 253;
+}
+
+cJSON *config_find_context(const cJSON *doc, const char *name)
+{
+    cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "contexts")) {
+        const char *n = str_of(c, "name");
+        if (n && name && !strcmp(n, name))
+            return c;
+    }
+    return NULL;
+}
+
+/* Copies the string members server, token and project of from into cfg. */
+static int take_settings(const cJSON *from, struct cli_config *cfg)
+{
+    const char *keys[] = {"server", "token", "project"};
+    char **fields[] = {&cfg->server, &cfg->token, &cfg->project};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = str_of(from, keys[i]);
+        if (v && config_set(fields[i], v))
+            return -1;
+    }
+    return 0;
+}
+
+int config_load(const char *path, const char *use, struct cli_config *cfg,
+                char *err, size_t errlen)
+{
+    cJSON *doc;
+    err[0] = '\0';
+    if (read_doc(path, &doc, err, errlen))
+        return -1;
+    const char *name = use ? use : str_of(doc, "current-context");
+    const cJSON *from = doc;
+    int rc = 0;
+    if (name && *name && !(from = config_find_context(doc, name))) {
+        snprintf(err, errlen, "%s: no context named \"%s\" (see 'cubectl config "
+                 "get-contexts')", path, name);
+        rc = -1;
+    } else if (name && *name && config_set(&cfg->context, name)) {
+        rc = -1;
+    }
+    if (!rc && doc && take_settings(from, cfg))
+        rc = -1;
+    if (rc && !err[0])
+        snprintf(err, errlen, "out of memory");
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int set_key(cJSON *doc, const char *key, const char *value)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, key);
+    return value && !cJSON_AddStringToObject(doc, key, value) ? -1 : 0;
+}
+
+int config_upgrade(cJSON *doc)
+{
+    static const char *const keys[] = {"server", "token", "project"};
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "contexts")) > 0)
+        return 0;
+    cJSON *ctx = NULL;
+    for (size_t i = 0; i < 3; i++) {
+        cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(doc, keys[i]);
+        if (!v)
+            continue;
+        if (!ctx && (!(ctx = cJSON_CreateObject()) ||
+                     !cJSON_AddStringToObject(ctx, "name", CONFIG_DEFAULT_CONTEXT))) {
+            cJSON_Delete(v);
+            cJSON_Delete(ctx);
+            return -1;
+        }
+        cJSON_AddItemToObject(ctx, keys[i], v);
+    }
+    if (!ctx)
+        return 0;
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "contexts");
+    cJSON *list = cJSON_AddArrayToObject(doc, "contexts");
+    if (!list) {
+        cJSON_Delete(ctx);
+        return -1;
+    }
+    cJSON_AddItemToArray(list, ctx);
+    return set_key(doc, "current-context", CONFIG_DEFAULT_CONTEXT);
+}
+
+cJSON *config_read_doc(const char *path, char *err, size_t errlen)
 {
     cJSON *doc;
     if (read_doc(path, &doc, err, errlen))
-        return -1;
-    int rc = 0;
-    if (doc && (take_string(doc, "server", &cfg->server) ||
-                take_string(doc, "token", &cfg->token) ||
-                take_string(doc, "project", &cfg->project))) {
+        return NULL;
+    if (!doc)
+        doc = cJSON_CreateObject();
+    if (!doc || config_upgrade(doc)) {
+        cJSON_Delete(doc);
         snprintf(err, errlen, "out of memory");
-        rc = -1;
+        return NULL;
     }
-    cJSON_Delete(doc);
-    return rc;
+    return doc;
 }
 
 /* mkdir -p of path's parent directories, mode 0700 for those it creates. */
@@ -106,12 +197,6 @@ static int make_parents(const char *path)
     }
     free(dir);
     return 0;
-}
-
-static int set_key(cJSON *doc, const char *key, const char *value)
-{
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, key);
-    return value && !cJSON_AddStringToObject(doc, key, value) ? -1 : 0;
 }
 
 /* Writes text to a new 0600 file next to path, then renames it over path. */
@@ -139,28 +224,60 @@ static int write_atomically(const char *path, const char *text)
     return ok ? 0 : -1;
 }
 
-int config_save(const char *path, const struct cli_config *cfg, char *err,
-                size_t errlen)
+int config_write_doc(const char *path, const cJSON *doc, char *err,
+                     size_t errlen)
 {
-    cJSON *doc;
-    if (read_doc(path, &doc, err, errlen))
-        doc = NULL;   /* an unreadable old file is replaced, not kept */
-    if (!doc)
-        doc = cJSON_CreateObject();
     struct buf text = {0};
-    if (!doc || set_key(doc, "server", cfg->server) ||
-        set_key(doc, "token", cfg->token) ||
-        set_key(doc, "project", cfg->project) || json_pretty(doc, &text)) {
+    if (json_pretty(doc, &text)) {
         snprintf(err, errlen, "%s: out of memory", path);
-        cJSON_Delete(doc);
         buf_free(&text);
         return -1;
     }
-    cJSON_Delete(doc);
     int rc = make_parents(path) ? -1 : write_atomically(path, buf_str(&text));
     if (rc)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
     buf_free(&text);
+    return rc;
+}
+
+/* The context named name in doc, added (last) when missing; NULL when out
+ * of memory. */
+static cJSON *context_for(cJSON *doc, const char *name)
+{
+    cJSON *ctx = config_find_context(doc, name);
+    if (ctx)
+        return ctx;
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "contexts");
+    if (!cJSON_IsArray(list)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(doc, "contexts");
+        list = cJSON_AddArrayToObject(doc, "contexts");
+    }
+    ctx = list ? cJSON_CreateObject() : NULL;
+    if (!ctx || !cJSON_AddStringToObject(ctx, "name", name)) {
+        cJSON_Delete(ctx);
+        return NULL;
+    }
+    cJSON_AddItemToArray(list, ctx);
+    return ctx;
+}
+
+int config_save(const char *path, const struct cli_config *cfg, char *err,
+                size_t errlen)
+{
+    const char *name = cfg->context ? cfg->context : CONFIG_DEFAULT_CONTEXT;
+    cJSON *doc = config_read_doc(path, err, errlen);
+    if (!doc)   /* an unreadable old file is replaced, not kept */
+        doc = cJSON_CreateObject();
+    cJSON *ctx = doc ? context_for(doc, name) : NULL;
+    if (!ctx || set_key(ctx, "server", cfg->server) ||
+        set_key(ctx, "token", cfg->token) || set_key(ctx, "project", cfg->project) ||
+        set_key(doc, "current-context", name)) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        cJSON_Delete(doc);
+        return -1;
+    }
+    int rc = config_write_doc(path, doc, err, errlen);
+    cJSON_Delete(doc);
     return rc;
 }
 
@@ -178,6 +295,7 @@ int config_apply_env(struct cli_config *cfg)
 
 void config_free(struct cli_config *cfg)
 {
+    free(cfg->context);
     free(cfg->server);
     free(cfg->token);
     free(cfg->project);

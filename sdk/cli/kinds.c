@@ -19,6 +19,7 @@ static int read_kind(const cJSON *item, struct kind *k)
     const char *singular = str_of(item, "singular");
     const char *scope = str_of(item, "scope");
     const cJSON *cols = cJSON_GetObjectItemCaseSensitive(item, "printerColumns");
+    const cJSON *acts = cJSON_GetObjectItemCaseSensitive(item, "actions");
     memset(k, 0, sizeof *k);
     k->kind = str_of(item, "kind");
     k->plural = str_of(item, "plural");
@@ -29,6 +30,7 @@ static int read_kind(const cJSON *item, struct kind *k)
         k->group = "";
     k->cluster = scope && !strcasecmp(scope, "cluster");
     k->columns = cJSON_IsArray(cols) ? cols : NULL;
+    k->actions = cJSON_IsArray(acts) ? acts : NULL;
     /* without a singular, the kind in lower case (as kubectl shows it) */
     snprintf(k->label, sizeof k->label, "%s", singular && *singular ? singular : k->kind);
     for (char *p = k->label; *p; p++)
@@ -61,6 +63,17 @@ const struct kind *kinds_find(const struct kind_list *l, const char *name)
         if (!strcasecmp(name, k->plural) || !strcasecmp(name, k->label) ||
             !strcasecmp(name, k->kind))
             return k;
+    }
+    return NULL;
+}
+
+const cJSON *kinds_action(const struct kind *k, const char *name)
+{
+    const cJSON *a;
+    cJSON_ArrayForEach(a, k->actions) {
+        const char *n = str_of(a, "name");
+        if (n && !strcmp(n, name))
+            return a;
     }
     return NULL;
 }

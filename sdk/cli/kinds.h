@@ -14,6 +14,7 @@ struct kind {
     const char *group;     /* may be "" */
     int cluster;           /* scope "cluster" */
     const cJSON *columns;  /* printerColumns, or NULL */
+    const cJSON *actions;  /* [{"name","method","summary"}], or NULL */
 };
 
 struct kind_list {
@@ -28,6 +29,8 @@ int kinds_load(cJSON *doc, struct kind_list *out);
 /* Finds the kind whose plural, singular or kind name equals name, ignoring
  * case. Returns it or NULL. */
 const struct kind *kinds_find(const struct kind_list *l, const char *name);
+/* The action of k named name ({"name","method","summary"}), or NULL. */
+const cJSON *kinds_action(const struct kind *k, const char *name);
 /* Frees the list and zeroes it. */
 void kinds_free(struct kind_list *l);
 

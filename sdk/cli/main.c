@@ -7,43 +7,27 @@
 #include <curl/curl.h>
 
 #include "cli.h"
+#include "commands.h"
 
-struct command {
-    const char *name;
-    int (*run)(struct cli *cli, int argc, char **argv);
-    const char *summary;
-};
-
-static const struct command commands[] = {
-    {"login", cmd_login, "save the server URL and token for later commands"},
-    {"version", cmd_version, "show the client and server versions"},
-    {"projects", cmd_projects, "list the projects"},
-    {"kinds", cmd_kinds, "list the kinds the server serves"},
-    {"get", cmd_get, "show objects, one or many, or watch them"},
-    {"describe", cmd_describe, "show an object in full, with its events"},
-    {"apply", cmd_apply, "create or update objects from a file"},
-    {"create", cmd_create, "create objects from a file"},
-    {"patch", cmd_patch, "change an object with a JSON merge patch"},
-    {"delete", cmd_delete, "delete objects by name or from a file"},
-    {"logs", cmd_logs, "print (or follow) an object's logs"},
-};
-#define N_COMMANDS (sizeof commands / sizeof commands[0])
-
-static void help(FILE *f)
+/* Whether an unknown word may be an action of a kind: a lower-case word
+ * with a positional argument after it ("cubectl poke widget/a"). */
+static int maybe_action(int argc, char **argv, int at)
 {
-    fprintf(f, "cubectl controls a Cube server.\n\nUsage: cubectl COMMAND [flags]"
-               "\n\nCommands:\n");
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nRun 'cubectl COMMAND --help' for a command's flags.\n");
+    for (const char *c = argv[at]; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-'))
+            return 0;
+    for (int i = at + 1; i < argc; i++)
+        if (argv[i][0] != '-')
+            return 1;
+    return 0;
 }
 
 /* Index of the command word: the first argument that is neither a global
  * flag nor a global flag's value; argc when there is none. */
 static int command_index(int argc, char **argv)
 {
-    static const char *const with_value[] = {"-s", "--server", "--token",
-                                             "-p", "--project", NULL};
+    static const char *const with_value[] = {"-s", "--server", "--token", "-p",
+                                             "--project", "--context", NULL};
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-')
             return i;
@@ -60,16 +44,17 @@ int main(int argc, char **argv)
     if (at == argc) {
         int asked = argc > 1 && (!strcmp(argv[argc - 1], "-h") ||
                                  !strcmp(argv[argc - 1], "--help"));
-        help(asked ? stdout : stderr);
+        cli_help(asked ? stdout : stderr);
         return asked ? EXIT_OK : EXIT_USAGE;
     }
-    const struct command *cmd = NULL;
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        if (!strcmp(argv[at], commands[i].name))
-            cmd = &commands[i];
-    if (!cmd) {
+    const struct command *cmd = cli_find_command(argv[at]);
+    if (!strcmp(argv[at], "help")) {
+        cli_help(stdout);
+        return EXIT_OK;
+    }
+    if (!cmd && !maybe_action(argc, argv, at)) {
         fprintf(stderr, "error: unknown command \"%s\"\n", argv[at]);
-        help(stderr);
+        cli_help(stderr);
         return EXIT_USAGE;
     }
     /* the command sees the global flags that came before its name too */
@@ -85,8 +70,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: cannot initialise libcurl\n");
         return EXIT_FAIL;
     }
-    struct cli cli = {.cmd = cmd->name};
-    int rc = cmd->run(&cli, n, rest);
+    struct cli cli = {.cmd = argv[at]};
+    int rc = cmd ? cmd->run(&cli, n, rest) : cmd_verb(&cli, n, rest);
     cli_free(&cli);
     curl_global_cleanup();
     free(rest);

@@ -1,6 +1,7 @@
 /* print.c — see print.h. */
 #include "print.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,11 +9,12 @@
 #include "buf.h"
 #include "json_pretty.h"
 #include "jsonpath.h"
+#include "jsonpath_tmpl.h"
 #include "yaml_conv.h"
 
 #define MAX_COLS 32
 
-int print_format(const char *s, enum out_fmt *fmt)
+int print_format(const char *s, enum out_fmt *fmt, const char **tmpl)
 {
     static const char *const names[] = {"table", "json", "yaml", "name"};
     for (int i = 0; i < 4; i++)
@@ -20,11 +22,12 @@ int print_format(const char *s, enum out_fmt *fmt)
             *fmt = (enum out_fmt)i;
             return 0;
         }
-    if (!strcmp(s, "wide")) {   /* kubectl habit; nothing extra to show */
-        *fmt = OUT_TABLE;
+    if (!strncmp(s, "jsonpath=", 9)) {
+        *fmt = OUT_JSONPATH;
+        *tmpl = s + 9;
         return 0;
     }
-    return -1;
+    return strcmp(s, "wide") ? -1 : -2;
 }
 
 /* The headers: [PROJECT] NAME <printer columns> AGE, upper-cased. */
@@ -79,20 +82,26 @@ static char *column_cell(const cJSON *col, const cJSON *obj, time_t now)
     return jsonpath_cell(v);
 }
 
-int print_row(struct table *t, const struct kind *k, const cJSON *obj,
-              int with_project, time_t now)
+int print_row(struct printer *p, const cJSON *obj, time_t now)
 {
     char *cells[MAX_COLS] = {0};
     char age[32];
     size_t n = 0;
+    struct table *t = &p->table;
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-    if (with_project)
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+    if (p->with_project)
         cells[n++] = jsonpath_cell(cJSON_GetObjectItemCaseSensitive(m, "project"));
-    cells[n++] = jsonpath_cell(cJSON_GetObjectItemCaseSensitive(m, "name"));
+    if (p->kind_prefix && cJSON_IsString(name)) {
+        if (asprintf(&cells[n++], "%s/%s", p->kind->label, name->valuestring) < 0)
+            cells[n - 1] = NULL;
+    } else {
+        cells[n++] = jsonpath_cell(name);
+    }
     const cJSON *col;
-    cJSON_ArrayForEach(col, k->columns) {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(col, "name");
-        if (n + 1 < t->ncols && cJSON_IsString(name))
+    cJSON_ArrayForEach(col, p->kind->columns) {
+        const cJSON *cname = cJSON_GetObjectItemCaseSensitive(col, "name");
+        if (n + 1 < t->ncols && cJSON_IsString(cname))
             cells[n++] = column_cell(col, obj, now);
     }
     age_of(cJSON_GetObjectItemCaseSensitive(m, "created"), now, age, sizeof age);
@@ -148,6 +157,25 @@ static int print_name(struct printer *p, const cJSON *obj)
     return 0;
 }
 
+static int print_jsonpath(struct printer *p, const cJSON *doc)
+{
+    struct buf b = {0};
+    char err[256];
+    if (jsonpath_tmpl_run(p->tmpl, doc, &b, err, sizeof err)) {
+        fprintf(stderr, "error: %s\n", err);
+        buf_free(&b);
+        return -1;
+    }
+    return flush_buf(p, &b);
+}
+
+int print_doc(struct printer *p, const cJSON *doc)
+{
+    if (p->fmt == OUT_JSONPATH)
+        return print_jsonpath(p, doc);
+    return p->fmt == OUT_JSON ? print_json(p, doc, 1) : print_yaml(p, doc, 0);
+}
+
 /* Prints the table rows from index `from` on (0: the header first). */
 static int print_rows_from(struct printer *p, size_t from)
 {
@@ -166,7 +194,7 @@ int print_list(struct printer *p, const cJSON *items, const char *rv)
     time_t now = time(NULL);
     if (p->fmt == OUT_TABLE) {
         cJSON_ArrayForEach(item, items)
-            if (print_row(&p->table, p->kind, item, p->with_project, now))
+            if (print_row(p, item, now))
                 return -1;
         return print_rows_from(p, 0);
     }
@@ -185,7 +213,7 @@ int print_list(struct printer *p, const cJSON *items, const char *rv)
     cJSON_AddItemToObject(list, "metadata", meta);
     if (rv)
         cJSON_AddStringToObject(meta, "resourceVersion", rv);
-    int rc = p->fmt == OUT_JSON ? print_json(p, list, 1) : print_yaml(p, list, 0);
+    int rc = print_doc(p, list);
     cJSON_Delete(list);   /* the reference leaves items alone */
     return rc;
 }
@@ -194,27 +222,27 @@ int print_object(struct printer *p, const cJSON *obj)
 {
     switch (p->fmt) {
     case OUT_TABLE:
-        if (print_row(&p->table, p->kind, obj, p->with_project, time(NULL)))
+        if (print_row(p, obj, time(NULL)))
             return -1;
         return print_rows_from(p, 0);
-    case OUT_JSON:
-        return print_json(p, obj, 1);
-    case OUT_YAML:
-        return print_yaml(p, obj, 0);
-    default:
+    case OUT_NAME:
         return print_name(p, obj);
+    default:
+        return print_doc(p, obj);
     }
 }
 
 int print_event(struct printer *p, const char *type, const cJSON *obj)
 {
     if (p->fmt == OUT_TABLE) {
-        if (print_row(&p->table, p->kind, obj, p->with_project, time(NULL)))
+        if (print_row(p, obj, time(NULL)))
             return -1;
         return print_rows_from(p, p->started ? p->table.nrows - 1 : 0);
     }
     if (p->fmt == OUT_NAME)
         return print_name(p, obj);
+    if (p->fmt == OUT_JSONPATH)   /* each object, as kubectl does */
+        return print_jsonpath(p, obj);
     cJSON *ev = cJSON_CreateObject();
     cJSON_AddStringToObject(ev, "type", type);
     cJSON_AddItemReferenceToObject(ev, "object", (cJSON *)obj);

@@ -30,8 +30,7 @@ char *url_escape(const char *s, const char *keep)
     return buf_take(&b);
 }
 
-/* Appends "/" and the encoded segment. */
-static int add_segment(struct buf *b, const char *seg)
+int url_add_segment(struct buf *b, const char *seg)
 {
     char *e = url_escape(seg, NULL);
     int rc = !e || buf_printf(b, "/%s", e) ? -1 : 0;
@@ -44,17 +43,17 @@ int url_collection(struct buf *b, const char *plural, int cluster,
 {
     if (buf_puts(b, "/api/v1"))
         return -1;
-    if (!cluster && (buf_puts(b, "/projects") || add_segment(b, project)))
+    if (!cluster && (buf_puts(b, "/projects") || url_add_segment(b, project)))
         return -1;
-    return add_segment(b, plural);
+    return url_add_segment(b, plural);
 }
 
 int url_object(struct buf *b, const char *plural, int cluster,
                const char *project, const char *name, const char *sub)
 {
-    if (url_collection(b, plural, cluster, project) || add_segment(b, name))
+    if (url_collection(b, plural, cluster, project) || url_add_segment(b, name))
         return -1;
-    return sub ? add_segment(b, sub) : 0;
+    return sub ? url_add_segment(b, sub) : 0;
 }
 
 int url_add_query(struct buf *b, const char *key, const char *value)

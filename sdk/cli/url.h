@@ -28,6 +28,8 @@ int url_collection(struct buf *b, const char *plural, int cluster,
  * is given (e.g. "events", "logs"). Returns 0 or -1. */
 int url_object(struct buf *b, const char *plural, int cluster,
                const char *project, const char *name, const char *sub);
+/* Appends "/" and seg, percent-encoded. Returns 0 or -1. */
+int url_add_segment(struct buf *b, const char *seg);
 /* Appends "?key=value" or "&key=value" (value encoded) depending on
  * whether b already holds a '?'. Returns 0 or -1. */
 int url_add_query(struct buf *b, const char *key, const char *value);

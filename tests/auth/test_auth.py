@@ -49,6 +49,7 @@ class FirstStart(unittest.TestCase):
             self.assertEqual(me["role"], "admin")
             self.assertEqual(me["via"], "session")
             self.assertIn({"name": "public", "role": "creator"}, me["projects"])
+            self.assertEqual(me["defaultProject"], "public")   # clients act in it
 
     def test_bad_admin_password_stops_start(self):
         c = cubed(env={"CUBE_ADMIN_PASSWORD": "short"}, plugins={}, wait=False)

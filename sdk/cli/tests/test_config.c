@@ -47,7 +47,7 @@ static void test_save_is_private(void **state)
     struct stat st;
     snprintf(path, sizeof path, "%s/a/b/config", dir);
     snprintf(parent, sizeof parent, "%s/a/b", dir);
-    struct cli_config c = {"http://h:1", "s3cret", "team"};
+    struct cli_config c = {"http://h:1", "s3cret", "team", NULL};
     umask(022);
     assert_int_equal(config_save(path, &c, err, sizeof err), 0);
     assert_int_equal(stat(path, &st), 0);
@@ -60,7 +60,7 @@ static void test_save_is_private(void **state)
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0600);
     struct cli_config back = {0};
-    assert_int_equal(config_load(path, &back, err, sizeof err), 0);
+    assert_int_equal(config_load(path, NULL, &back, err, sizeof err), 0);
     assert_string_equal(back.server, "http://h:1");
     assert_string_equal(back.token, "s3cret");
     assert_string_equal(back.project, "team");
@@ -78,20 +78,20 @@ static void test_load_yaml_and_missing(void **state)
     char path[128], err[256];
     struct cli_config c = {0};
     snprintf(path, sizeof path, "%s/none", dir);
-    assert_int_equal(config_load(path, &c, err, sizeof err), 0);
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), 0);
     assert_null(c.server);
     snprintf(path, sizeof path, "%s/config.yaml", dir);
     write_file(path, "# written by hand\nserver: https://cube.example\nproject: ml\n", 0600);
-    assert_int_equal(config_load(path, &c, err, sizeof err), 0);
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), 0);
     assert_string_equal(c.server, "https://cube.example");
     assert_null(c.token);
     assert_string_equal(c.project, "ml");
     config_free(&c);
     write_file(path, "server: [unclosed\n", 0600);
-    assert_int_equal(config_load(path, &c, err, sizeof err), -1);
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), -1);
     assert_non_null(strstr(err, "config.yaml:"));
     write_file(path, "- a list\n", 0600);
-    assert_int_equal(config_load(path, &c, err, sizeof err), -1);
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), -1);
 }
 
 static void test_path_and_env(void **state)
@@ -119,12 +119,67 @@ static void test_path_and_env(void **state)
     config_free(&c);
 }
 
+static char *slurp(const char *path)
+{
+    static char text[2048];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void test_contexts(void **state)
+{
+    (void)state;
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/ctx", dir);
+    /* an older flat file reads as it is, and becomes context "default" */
+    write_file(path, "{\"server\": \"http://old\", \"project\": \"p0\", \"keep\": 1}\n", 0600);
+    struct cli_config c = {0};
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), 0);
+    assert_string_equal(c.server, "http://old");
+    assert_null(c.context);
+    config_free(&c);
+    struct cli_config prod = {"https://prod", "t1", NULL, "prod"};
+    assert_int_equal(config_save(path, &prod, err, sizeof err), 0);
+    assert_non_null(strstr(slurp(path), "\"keep\": 1"));
+    /* the current context is prod; "default" keeps the old settings */
+    assert_int_equal(config_load(path, NULL, &c, err, sizeof err), 0);
+    assert_string_equal(c.context, "prod");
+    assert_string_equal(c.server, "https://prod");
+    assert_null(c.project);   /* then the server's default project */
+    config_free(&c);
+    assert_int_equal(config_load(path, "default", &c, err, sizeof err), 0);
+    assert_string_equal(c.server, "http://old");
+    assert_string_equal(c.project, "p0");
+    config_free(&c);
+    assert_int_equal(config_load(path, "nope", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no context named \"nope\""));
+    config_free(&c);
+    /* saving a context again replaces it in place */
+    struct cli_config prod2 = {"https://prod", "t2", "ml", "prod"};
+    assert_int_equal(config_save(path, &prod2, err, sizeof err), 0);
+    cJSON *doc = config_read_doc(path, err, sizeof err);
+    assert_non_null(doc);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "contexts")), 2);
+    assert_null(cJSON_GetObjectItem(doc, "server"));   /* moved into "default" */
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(
+                            config_find_context(doc, "prod"), "token")), "t2");
+    cJSON_Delete(doc);
+    assert_true(config_context_name_ok("127.0.0.1:8080"));
+    assert_false(config_context_name_ok(""));
+    assert_false(config_context_name_ok("a b"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_save_is_private),
         cmocka_unit_test(test_load_yaml_and_missing),
         cmocka_unit_test(test_path_and_env),
+        cmocka_unit_test(test_contexts),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

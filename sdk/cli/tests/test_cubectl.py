@@ -3,87 +3,18 @@
 (Widget: project scope, columns Size and Phase; Gadget: cluster scope).
 
 Exits 77 (skipped) while the server has no resource API or the plugin is
-not built. Stdlib only; uses the cubetest harness for cubed itself."""
+not built. Stdlib only; cubectl_harness starts cubed and runs cubectl."""
 import json
 import os
 import queue
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import unittest
 
-from cubetest import PLUGIN_DIR, Cubed, free_port
-
-CUBECTL = os.path.abspath(os.environ.get("CUBECTL", "build/sdk/cli/cubectl"))
-BUILD_ROOT = os.environ.get("CUBE_BUILD_ROOT", "build")
-TOKEN = "cubectl-test-token"
-SERVER = None   # the Cubed every test talks to
-SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
-
-
-def find_plugin_dir():
-    """The folder holding cube-testkinds.so (directly or in testkinds/)."""
-    for d in (PLUGIN_DIR, BUILD_ROOT):
-        for root, _, files in os.walk(d):
-            if "cube-testkinds.so" in files:
-                return root if os.path.basename(root) != "testkinds" else os.path.dirname(root)
-    return None
-
-
-class Run:
-    def __init__(self, p):
-        self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
-
-    def __repr__(self):
-        return f"rc={self.rc}\nstdout:\n{self.out}\nstderr:\n{self.err}"
-
-
-class CubectlTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory(prefix="cubectl-test-")
-        self.config = os.path.join(self.tmp.name, "cfg", "config")
-        base = {k: v for k, v in os.environ.items() if not k.startswith("CUBE_")}
-        self.env = dict(base, HOME=self.tmp.name, CUBE_CONFIG=self.config)
-        self.url = f"http://127.0.0.1:{SERVER.port}"
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def cubectl(self, *args, stdin=None, env=None, auth=True, timeout=30):
-        argv = [CUBECTL]
-        if auth:
-            argv += ["-s", self.url, "--token", TOKEN]
-        p = subprocess.run(argv + list(args), input=stdin, capture_output=True,
-                           text=True, env=dict(self.env, **(env or {})), timeout=timeout)
-        for marker in SANITIZER_MARKERS:   # a sanitizer build of cubectl
-            self.assertNotIn(marker, p.stderr, p.stderr)
-        return Run(p)
-
-    def ok(self, *args, **kw):
-        r = self.cubectl(*args, **kw)
-        self.assertEqual(r.rc, 0, r)
-        return r
-
-    def fails(self, rc, *args, **kw):
-        r = self.cubectl(*args, **kw)
-        self.assertEqual(r.rc, rc, r)
-        return r
-
-    def apply(self, text, *extra):
-        return self.ok("apply", "-f", "-", *extra, stdin=text)
-
-    @staticmethod
-    def widget(name, size=None, labels=None, extra=""):
-        lines = ["kind: Widget", "metadata:", f"  name: {name}"]
-        if labels:
-            lines.append("  labels: " + json.dumps(labels))
-        lines.append("spec:" + ("" if size is not None or extra else " {}"))
-        if size is not None:
-            lines.append(f"  size: {size}")
-        return "\n".join(lines) + "\n" + extra
+from cubectl_harness import CUBECTL, TOKEN, CubectlTest, main
+from cubetest import free_port
 
 
 class Basics(CubectlTest):
@@ -97,15 +28,18 @@ class Basics(CubectlTest):
         self.assertIn("Logged in to " + self.url, r.out)
         self.assertEqual(stat.S_IMODE(os.stat(self.config).st_mode), 0o600)
         self.assertEqual(stat.S_IMODE(os.stat(os.path.dirname(self.config)).st_mode), 0o700)
-        with open(self.config) as f:
-            cfg = json.load(f)
-        self.assertEqual(cfg, {"server": self.url, "token": TOKEN, "project": "default"})
+        name = self.url[len("http://"):]   # the context is named after host:port
+        # the project is the server's default project, not a "default"
+        # that the server never made
+        self.assertEqual(self.read_config(), {
+            "contexts": [{"name": name, "server": self.url, "token": TOKEN,
+                          "project": "public"}],
+            "current-context": name})
         self.ok("get", "widgets", auth=False)
 
     def test_login_reads_the_token_from_stdin(self):
         self.ok("login", self.url, stdin=TOKEN + "\n", auth=False)
-        with open(self.config) as f:
-            self.assertEqual(json.load(f)["token"], TOKEN)
+        self.assertEqual(self.read_config()["contexts"][0]["token"], TOKEN)
 
     def test_environment_configures_jobs(self):
         r = self.ok("get", "widgets", "-o", "json", auth=False,
@@ -327,7 +261,7 @@ class Watch(CubectlTest):
 
 class Projects(CubectlTest):
     def projects_api(self):
-        return SERVER.get("/api/v1/projects",
+        return self.server.get("/api/v1/projects",
                           headers={"Authorization": "Bearer " + TOKEN}).status != 404
 
     def test_projects_and_all_projects(self):
@@ -339,43 +273,11 @@ class Projects(CubectlTest):
             self.assertIn("/api/v1/projects", r.err)
             return
         r = self.ok("projects")
-        self.assertIn("default", r.out.split())
         self.assertIn("public", r.out.split())  # made on the server's first start
         r = self.ok("get", "widgets", "-A", "-l", "app=pr")
         self.assertEqual(r.out.splitlines()[0].split()[:2], ["PROJECT", "NAME"])
-        self.assertEqual(r.out.splitlines()[1].split()[:2], ["default", "pr-a"])
-
-
-def main():
-    global SERVER
-    plugin_dir = find_plugin_dir()
-    if not plugin_dir:
-        print("testkinds plugin not built: skipped")
-        return 77
-    SERVER = Cubed(plugins={"testkinds": None}, plugin_dir=plugin_dir,
-                   env={"CUBE_ADMIN_TOKEN": TOKEN})
-    try:
-        r = SERVER.get("/api/v1/kinds", headers={"Authorization": "Bearer " + TOKEN})
-        if r.status == 404:
-            print("resource API not available: skipped")
-            return 77
-        kinds = {k.get("kind") for k in r.json().get("items", [])}
-        if not {"Widget", "Gadget"} <= kinds:
-            print(f"testkinds kinds missing (have {sorted(kinds)}): skipped")
-            return 77
-        # Projects are objects: create cubectl's default one (as admin).
-        if "Project" in kinds:
-            r = SERVER.request("POST", "/api/v1/projects",
-                               headers={"Authorization": "Bearer " + TOKEN},
-                               body={"metadata": {"name": "default"}, "spec": {}})
-            if r.status != 201:
-                print(f"creating project default: {r.status} {r.body}")
-                return 1
-        prog = unittest.main(exit=False, verbosity=2)
-        return 0 if prog.result.wasSuccessful() else 1
-    finally:
-        SERVER.close()
+        self.assertEqual(r.out.splitlines()[1].split()[:2], ["public", "pr-a"])
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main({"testkinds": None}, kinds=("Widget", "Gadget")))

@@ -1,5 +1,5 @@
-/* test_table.c — table layout, ages, printer-column paths and the rows
- * `get` prints for a kind. */
+/* test_table.c — table layout, ages and durations, printer-column paths
+ * and the rows `get` prints for a kind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,11 +138,14 @@ static void test_kind_rows(void **state)
                              "\"1970-01-01T00:00:00Z\"},\"spec\":{\"size\":3},"
                              "\"status\":{\"started\":\"1970-01-01T00:00:00Z\"}}");
     assert_int_equal(print_init(&p, OUT_TABLE, w, 1, stdout), 0);
-    assert_int_equal(print_row(&p.table, w, obj, 1, 7200), 0);
+    assert_int_equal(print_row(&p, obj, 7200), 0);
+    p.kind_prefix = 1;   /* several kinds in one get: NAME is kind/name */
+    assert_int_equal(print_row(&p, obj, 7200), 0);
     assert_int_equal(table_render(&p.table, 0, &b), 0);
     assert_string_equal(buf_str(&b),
-                        "PROJECT   NAME   SIZE   PHASE    STARTED   AGE\n"
-                        "p1        a      3      <none>   2h        2h\n");
+                        "PROJECT   NAME       SIZE   PHASE    STARTED   AGE\n"
+                        "p1        a          3      <none>   2h        2h\n"
+                        "p1        widget/a   3      <none>   2h        2h\n");
     buf_free(&b);
     print_free(&p);
     cJSON_Delete(obj);
@@ -153,11 +156,35 @@ static void test_output_formats(void **state)
 {
     (void)state;
     enum out_fmt f;
-    assert_int_equal(print_format("yaml", &f), 0);
+    const char *tmpl = NULL;
+    assert_int_equal(print_format("yaml", &f, &tmpl), 0);
     assert_int_equal(f, OUT_YAML);
-    assert_int_equal(print_format("name", &f), 0);
+    assert_int_equal(print_format("name", &f, &tmpl), 0);
     assert_int_equal(f, OUT_NAME);
-    assert_int_equal(print_format("xml", &f), -1);
+    assert_int_equal(print_format("xml", &f, &tmpl), -1);
+    assert_int_equal(print_format("wide", &f, &tmpl), -2);   /* refused clearly */
+    assert_int_equal(print_format("jsonpath={.kind}", &f, &tmpl), 0);
+    assert_int_equal(f, OUT_JSONPATH);
+    assert_string_equal(tmpl, "{.kind}");
+    assert_int_equal(print_format("jsonpath", &f, &tmpl), -1);
+}
+
+static void test_durations(void **state)
+{
+    (void)state;
+    double s;
+    assert_int_equal(age_parse_duration("90", &s), 0);
+    assert_true(s == 90);
+    assert_int_equal(age_parse_duration("1h30m", &s), 0);
+    assert_true(s == 5400);
+    assert_int_equal(age_parse_duration("30d", &s), 0);
+    assert_true(s == 30 * 86400);
+    assert_int_equal(age_parse_duration("0.5s", &s), 0);
+    assert_true(s == 0.5);
+    assert_int_equal(age_parse_duration("", &s), -1);
+    assert_int_equal(age_parse_duration("5x", &s), -1);
+    assert_int_equal(age_parse_duration("1h30", &s), -1);
+    assert_int_equal(age_parse_duration("-5s", &s), -1);
 }
 
 int main(void)
@@ -169,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_jsonpath),
         cmocka_unit_test(test_kind_rows),
         cmocka_unit_test(test_output_formats),
+        cmocka_unit_test(test_durations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,18 +73,20 @@ static void test_list_queries(void **state)
 struct flags {
     const char *out, *sel, *file;
     int all, watch;
+    struct flag_list fields;
 };
 
 static int parse(struct flags *f, int argc, char **argv, char **pos, int *npos,
                  char *err)
 {
     const struct cli_flag table[] = {
-        {"output", 'o', &f->out, NULL},
-        {"selector", 'l', &f->sel, NULL},
-        {"filename", 'f', &f->file, NULL},
-        {"all-projects", 'A', NULL, &f->all},
-        {"watch", 'w', NULL, &f->watch},
-        {NULL, 0, NULL, NULL},
+        FLAG_STR("output", 'o', &f->out),
+        FLAG_STR("selector", 'l', &f->sel),
+        FLAG_STR("filename", 'f', &f->file),
+        FLAG_ON("all-projects", 'A', &f->all),
+        FLAG_ON("watch", 'w', &f->watch),
+        FLAG_LIST("field", 'F', &f->fields),
+        FLAG_END,
     };
     const struct cli_flag *tables[] = {table};
     memset(f, 0, sizeof *f);
@@ -122,6 +124,19 @@ static void test_args(void **state)
     char *a6[] = {"-Ax"};
     assert_int_equal(parse(&f, 1, a6, pos, &npos, err), -1);
     assert_string_equal(err, "unknown shorthand flag: 'x' in -Ax");
+    /* a repeatable flag keeps every value, in order, in each spelling */
+    char *a7[] = {"--field", "a=1", "-Fb=2", "--field=c=3", "x"};
+    assert_int_equal(parse(&f, 5, a7, pos, &npos, err), 0);
+    assert_int_equal(f.fields.n, 3);
+    assert_string_equal(f.fields.v[0], "a=1");
+    assert_string_equal(f.fields.v[1], "b=2");
+    assert_string_equal(f.fields.v[2], "c=3");
+    assert_int_equal(npos, 1);
+    char *many[FLAG_LIST_MAX + 1];
+    for (int i = 0; i <= FLAG_LIST_MAX; i++)
+        many[i] = "-Fk=v";
+    assert_int_equal(parse(&f, FLAG_LIST_MAX + 1, many, pos, &npos, err), -1);
+    assert_non_null(strstr(err, "more than"));
 }
 
 int main(void)
