@@ -151,7 +151,14 @@ static int project_check(struct cube_ctx *ctx, const struct cube_actor *who, cJS
     (void)ctx;
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
     cJSON *members = cJSON_GetObjectItemCaseSensitive(spec, "members");
-    if (members_unique(members, e) < 0 || keeps_creator(who, members, old, e) < 0)
+    /* env and mounts are checked when they change: a stored project from
+     * before these rules stays editable otherwise. */
+    if (members_unique(members, e) < 0 || keeps_creator(who, members, old, e) < 0 ||
+        (spec_changed(obj, old, "env") &&
+         job_env_check(cJSON_GetObjectItemCaseSensitive(spec, "env"), "spec.env", e) < 0) ||
+        (spec_changed(obj, old, "mounts") &&
+         job_mounts_refuse(cJSON_GetObjectItemCaseSensitive(spec, "mounts"), "spec.mounts",
+                           e) < 0))
         return -1;
     if (cube_actor_trusted(who))
         return 0;

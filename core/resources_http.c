@@ -13,6 +13,7 @@
 #include "ctx.h"
 #include "cube_build.h"
 #include "http_req.h"
+#include "json_nul.h"
 #include "kinds.h"
 #include "log.h"
 #include "logstore.h"
@@ -85,7 +86,8 @@ static int answer_tree(cube_req *req, int status, cJSON *tree)
     return rc;
 }
 
-/* Parses the request body as JSON; answers 400 naming the byte offset. */
+/* Parses the request body as JSON; answers 400 naming the byte offset, or
+ * 422 naming the field that holds an escaped NUL. */
 static cJSON *parse_body(cube_req *req)
 {
     const char *end = NULL;
@@ -105,6 +107,15 @@ static cJSON *parse_body(cube_req *req)
         snprintf(msg, sizeof msg, "malformed JSON near byte %zu",
                  end ? (size_t)(end - req->body) : (size_t)0);
         cube_http_answer_error(req, 400, "BadRequest", msg);
+        return NULL;
+    }
+    char field[256], msg[320];
+    if (cube_json_nul_path(req->body, field, sizeof field)) {
+        snprintf(msg, sizeof msg, "%s: holds a NUL character (\\u0000), which no name or "
+                 "value may", field[0] ? field : "the body");
+        cube_http_answer_error_field(req, 422, "Invalid", msg, field[0] ? field : NULL);
+        cJSON_Delete(body);
+        return NULL;
     }
     return body;
 }
