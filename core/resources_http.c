@@ -184,7 +184,10 @@ static int list_objects(void *state, cube_req *req)
     if (!sel)
         return cube_http_answer_error_field(req, 400, "BadRequest", err, "labelSelector");
     const char *w = cube_req_query(req, "watch");
-    int filtered = k->core && !cube_auth_who(req)->admin;
+    /* Users and Projects are listed item by item (filter_items); a watch
+     * of them cannot be, so it is for administrators. A project kind's
+     * watch sees that project only, which list already allowed. */
+    int filtered = k->core && k->scope == CUBE_SCOPE_CLUSTER && !cube_auth_who(req)->admin;
     if (w && (strcmp(w, "1") == 0 || strcmp(w, "true") == 0)) {
         if (!filtered)
             return watch(req, k, project, sel);

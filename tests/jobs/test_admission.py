@@ -2,9 +2,13 @@
 nothing is accepted and then ignored (an unknown pool, a pool the project
 may not use, mounts, an image), a Job's spec cannot change once admitted
 (labels can), the scheduler never places a Job in a pool its project lost,
-and the reason a Job waits is its status message."""
+the reason a Job waits is its status message, members watch their
+project's Jobs, and deleting a Job that does not exist says 404."""
+import http.client
 import os
+import socket
 import tempfile
+import threading
 import time
 import unittest
 
@@ -132,6 +136,64 @@ class Admission(unittest.TestCase):
         self.assertEqual(now["metadata"]["labels"], {"k": "v"})
         self.assertEqual(now["metadata"]["generation"], made["metadata"]["generation"])
         self.assertEqual(now["spec"], cur["spec"])
+
+    def watch_lines(self, client, project, until, timeout=5):
+        """Reads a watch of project's Jobs until a line contains `until`."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.c.port, timeout=timeout)
+        conn.request("GET", BASE.format(project) + "?watch=1", headers=client.headers)
+        r = conn.getresponse()
+        if r.status != 200:
+            body = r.read().decode()
+            conn.close()
+            return r.status, body
+        seen, deadline = [], time.time() + timeout
+        try:
+            while time.time() < deadline:
+                line = r.fp.readline().decode()
+                seen.append(line)
+                if until in line:
+                    break
+        except socket.timeout:
+            pass
+        finally:
+            conn.close()
+        return 200, "".join(seen)
+
+    def test_members_watch_their_project_kinds(self):
+        out = {}
+        t = threading.Thread(target=lambda: out.update(
+            res=self.watch_lines(self.viewer, "lab", '"name":"watched"')))
+        t.start()
+        time.sleep(0.5)
+        r = self.a.request("POST", BASE.format("elsewhere"), job("unseen"))
+        self.assertEqual(r.status, 201, r.body)
+        r = self.dev.request("POST", BASE.format("lab"), job("watched"))
+        self.assertEqual(r.status, 201, r.body)
+        t.join(10)
+        status, text = out["res"]
+        self.assertEqual(status, 200, text)
+        self.assertIn('"name":"watched"', text)
+        self.assertNotIn('"name":"unseen"', text, "a watch shows its own project only")
+        status, text = self.watch_lines(self.outsider, "lab", "", timeout=2)
+        self.assertEqual(status, 404, text)
+        r = self.dev.get("/api/v1/projects?watch=1")
+        self.assertEqual(r.status, 403, "Projects are listed item by item: no watch")
+
+    def test_deleting_what_does_not_exist_is_404(self):
+        for who in (self.dev, self.viewer):
+            r = who.request("DELETE", f"{BASE.format('lab')}/ghost")
+            self.assertEqual(r.status, 404, r.body)
+            self.assertIn("jobs/ghost", r.json()["error"]["message"])
+            r = who.request("PATCH", f"{BASE.format('lab')}/ghost", {"metadata": {}})
+            self.assertEqual(r.status, 404, r.body)
+        r = self.outsider.request("DELETE", f"{BASE.format('lab')}/ghost")
+        self.assertEqual(r.status, 404)
+        self.assertTrue(r.json()["error"]["message"].startswith('project "'), r.body)
+        # someone else's Job that does exist: still 403 for a dev, and for a viewer
+        r = self.a.request("POST", BASE.format("lab"), job("admins"))
+        self.assertEqual(r.status, 201, r.body)
+        for who in (self.dev, self.viewer):
+            self.assertEqual(who.request("DELETE", f"{BASE.format('lab')}/admins").status, 403)
 
 
 if __name__ == "__main__":
