@@ -65,6 +65,9 @@ int cube_auth_init(struct cube_ctx *ctx);
 int cube_auth_start(struct cube_ctx *ctx);
 /* Forgets the login methods a plugin registered (its init failed). */
 void cube_auth_drop_plugin(struct cube_ctx *ctx, struct cube_plugin *plugin);
+/* After a request was answered: records an audit event when it acted as
+ * an identity other than the one who authenticated (the admin token). */
+void cube_auth_audit_request(cube_req *req);
 /* Frees what cube_auth_init/start made. */
 void cube_auth_free(struct cube_ctx *ctx);
 

@@ -332,7 +332,7 @@ int auth_token_revoke(struct cube_auth *a, const char *user, const char *id)
 
 struct forget {
     const char *user;
-    int with_tokens;
+    int what;
     char **keys;
     size_t n, cap;
 };
@@ -341,7 +341,7 @@ static int collect_user(void *cls, const char *key, void *value)
 {
     struct forget *f = cls;
     const struct auth_cred *c = value;
-    if (strcmp(c->user, f->user) != 0 || (key[0] == 't' && !f->with_tokens))
+    if (strcmp(c->user, f->user) != 0 || (key[0] == 't' && !(f->what & AUTH_FORGET_TOKENS)))
         return 0;
     if (f->n == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 16;
@@ -356,9 +356,9 @@ static int collect_user(void *cls, const char *key, void *value)
     return 0;
 }
 
-void auth_cred_forget_user(struct cube_auth *a, const char *user, int with_tokens)
+void auth_cred_forget_user(struct cube_auth *a, const char *user, int what)
 {
-    struct forget f = {user, with_tokens, NULL, 0, 0};
+    struct forget f = {user, what, NULL, 0, 0};
     pthread_mutex_lock(&a->cred_mu);
     cube_strmap_each(a->creds, collect_user, &f);
     for (size_t i = 0; i < f.n; i++)
@@ -368,8 +368,8 @@ void auth_cred_forget_user(struct cube_auth *a, const char *user, int with_token
         free(f.keys[i]);
     free(f.keys);
     cube_store_kv_delete_owner(a->ctx->store, "session", user, NULL);
-    if (with_tokens) {
+    if (what & AUTH_FORGET_TOKENS)
         cube_store_kv_delete_owner(a->ctx->store, "token", user, NULL);
+    if (what & AUTH_FORGET_PASSWORD)
         cube_store_kv_delete(a->ctx->store, "password", user);
-    }
 }

@@ -184,7 +184,7 @@ static int login(void *state, cube_req *req)
         goto done;
     }
     int got = authenticate(a, provider, name, pw, user);
-    int admin, disabled = 0;
+    int admin, disabled;
     if (got == CUBE_OK && auth_index_get_user(a, user, &admin, &disabled) == 0 && !disabled) {
         cube_throttle_clear(a->throttle, ukey);
         const cJSON *want = cJSON_GetObjectItemCaseSensitive(b, "token");
@@ -193,11 +193,13 @@ static int login(void *state, cube_req *req)
     }
     cube_throttle_fail(a->throttle, ukey, now_ms());
     cube_throttle_fail(a->throttle, akey, now_ms());
+    /* A disabled user with the right password gets the answer of a wrong
+     * one (same status and body, the same scrypt work behind it): the
+     * answer must not tell that the password was right. */
     if (got == CUBE_EUNAVAIL)
         rc = cube_http_answer_error(req, 503, "Unavailable", "the sign-in service is unreachable");
     else
-        rc = cube_http_answer_error(req, 401, "Unauthorized",
-                                    disabled ? "this user is disabled" : GENERIC_FAILURE);
+        rc = cube_http_answer_error(req, 401, "Unauthorized", GENERIC_FAILURE);
 done:
     cJSON_Delete(b);
     return rc;

@@ -31,7 +31,8 @@ static const char USER_SCHEMA[] =
     "\"role\":{\"enum\":[\"admin\",\"user\"],\"default\":\"user\","
     "\"description\":\"Platform role\"},"
     "\"disabled\":{\"type\":\"boolean\",\"default\":false,"
-    "\"description\":\"A disabled user's sessions and tokens stop working\"},"
+    "\"description\":\"Disabling ends the user's sessions and revokes their API tokens "
+    "(enabling again restores none)\"},"
     "\"provider\":{\"type\":\"string\",\"maxLength\":32,\"default\":\"local\","
     "\"description\":\"Login method that created the user\"}}}";
 
@@ -90,6 +91,33 @@ static int members_unique(const cJSON *members, struct cube_op_error *e)
     return 0;
 }
 
+static int creator_count(const cJSON *members)
+{
+    const cJSON *m;
+    int n = 0;
+    cJSON_ArrayForEach(m, members)
+        n += cube_role_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role")))
+             == CUBE_ROLE_CREATOR;
+    return n;
+}
+
+/* 409 when a write would leave a project that had a creator without one
+ * (the members routes refuse the same; PUT, PATCH and apply of
+ * spec.members come here). Removing a deleted user (the core's purge) is
+ * the one exception. */
+static int keeps_creator(const struct cube_actor *who, const cJSON *members,
+                         const cJSON *old, struct cube_op_error *e)
+{
+    const cJSON *was = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(old, "spec"), "members");
+    if (!old || strcmp(who->user, AUTH_SYSTEM_ACTOR) == 0 || creator_count(was) == 0 ||
+        creator_count(members) > 0)
+        return 0;
+    cube_op_fail(e, 409, "Conflict", "spec.members", "spec.members: a project keeps at least "
+                 "one creator (this change removes or demotes the last one)");
+    return -1;
+}
+
 /* 1 when spec.<key> differs between the two objects (absent == absent). */
 static int spec_changed(const cJSON *obj, const cJSON *old, const char *key)
 {
@@ -123,7 +151,14 @@ static int project_check(struct cube_ctx *ctx, const struct cube_actor *who, cJS
     (void)ctx;
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
     cJSON *members = cJSON_GetObjectItemCaseSensitive(spec, "members");
-    if (members_unique(members, e) < 0)
+    /* env and mounts are checked when they change: a stored project from
+     * before these rules stays editable otherwise. */
+    if (members_unique(members, e) < 0 || keeps_creator(who, members, old, e) < 0 ||
+        (spec_changed(obj, old, "env") &&
+         job_env_check(cJSON_GetObjectItemCaseSensitive(spec, "env"), "spec.env", e) < 0) ||
+        (spec_changed(obj, old, "mounts") &&
+         job_mounts_refuse(cJSON_GetObjectItemCaseSensitive(spec, "mounts"), "spec.mounts",
+                           e) < 0))
         return -1;
     if (cube_actor_trusted(who))
         return 0;
@@ -149,18 +184,18 @@ static void user_after(struct cube_ctx *ctx, const char *name, const cJSON *obj,
 }
 
 /* Before the write that removed, disabled or created a user answers: their
- * sessions end (and, removed or new, any tokens and password under the
- * name), so no credential outlives the change; a new user joins the
- * default project. */
+ * sessions and API tokens end (and, removed or new, any password under the
+ * name), so no credential outlives the change — enabling the user again
+ * brings none back; a new user joins the default project. */
 static void user_committed(struct cube_ctx *ctx, const char *name, const cJSON *obj,
                            int created)
 {
     struct cube_auth *a = ctx->auth;
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
     if (!obj || created)
-        auth_cred_forget_user(a, name, 1);
+        auth_cred_forget_user(a, name, AUTH_FORGET_TOKENS | AUTH_FORGET_PASSWORD);
     else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "disabled")))
-        auth_cred_forget_user(a, name, 0);
+        auth_cred_forget_user(a, name, AUTH_FORGET_TOKENS);
     if (!obj)
         auth_project_purge_user(a, name);
     if (created && a->default_project[0] && auth_index_has_project(a, a->default_project))

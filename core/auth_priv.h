@@ -130,9 +130,12 @@ int auth_token_find(struct cube_auth *a, const char *token, struct cube_principa
 cJSON *auth_token_list(struct cube_auth *a, const char *user);
 /* Revokes a user's token by id: CUBE_OK or CUBE_ENOTFOUND. */
 int auth_token_revoke(struct cube_auth *a, const char *user, const char *id);
-/* Ends every session of user (disabled, deleted); drops cached creds.
- * tokens too when with_tokens. */
-void auth_cred_forget_user(struct cube_auth *a, const char *user, int with_tokens);
+/* What auth_cred_forget_user removes besides the sessions (bits). */
+#define AUTH_FORGET_TOKENS 1     /* every API token (a job's CUBE_TOKEN too) */
+#define AUTH_FORGET_PASSWORD 2   /* the local password */
+/* Ends every session of user (disabled, deleted, password reset) and drops
+ * their cached credentials; what (AUTH_FORGET_* bits) says what else goes. */
+void auth_cred_forget_user(struct cube_auth *a, const char *user, int what);
 
 /* -- auth_kinds.c: the User and Project kinds ------------------------- */
 int auth_kinds_register(struct cube_auth *a);

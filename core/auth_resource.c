@@ -68,22 +68,23 @@ const char *cube_auth_rule_name(const struct cube_res_rule *r)
     return r->self ? "self" : cube_perm_name(r->perm);
 }
 
-/* The owner of a stored object, copied into out; "" when it has none or
- * does not exist (the operation then answers 404 itself). */
-static void owner_of(cube_req *req, const struct cube_kind *k, const char *project,
-                     const char *name, char *out, size_t len)
+/* The owner of a stored object, copied into out ("" when it has none).
+ * 0, or -1 when the object cannot be read (e says why: 404 when it does
+ * not exist). */
+static int owner_of(cube_req *req, const struct cube_kind *k, const char *project,
+                    const char *name, char *out, size_t len, struct cube_op_error *e)
 {
     char *text;
-    struct cube_op_error e;
     out[0] = '\0';
-    if (cube_obj_load_text(req->ctx, k, project, name, &text, NULL, &e) < 0)
-        return;
+    if (cube_obj_load_text(req->ctx, k, project, name, &text, NULL, e) < 0)
+        return -1;
     cJSON *o = cJSON_Parse(text);
     const char *owner = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(o, "metadata"), "owner"));
     snprintf(out, len, "%s", owner ? owner : "");
     cJSON_Delete(o);
     free(text);
+    return 0;
 }
 
 int cube_auth_resource(cube_req *req, const struct cube_kind *k, const char *project,
@@ -94,11 +95,17 @@ int cube_auth_resource(cube_req *req, const struct cube_kind *k, const char *pro
                                                                                : project;
     char owner[CUBE_USER_MAX] = "";
     if (r.perm == CUBE_P_PROJECT_OPERATE && name) {
-        /* Membership first, so non-members learn nothing from the owner. */
+        /* Membership first, so non-members learn nothing from the owner.
+         * A member who may view the project learns that an object does
+         * not exist (404) rather than a 403 about owning it. */
+        struct cube_op_error e;
         if (!cube_auth_check(req, CUBE_P_PROJECT_VIEW, proj))
             return 0;
-        if (cube_auth_role(req, proj) == CUBE_ROLE_DEV)
-            owner_of(req, k, project, name, owner, sizeof owner);
+        if (cube_auth_role(req, proj) < CUBE_ROLE_OPS &&
+            owner_of(req, k, project, name, owner, sizeof owner, &e) < 0) {
+            cube_http_answer_error_field(req, e.status, e.code, e.message, e.field);
+            return 0;
+        }
     }
     if (!cube_auth_check_owner(req, r.perm, proj, owner[0] ? owner : NULL))
         return 0;

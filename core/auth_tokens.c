@@ -121,20 +121,27 @@ static int change_own(void *state, cube_req *req)
     return rc;
 }
 
+/* {password, revokeTokens = true}: the new password; the user's sessions
+ * end, and (unless revokeTokens is false) their API tokens are revoked. */
 static int admin_reset(void *state, cube_req *req)
 {
     struct cube_auth *a = AUTH_OF(state);
     const char *user = cube_route_match_param(&req->match, "name");
-    int admin, disabled;
+    int admin, disabled, rc;
     if (auth_index_get_user(a, user, &admin, &disabled) < 0)
         return cube_http_answer_error(req, 404, "NotFound", "no such user");
     cJSON *b = body_object(req);
     if (!b)
         return CUBE_OK;
-    int rc = set_password(req, a, user,
-                          cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "password")));
+    const cJSON *revoke = cJSON_GetObjectItemCaseSensitive(b, "revokeTokens");
+    if (revoke && !cJSON_IsBool(revoke))
+        rc = cube_http_answer_error_field(req, 422, "Invalid",
+                                          "revokeTokens: must be true or false", "revokeTokens");
+    else
+        rc = set_password(req, a, user, cJSON_GetStringValue(
+                              cJSON_GetObjectItemCaseSensitive(b, "password")));
     if (req->status == 200)
-        auth_cred_forget_user(a, user, 0);
+        auth_cred_forget_user(a, user, revoke && cJSON_IsFalse(revoke) ? 0 : AUTH_FORGET_TOKENS);
     cJSON_Delete(b);
     return rc;
 }
@@ -151,7 +158,8 @@ int auth_token_routes_register(struct cube_auth *a)
         {sizeof routes[0], "POST", "/api/v1/auth/password", CUBE_PERM_USER, change_own,
          "Change one's own password {current, password}"},
         {sizeof routes[0], "POST", "/api/v1/users/{name}/password", CUBE_PERM_ADMIN,
-         admin_reset, "Set a user's password {password} and end their sessions"},
+         admin_reset, "Set a user's password {password[, revokeTokens]}: their sessions end "
+         "and their API tokens are revoked (unless revokeTokens is false)"},
     };
     return cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "token");
 }

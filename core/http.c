@@ -328,6 +328,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
     cube_metric_add(ctx->m_requests, labels, 1);
     cube_metric_observe(ctx->m_latency, labels, seconds);
     access_log(req, seconds);
+    cube_auth_audit_request(req);
     req_free(req);
     *con_cls = NULL;
     atomic_fetch_sub(&http->inflight, 1);

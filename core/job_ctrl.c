@@ -45,7 +45,8 @@ static int mark_queued(void *cls, const cJSON *job, cJSON *status)
         job_set_num(status, "seq", (double)r->seq);
     } else {
         job_set_str(status, "phase", "Failed");
-        job_set_str(status, "reason", r->rc == CUBE_ETOOBIG ? "Unschedulable" : "InvalidSpec");
+        job_set_str(status, "reason", r->rc == CUBE_ETOOBIG ? "Unschedulable"
+                                      : r->rc == CUBE_EPERM ? "PoolNotAllowed" : "InvalidSpec");
         job_set_str(status, "message", r->message);
         job_set_now(status, "finished");
     }
@@ -64,8 +65,32 @@ static uint64_t job_seq(const cJSON *job)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* Why a Job may not run in its pool, into msg. */
+static void pool_refusal(const char *project, const char *pool, char *msg, size_t len)
+{
+    snprintf(msg, len, "spec.pool: project %s may not use pool %s (its spec.pools)", project,
+             pool && *pool ? pool : CUBE_SP_DEFAULT_POOL);
+}
+
+/* A Pending Job whose project may not use its pool (spec.pools changed
+ * after it was queued): Failed, never placed there. */
+static int mark_refused(void *cls, const cJSON *job, cJSON *status)
+{
+    const char *phase = job_status_str(job, "phase");
+    if (*phase && strcmp(phase, "Pending") != 0)
+        return 1;
+    job_set_str(status, "phase", "Failed");
+    job_set_str(status, "reason", "PoolNotAllowed");
+    job_set_str(status, "message", cls);
+    job_set_now(status, "finished");
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "waiting");
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "queuePosition");
+    return 0;
+}
+
 /* Hands a Job to the engine (pending). Returns CUBE_OK, or an error with
- * the message in r (a spec the engine refuses). */
+ * the message in r (a spec the engine refuses; CUBE_EPERM: a pool the
+ * project may not use). */
 static int engine_submit(struct cube_sched *s, const cJSON *job, const char *project,
                          const char *id, struct submit_result *r)
 {
@@ -80,6 +105,11 @@ static int engine_submit(struct cube_sched *s, const cJSON *job, const char *pro
     req.job.seq = r->seq = job_seq(job);
     sched_project_ensure(s, project, req.job.pool);
     pthread_mutex_lock(&s->mu);
+    if (!sched_pool_allowed(s, project, req.job.pool)) {
+        pthread_mutex_unlock(&s->mu);
+        pool_refusal(project, req.job.pool, r->message, sizeof r->message);
+        return r->rc = CUBE_EPERM;
+    }
     r->rc = cube_sp_submit(s->policy, &req.job);
     if (r->rc == CUBE_EEXIST)
         r->rc = CUBE_OK;   /* already queued (a repeated reconcile) */
@@ -175,12 +205,24 @@ static int mark_admitted(void *cls, const cJSON *job, cJSON *status)
 
 void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a)
 {
+<<<<<<< HEAD
     char project[64], name[64];
     struct admission ad = {s, a, 0};
+=======
+    char project[64], name[64], msg[300];
+    struct admission ad = {a, 0};
+    int split = job_id_split(a->job, project, name);
+>>>>>>> sec-admission
     pthread_mutex_lock(&s->mu);
     sched_pending_untrack(s, a->job);
+    int allowed = split < 0 || sched_pool_allowed(s, project, a->pool);
     pthread_mutex_unlock(&s->mu);
-    if (job_id_split(a->job, project, name) < 0 ||
+    if (!allowed) {   /* the project's spec.pools changed while it waited */
+        pool_refusal(project, a->pool, msg, sizeof msg);
+        job_update_status(s, project, name, mark_refused, msg);
+        job_event(s, project, name, "Warning", "PoolNotAllowed", msg);
+    }
+    if (!allowed || split < 0 ||
         job_update_status(s, project, name, mark_admitted, &ad) < 0 || !ad.taken) {
         pthread_mutex_lock(&s->mu);
         cube_sp_release(s->policy, a->job);   /* gone, stopped or finished */
@@ -386,7 +428,12 @@ static int requeue_pending(struct cube_sched *s, const cJSON *job, const char *p
     if (cJSON_IsNumber(at) && at->valuedouble > (double)time(NULL))
         return (int)((at->valuedouble - (double)time(NULL)) * 1000) + 10;
     struct submit_result r = {0};
-    if (engine_submit(s, job, project, id, &r) != CUBE_OK)
+    char name[64], pname[64];
+    if (engine_submit(s, job, project, id, &r) == CUBE_EPERM &&
+        job_id_split(id, pname, name) == 0) {
+        job_update_status(s, project, name, mark_refused, r.message);
+        job_event(s, project, name, "Warning", "PoolNotAllowed", r.message);
+    } else if (r.rc != CUBE_OK)
         cube_log(CUBE_LOG_WARN, "jobs", "%s: cannot queue it again: %s", id, r.message);
     sched_poke(s);
     return 0;

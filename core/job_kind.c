@@ -51,7 +51,8 @@ static const char JOB_COLUMNS[] =
     "[{\"name\":\"Phase\",\"jsonPath\":\".status.phase\",\"type\":\"string\"},"
     "{\"name\":\"Replicas\",\"jsonPath\":\".spec.replicas\",\"type\":\"integer\"},"
     "{\"name\":\"Attempts\",\"jsonPath\":\".status.attempts\",\"type\":\"integer\"},"
-    "{\"name\":\"Reason\",\"jsonPath\":\".status.reason\",\"type\":\"string\"}]";
+    "{\"name\":\"Reason\",\"jsonPath\":\".status.reason\",\"type\":\"string\"},"
+    "{\"name\":\"Message\",\"jsonPath\":\".status.message\",\"type\":\"string\"}]";
 
 /* Fills e for a bad field and returns -1. */
 static int bad(struct cube_op_error *e, const char *field, const char *msg)
@@ -119,14 +120,17 @@ int job_request(struct cube_sched *s, const cJSON *job, struct job_request *r,
     return 0;
 }
 
-/* Rejects what the schema cannot: resources that do not parse or exist. */
+/* Rejects what the schema cannot: resources that do not parse or exist,
+ * and what job_admit.c refuses. An update may change metadata only: the
+ * rest was checked when the Job was created. */
 static int job_check(struct cube_ctx *ctx, const struct cube_actor *who, cJSON *obj,
                      const cJSON *old, struct cube_op_error *e)
 {
     (void)who;
-    (void)old;
     struct job_request r;
-    if (job_request(ctx->sched, obj, &r, e) < 0)
+    if (old)
+        return job_admit_check(ctx, obj, old, e);
+    if (job_request(ctx->sched, obj, &r, e) < 0 || job_admit_check(ctx, obj, NULL, e) < 0)
         return -1;
     if (!sched_some_node_fits(ctx->sched, r.job.pool, r.job.cpu_milli, r.job.memory)) {
         cube_op_fail(e, 422, "Invalid", "spec.resources", "spec.resources: more cpu or "

@@ -67,12 +67,37 @@ static void apply_quotas(struct cube_sched *s, const char *name, const cJSON *sp
     }
 }
 
+static void free_pools(void *pools) { cJSON_Delete(pools); }
+
+/* Remembers a project's spec.pools (spec NULL: the project is gone);
+ * caller holds mu. */
+static void remember_pools(struct cube_sched *s, const char *name, const cJSON *spec)
+{
+    const cJSON *pools = cJSON_GetObjectItemCaseSensitive(spec, "pools");
+    cJSON *copy = cJSON_GetArraySize(pools) > 0 ? cJSON_Duplicate(pools, 1) : NULL;
+    void *old = NULL;
+    if (!copy)
+        old = cube_strmap_del(s->pools, name);
+    else if (cube_strmap_put(s->pools, name, copy, &old) < 0) {
+        cube_log(CUBE_LOG_WARN, "jobs", "project %s: out of memory for its pools", name);
+        cJSON_Delete(copy);
+    }
+    cJSON_Delete(old);
+}
+
+int sched_pool_allowed(struct cube_sched *s, const char *project, const char *pool)
+{
+    return sched_pools_allow(cube_strmap_get(s->pools, project),
+                             pool && *pool ? pool : CUBE_SP_DEFAULT_POOL);
+}
+
 void cube_sched_project(struct cube_ctx *ctx, const char *name, const cJSON *obj)
 {
     struct cube_sched *s = ctx->sched;
     if (!s)
         return;
     pthread_mutex_lock(&s->mu);
+    remember_pools(s, name, obj ? cJSON_GetObjectItemCaseSensitive(obj, "spec") : NULL);
     if (obj)
         apply_quotas(s, name, cJSON_GetObjectItemCaseSensitive(obj, "spec"), NULL);
     else
@@ -90,6 +115,7 @@ void sched_project_ensure(struct cube_sched *s, const char *project, const char 
     if (!pk || cube_obj_get(s->ctx, pk, NULL, project, &p, &e) < 0)
         return;
     pthread_mutex_lock(&s->mu);
+    remember_pools(s, project, cJSON_GetObjectItemCaseSensitive(p, "spec"));
     apply_quotas(s, project, cJSON_GetObjectItemCaseSensitive(p, "spec"), pool);
     pthread_mutex_unlock(&s->mu);
     cJSON_Delete(p);
@@ -246,6 +272,7 @@ static int mark_waiting(void *cls, const cJSON *job, cJSON *status)
     if (strcmp(job_status_str(job, "phase"), "Pending") != 0)
         return 1;
     job_set_str(status, "waiting", w->reason);
+    job_set_str(status, "message", w->reason);   /* what lists show */
     job_set_num(status, "queuePosition", w->position);
     return 0;
 }
@@ -326,9 +353,15 @@ int cube_sched_init(struct cube_ctx *ctx)
     s->engines = cube_strmap_new();
     s->early = cube_strmap_new();
     s->pending = cube_strmap_new();
+<<<<<<< HEAD
     s->ports = cube_strmap_new();
     s->policy = cube_sp_new();
     if (!s->nodes || !s->engines || !s->early || !s->pending || !s->ports || !s->policy) {
+=======
+    s->pools = cube_strmap_new();
+    s->policy = cube_sp_new();
+    if (!s->nodes || !s->engines || !s->early || !s->pending || !s->pools || !s->policy) {
+>>>>>>> sec-admission
         cube_log(CUBE_LOG_ERROR, "jobs", "out of memory");
         return -1;
     }
@@ -375,7 +408,11 @@ void cube_sched_free(struct cube_ctx *ctx)
     cube_strmap_free(s->engines, free);
     cube_strmap_free(s->early, free);
     cube_strmap_free(s->pending, free);
+<<<<<<< HEAD
     cube_strmap_free(s->ports, free);
+=======
+    cube_strmap_free(s->pools, free_pools);
+>>>>>>> sec-admission
     cube_sp_free(s->policy);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->wake);

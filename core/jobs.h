@@ -64,7 +64,12 @@ struct cube_sched {
                                          reported before start returned */
     struct cube_sched_policy *policy;
     struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
+<<<<<<< HEAD
     struct cube_strmap *ports;        /* "<node>\t<port>" -> Job id (job_ports.c) */
+=======
+    struct cube_strmap *pools;        /* project -> its spec.pools (cJSON array);
+                                         absent: every pool (job_loop.c) */
+>>>>>>> sec-admission
     struct cube_kind *job_kind;
     struct cube_metric *m_jobs, *m_util, *m_mem;   /* job_metrics.c */
     struct job_starter *starter;      /* job_start.c */
@@ -108,6 +113,29 @@ void sched_drop_plugin(struct cube_sched *s, struct cube_plugin *plugin);
 char *cube_sched_local_devices(struct cube_sched *s, int *rc);
 /* Frees the registry (shutdown). */
 void sched_registry_free(struct cube_sched *s);
+
+/* 1 when some node serves pool. */
+int sched_pool_known(struct cube_sched *s, const char *pool);
+
+/* -- job_admit.c ------------------------------------------------------ */
+/* What a new Job must satisfy beyond its schema and resources (env names,
+ * no mounts or image, a pool some node serves and its project may use);
+ * an update may not change the spec (old: the stored Job). 0, or -1 with
+ * e naming the field (422). */
+int job_admit_check(struct cube_ctx *ctx, const cJSON *obj, const cJSON *old,
+                    struct cube_op_error *e);
+/* env (an object of strings; NULL: none) under field base ("spec.env"):
+ * portable names only, none of the variables Cube sets. 0, or -1 (422). */
+int job_env_check(const cJSON *env, const char *base, struct cube_op_error *e);
+/* 1 when Cube sets the variable name for a replica itself. */
+int job_env_reserved(const char *name);
+/* mounts (an array; NULL or empty: fine) under field base: each entry's
+ * name and path are checked, then any mount is refused (422): no executor
+ * mounts volumes yet. */
+int job_mounts_refuse(const cJSON *mounts, const char *base, struct cube_op_error *e);
+/* 1 when a Project's spec.pools (NULL or empty: every pool) lets its Jobs
+ * use pool. */
+int sched_pools_allow(const cJSON *pools, const char *pool);
 
 /* -- job_kind.c ------------------------------------------------------- */
 int job_kind_register(struct cube_sched *s);
@@ -158,8 +186,12 @@ void job_adopt_replicas(struct cube_sched *s, const cJSON *job, const char *proj
 /* The Job is finished or gone: out of the engine and the engine-id map. */
 void job_forget(struct cube_sched *s, const char *id);
 /* The project's quotas reach the engine before its Jobs (pool: the one a
- * Job asks for; a project without quotas is unlimited there). */
+ * Job asks for; a project without quotas is unlimited there), and its
+ * spec.pools the scheduler (sched_pool_allowed). */
 void sched_project_ensure(struct cube_sched *s, const char *project, const char *pool);
+/* 1 when the project, as the scheduler last saw it, may run Jobs in pool
+ * (caller holds mu). */
+int sched_pool_allowed(struct cube_sched *s, const char *project, const char *pool);
 
 /* An Admitted Job (as read): starts every replica not started yet and
  * records them (status Running, event Started). CUBE_EUNAVAIL when the

@@ -13,6 +13,7 @@
 #include "ctx.h"
 #include "cube_build.h"
 #include "http_req.h"
+#include "json_nul.h"
 #include "kinds.h"
 #include "log.h"
 #include "logstore.h"
@@ -85,7 +86,8 @@ static int answer_tree(cube_req *req, int status, cJSON *tree)
     return rc;
 }
 
-/* Parses the request body as JSON; answers 400 naming the byte offset. */
+/* Parses the request body as JSON; answers 400 naming the byte offset, or
+ * 422 naming the field that holds an escaped NUL. */
 static cJSON *parse_body(cube_req *req)
 {
     const char *end = NULL;
@@ -105,6 +107,15 @@ static cJSON *parse_body(cube_req *req)
         snprintf(msg, sizeof msg, "malformed JSON near byte %zu",
                  end ? (size_t)(end - req->body) : (size_t)0);
         cube_http_answer_error(req, 400, "BadRequest", msg);
+        return NULL;
+    }
+    char field[256], msg[320];
+    if (cube_json_nul_path(req->body, field, sizeof field)) {
+        snprintf(msg, sizeof msg, "%s: holds a NUL character (\\u0000), which no name or "
+                 "value may", field[0] ? field : "the body");
+        cube_http_answer_error_field(req, 422, "Invalid", msg, field[0] ? field : NULL);
+        cJSON_Delete(body);
+        return NULL;
     }
     return body;
 }
@@ -173,7 +184,10 @@ static int list_objects(void *state, cube_req *req)
     if (!sel)
         return cube_http_answer_error_field(req, 400, "BadRequest", err, "labelSelector");
     const char *w = cube_req_query(req, "watch");
-    int filtered = k->core && !cube_auth_who(req)->admin;
+    /* Users and Projects are listed item by item (filter_items); a watch
+     * of them cannot be, so it is for administrators. A project kind's
+     * watch sees that project only, which list already allowed. */
+    int filtered = k->core && k->scope == CUBE_SCOPE_CLUSTER && !cube_auth_who(req)->admin;
     if (w && (strcmp(w, "1") == 0 || strcmp(w, "true") == 0)) {
         if (!filtered)
             return watch(req, k, project, sel);

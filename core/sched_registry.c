@@ -154,6 +154,20 @@ int sched_some_node_fits(struct cube_sched *s, const char *pool, int64_t cpu_mil
     return f.fits || f.nodes == 0;
 }
 
+static int node_in_pool(void *cls, const char *name, void *value)
+{
+    (void)name;
+    return strcmp(((const struct sched_node *)value)->pool, cls) == 0;
+}
+
+int sched_pool_known(struct cube_sched *s, const char *pool)
+{
+    pthread_mutex_lock(&s->mu);
+    int known = cube_strmap_each(s->nodes, node_in_pool, (void *)pool) != 0;
+    pthread_mutex_unlock(&s->mu);
+    return known;
+}
+
 /* -- nodes ---------------------------------------------------------------- */
 
 /* A node document's devices as the engine's array (strings borrowed from

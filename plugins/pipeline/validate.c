@@ -1,7 +1,8 @@
 /* validate.c — what the schemas cannot say about templates and pipelines:
  * argument schemas that parse, unique task names, upstreams that exist,
  * no cycles, templates that exist, args that fit the template's schema,
- * a schedule and time zone that parse. Every error names its field. */
+ * a schedule and time zone that parse, no task mounts. Every error names
+ * its field. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +203,8 @@ static int task_index(const cJSON *tasks, const char *name)
     return -1;
 }
 
-/* A task's template and args. */
+/* A task's template and args; no mounts (its Job would refuse them: no
+ * executor mounts volumes yet). */
 static int check_task(struct pl *p, const char *project, const cJSON *t, int i, char *field,
                       size_t flen, char *msg, size_t mlen)
 {
@@ -210,6 +212,11 @@ static int check_task(struct pl *p, const char *project, const cJSON *t, int i, 
     const char *tname = pl_str(t, "template");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(t, "args");
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(t, "command");
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "mounts")) > 0) {
+        snprintf(f, sizeof f, "spec.tasks[%d].mounts", i);
+        return pl_fail(field, flen, msg, mlen, f, "not supported: no executor of this Cube "
+                       "mounts volumes yet (tasks share the run's directory, CUBE_RUN_DIR)");
+    }
     if (!tname) {
         snprintf(f, sizeof f, "spec.tasks[%d].template", i);
         if (cJSON_GetArraySize(cmd) == 0)

@@ -241,13 +241,14 @@ class Passwords(unittest.TestCase):
             self.assertEqual(r.status, 200, r.body)
             c.login("pat", "pat-password-1", expect=401)
             c.login("pat", "pat-password-2")
-            # an admin resets it: the old sessions end
+            # an admin resets it: the old sessions end (tokens stay only when
+            # the reset says revokeTokens: false)
             r = c.admin().request("POST", "/api/v1/users/pat/password",
-                                  {"password": "pat-password-3"})
+                                  {"password": "pat-password-3", "revokeTokens": False})
             self.assertEqual(r.status, 200)
             self.assertEqual(s.get("/api/v1/auth/me").status, 401)
             s = c.login("pat", "pat-password-3")
-            self.assertEqual(tok.get("/api/v1/auth/me").status, 200, "tokens survive a reset")
+            self.assertEqual(tok.get("/api/v1/auth/me").status, 200, "revokeTokens: false")
             # disabling stops sessions and tokens at once
             r = c.admin().request("PATCH", "/api/v1/users/pat", {"spec": {"disabled": True}})
             self.assertEqual(r.status, 200, r.body)
@@ -257,7 +258,8 @@ class Passwords(unittest.TestCase):
                           {"username": "pat", "password": "pat-password-3"})
             self.assertEqual(r.status, 401)
             r = c.admin().request("PATCH", "/api/v1/users/pat", {"spec": {"disabled": False}})
-            self.assertEqual(tok.get("/api/v1/auth/me").status, 200, "re-enabled")
+            self.assertEqual(tok.get("/api/v1/auth/me").status, 401,
+                             "re-enabling brings no token back")
             self.assertEqual(s.get("/api/v1/auth/me").status, 401, "sessions stay ended")
 
     def test_users_only_see_themselves(self):

@@ -30,10 +30,17 @@ KNOWN = {"public", "user", "admin", "self", "project:view", "project:edit",
          "project:operate", "project:manage"}
 
 
+# A node in pool "default", so that Jobs (whose pool must be served) can be
+# created; its replicas run for a moment.
+SIM = {"pool": "default", "run_seconds": 1,
+       "node_groups": [{"prefix": "n-", "count": 1, "cpu": "64", "memory": "64Gi"}]}
+
+
 def plugin_dir():
     """A directory with the test plugins side by side."""
     d = tempfile.mkdtemp(prefix="cube-rbac-plugins-")
-    for src in (os.environ["CUBE_TEST_PLUGIN_DIR"], os.environ["CUBE_TESTKINDS_DIR"]):
+    for src in (os.environ["CUBE_TEST_PLUGIN_DIR"], os.environ["CUBE_TESTKINDS_DIR"],
+                os.environ["CUBE_SIM_PLUGIN_DIR"]):
         for f in os.listdir(src):
             if f.startswith("cube-") and f.endswith(".so"):
                 os.symlink(os.path.join(src, f), os.path.join(d, f))
@@ -98,7 +105,7 @@ def denied(r):
 class Matrix(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.c = c = Cubed(plugins={"testkinds": None, "authprobe": None},
+        cls.c = c = Cubed(plugins={"testkinds": None, "authprobe": None, "executor-sim": SIM},
                           plugin_dir=plugin_dir())
         cls.callers = {"anonymous": c, "admin": c.make_user("root", role="admin")}
         for role in MEMBERS:

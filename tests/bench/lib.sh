@@ -203,6 +203,17 @@ http_status() { # port path
     return 0
 }
 
+# Sets TOKEN to an API token of the administrator, minted with the break-glass
+# admin token (every request of which cubed audits: load carries this one).
+mint_token() { # port admin-token
+    local out
+    out=$(curl -sS -X POST -H "Authorization: Bearer $2" -H 'Content-Type: application/json' \
+              --data '{"name":"bench","expires_in":86400}' \
+              "http://127.0.0.1:$1/api/v1/auth/tokens" 2>&1) || out="curl: $out"
+    TOKEN=$(printf '%s' "$out" | sed -n 's/.*"token":"\(cube_[0-9a-f]*\)".*/\1/p')
+    [ -n "$TOKEN" ] || die "cubed minted no API token: $out"
+}
+
 # --- figures -------------------------------------------------------------------
 
 # Prints the value column of a field of /proc/pid/status: proc_field pid field.

@@ -29,8 +29,7 @@ BENCH_NAME=proxy.sh
 . "$HERE/lib.sh"
 
 BAR_P99_OVERHEAD_MS=1
-TOKEN=bench-admin-token
-AUTH="Authorization: Bearer $TOKEN"
+ADMIN_TOKEN=bench-admin-token   # CUBE_ADMIN_TOKEN: mints TOKEN once cubed is ready
 FILE=/probe/bench/app/small.txt
 DURATION=$(dur "${BENCH_DURATION:-5s}")
 WARMUP=$(dur "${BENCH_WARMUP:-1s}")
@@ -83,7 +82,7 @@ config:
   port: $NPORT
   down_port: 1
 EOF
-CUBE_ADMIN_TOKEN=$TOKEN "$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
+CUBE_ADMIN_TOKEN=$ADMIN_TOKEN "$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
 CPID=$!
 for i in $(seq 1 3000); do
     cubed_running "$TMP/cubed.err" cubed || die "cubed could not bind port $CPORT"
@@ -92,6 +91,8 @@ for i in $(seq 1 3000); do
     [ "$i" = 3000 ] && die "cubed not ready after 15 s"
     msleep 0.005
 done
+mint_token "$CPORT" "$ADMIN_TOKEN"
+AUTH="Authorization: Bearer $TOKEN"
 
 DIRECT=http://127.0.0.1:$NPORT$FILE
 PROXIED=http://127.0.0.1:$CPORT$FILE

@@ -11,7 +11,8 @@
 # the testkinds plugin: kind Note (BENCH_PLURAL=notes), project scope, no
 # controller, so creates measure the API's own write path; BENCH_PLURAL=widgets
 # adds the Widget controller's status write to every create). Every request
-# carries the admin token (CUBE_ADMIN_TOKEN), which creates project "bench"
+# carries an API token of the admin, minted with the break-glass admin token
+# (CUBE_ADMIN_TOKEN; audited per request), which creates project "bench"
 # first (objects need their project):
 #   - creates BENCH_OBJECTS objects in project "bench" (POST, keep-alive,
 #     small JSON bodies, unique names w0, w1, ...): the first S of them from
@@ -78,8 +79,9 @@ BAR_WATCH_P99_MS=20    # watch delivery p99
 CREATE_CONNS=16
 WRK_THREADS=2
 WRK_CONNS=64
-TOKEN=bench-admin-token   # CUBE_ADMIN_TOKEN: cubed's platform admin
-AUTH="Authorization: Bearer $TOKEN"
+ADMIN_TOKEN=bench-admin-token   # CUBE_ADMIN_TOKEN: mints TOKEN (start_cubed)
+TOKEN=
+AUTH=
 PROJECT=bench
 PLURAL=${BENCH_PLURAL:-notes}
 API=/api/v1/projects/$PROJECT/$PLURAL
@@ -240,13 +242,17 @@ EOF
 start_cubed() { # store database; returns 2 when the port was taken
     local t0=$SECONDS
     write_cube_yaml "$1" "$2"
-    (cd "$TMP/$1" && CUBE_ADMIN_TOKEN=$TOKEN exec "$CUBED" -c "$TMP/$1/cube.yaml") \
+    (cd "$TMP/$1" && CUBE_ADMIN_TOKEN=$ADMIN_TOKEN exec "$CUBED" -c "$TMP/$1/cube.yaml") \
         >"$TMP/$1/cubed.out" 2>"$TMP/$1/cubed.err" &
     CPID=$!
     while :; do
         cubed_running "$TMP/$1/cubed.err" "cubed ($1)" || return
         http_status "$CPORT" /readyz 2>/dev/null
-        [ "$HTTP_STATUS" = 200 ] && return 0
+        if [ "$HTTP_STATUS" = 200 ]; then
+            mint_token "$CPORT" "$ADMIN_TOKEN"
+            AUTH="Authorization: Bearer $TOKEN"
+            return 0
+        fi
         (( SECONDS - t0 > 30 )) && { cat "$TMP/$1/cubed.err" >&2; die "cubed ($1) not ready after 30 s"; }
         msleep 0.01
     done

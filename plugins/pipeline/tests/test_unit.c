@@ -102,6 +102,12 @@ static void bad_specs_name_the_field(void **st)
     assert_string_equal(check("{\"tasks\":[{\"name\":\"a\",\"command\":[\"x\"]}],"
                               "\"schedule\":\"@daily\",\"timezone\":\"Nowhere/Else\"}", msg),
                         "spec.timezone");
+    /* no executor mounts volumes: refused here, not accepted and ignored */
+    assert_string_equal(check("{\"tasks\":[{\"name\":\"a\",\"command\":[\"x\"]},"
+                              "{\"name\":\"b\",\"command\":[\"x\"],\"mounts\":"
+                              "[{\"name\":\"data\",\"path\":\"/data\"}]}]}", msg),
+                        "spec.tasks[1].mounts");
+    assert_non_null(strstr(msg, "not supported"));
 }
 
 static void template_args_are_checked(void **st)
