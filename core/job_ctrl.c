@@ -205,14 +205,9 @@ static int mark_admitted(void *cls, const cJSON *job, cJSON *status)
 
 void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a)
 {
-<<<<<<< HEAD
-    char project[64], name[64];
-    struct admission ad = {s, a, 0};
-=======
     char project[64], name[64], msg[300];
-    struct admission ad = {a, 0};
+    struct admission ad = {s, a, 0};
     int split = job_id_split(a->job, project, name);
->>>>>>> sec-admission
     pthread_mutex_lock(&s->mu);
     sched_pending_untrack(s, a->job);
     int allowed = split < 0 || sched_pool_allowed(s, project, a->pool);

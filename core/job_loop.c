@@ -353,15 +353,11 @@ int cube_sched_init(struct cube_ctx *ctx)
     s->engines = cube_strmap_new();
     s->early = cube_strmap_new();
     s->pending = cube_strmap_new();
-<<<<<<< HEAD
     s->ports = cube_strmap_new();
-    s->policy = cube_sp_new();
-    if (!s->nodes || !s->engines || !s->early || !s->pending || !s->ports || !s->policy) {
-=======
     s->pools = cube_strmap_new();
     s->policy = cube_sp_new();
-    if (!s->nodes || !s->engines || !s->early || !s->pending || !s->pools || !s->policy) {
->>>>>>> sec-admission
+    if (!s->nodes || !s->engines || !s->early || !s->pending || !s->ports || !s->pools ||
+        !s->policy) {
         cube_log(CUBE_LOG_ERROR, "jobs", "out of memory");
         return -1;
     }
@@ -408,11 +404,8 @@ void cube_sched_free(struct cube_ctx *ctx)
     cube_strmap_free(s->engines, free);
     cube_strmap_free(s->early, free);
     cube_strmap_free(s->pending, free);
-<<<<<<< HEAD
     cube_strmap_free(s->ports, free);
-=======
     cube_strmap_free(s->pools, free_pools);
->>>>>>> sec-admission
     cube_sp_free(s->policy);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->wake);

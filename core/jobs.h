@@ -64,12 +64,9 @@ struct cube_sched {
                                          reported before start returned */
     struct cube_sched_policy *policy;
     struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
-<<<<<<< HEAD
     struct cube_strmap *ports;        /* "<node>\t<port>" -> Job id (job_ports.c) */
-=======
     struct cube_strmap *pools;        /* project -> its spec.pools (cJSON array);
                                          absent: every pool (job_loop.c) */
->>>>>>> sec-admission
     struct cube_kind *job_kind;
     struct cube_metric *m_jobs, *m_util, *m_mem;   /* job_metrics.c */
     struct job_starter *starter;      /* job_start.c */
