@@ -87,7 +87,8 @@ static void replicas_run_as_their_own_account(void **st)
     snprintf(want, sizeof want, " %u\n", (unsigned)gr->gr_gid);
     assert_non_null(strstr(log, want));   /* the project group, nothing else */
     assert_null(strstr(log, " 0\n"));
-    /* The home: the account's, 0700; the project dir: the group's, 2770. */
+    /* The home: the account's, 0700; the project dir: root's and the
+     * group's, setgid and sticky (03770). */
     struct stat sh, sp;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/home/alice", root);
@@ -97,7 +98,8 @@ static void replicas_run_as_their_own_account(void **st)
     snprintf(path, sizeof path, "%s/projects/lab", root);
     assert_int_equal(stat(path, &sp), 0);
     assert_int_equal(sp.st_gid, gr->gr_gid);
-    assert_int_equal(sp.st_mode & 07777, 02770);
+    assert_int_equal(sp.st_uid, 0);
+    assert_int_equal(sp.st_mode & 07777, 03770);
     free(log);
     /* A Cube user named "root" is just another account. */
     log = run_to_end("root", "r-root", "[\"id\",\"-u\"]", "", &e);
@@ -116,13 +118,19 @@ static void users_cannot_read_each_others_homes(void **st)
     free(log);
     char *cmd = xt_fmt("[\"sh\",\"-c\",\"cat %s/home/alice/secret; echo rc=$?; "
                        "ls %s/home/alice; ls -l $CUBE_PROJECT_DIR/from-alice; "
-                       "touch $CUBE_PROJECT_DIR/from-bob && echo shared-ok\"]", root, root);
+                       "touch $CUBE_PROJECT_DIR/from-bob && echo shared-ok; "
+                       "echo evil >> $CUBE_PROJECT_DIR/from-alice || echo append-refused; "
+                       "mv $CUBE_PROJECT_DIR/from-alice $CUBE_PROJECT_DIR/x || "
+                       "echo rename-refused\"]", root, root);
     log = run_to_end("bob", "r-peek", cmd, "", &e);
     print_message("bob: %s", log);
     assert_null(strstr(log, "s3cret"));
     assert_non_null(strstr(log, "rc=1"));
+    assert_non_null(strstr(log, "-rw-r--r--"));     /* umask 022: readable, not writable */
     assert_non_null(strstr(log, PREFIX "p-lab"));   /* the project group owns alice's file */
-    assert_non_null(strstr(log, "shared-ok"));      /* and bob may write there too */
+    assert_non_null(strstr(log, "shared-ok"));      /* and bob may create files there too, */
+    assert_non_null(strstr(log, "append-refused")); /* not change alice's, */
+    assert_non_null(strstr(log, "rename-refused")); /* nor move them (sticky) */
     free(cmd);
     free(log);
 }
