@@ -253,6 +253,9 @@ int pl_runs_dir_prepare(struct pl *p, const char *project);
 /* After a task's Job succeeded: vouches for the run's directory when the
  * Job ran through the wrapper (and makes a run made before private). */
 void pl_run_dir_vouch(struct pl *p, const char *project, const char *run, const cJSON *job);
+/* Forgets the run's voucher (the run was deleted: a run of that name made
+ * later is another's). */
+void pl_run_dir_forget(struct pl *p, const char *project, const char *run);
 /* 1 when the run's directory was vouched for and is still the same, its
  * owner's alone (its status into *out when not NULL); else 0. */
 int pl_run_dir_vouched(struct pl *p, const char *project, const char *run, struct stat *out);

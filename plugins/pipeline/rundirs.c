@@ -247,6 +247,15 @@ static void keep(struct pl *p, const char *project, const char *run, const struc
     pthread_mutex_unlock(&p->vouch_mu);
 }
 
+void pl_run_dir_forget(struct pl *p, const char *project, const char *run)
+{
+    pthread_mutex_lock(&p->vouch_mu);
+    int i = slot_of(p, project, run);
+    if (i >= 0)
+        memset(&p->vouch[i], 0, sizeof p->vouch[i]);
+    pthread_mutex_unlock(&p->vouch_mu);
+}
+
 void pl_run_dir_vouch(struct pl *p, const char *project, const char *run, const cJSON *job)
 {
     struct stat st;

@@ -210,6 +210,9 @@ static void dirs_are_made_only_in_a_run_dir_vouched_for(void **st)
     assert_int_equal(s.st_uid, OWNER);
     assert_int_equal(s.st_gid, OWNER);
     assert_int_equal(s.st_mode & 07777, 02755);
+    /* a deleted run's voucher goes: a run of that name made later is another's */
+    pl_run_reconcile(pl, "PipelineRun", "demo", run, NULL);
+    assert_false(pl_run_dir_vouched(pl, "demo", run, NULL));
     /* a voucher is for that directory: one put in its place is not */
     sh("mv pipeline-runs/%1$s moved && mkdir pipeline-runs/%1$s && chown 4321 "
        "pipeline-runs/%1$s", run);
