@@ -1,7 +1,12 @@
 /* accounts.c — Cube users as OS accounts of their own ("cube-alice", uid
  * from the configured range, made on demand with useradd), their homes
  * (mode 0700) and per-project groups ("cube-p-vision") that own the
- * project's shared directory (group rwx, setgid). When cubed is not root
+ * project's shared directory (root's, group rwx, setgid, sticky: 03770).
+ * Every member may create entries there, and only an entry's owner (or
+ * root) may remove or rename it, as in /tmp: nobody moves another
+ * member's directory aside to put one of their own in its place (the
+ * pipeline plugin's pipeline-runs/ lives there). What replicas create is
+ * not group-writable (umask 022, supervisor.c). When cubed is not root
  * everything runs as cubed's own user and only the directories are made. */
 #include "executor_local.h"
 
@@ -21,6 +26,7 @@
 #define OS_NAME_MAX 32   /* useradd's limit */
 #define TOOL_BUSY 10     /* useradd/groupadd: cannot lock the files */
 #define TOOL_EXISTS 9    /* useradd/groupadd: name already in use */
+#define PROJECT_DIR_MODE 03770   /* root:<project group>, setgid, sticky */
 
 void xl_accounts_init(struct xl_accounts *a, const struct xl_conf *conf, int isolate)
 {
@@ -330,7 +336,7 @@ int xl_account_prepare(struct xl_accounts *a, const char *user, const char *proj
     if (rc == 0)
         rc = own_dir(acct->home, acct->uid, acct->gid, 0700, msg, len);
     if (rc == 0)
-        rc = own_dir(acct->project_dir, 0, pgid, 02770, msg, len);
+        rc = own_dir(acct->project_dir, 0, pgid, PROJECT_DIR_MODE, msg, len);
     pthread_mutex_unlock(&a->mu);
     acct->isolated = 1;
     acct->groups[0] = pgid;

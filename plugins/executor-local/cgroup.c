@@ -3,7 +3,8 @@
  * once at init from /proc/self/mountinfo and /proc/self/cgroup. Each replica
  * gets a group of its own under a parent: "<own cgroup>/executor-local" in
  * v1, a sibling of cubed's cgroup in v2 (v2 lets no group with processes
- * hand controllers to children), or the configured cgroup_parent. */
+ * hand controllers to children), or the configured cgroup_parent. The
+ * parent's own pids.max bounds all replicas together (pids_max_total). */
 #include "executor_local.h"
 
 #include <dirent.h>
@@ -273,6 +274,30 @@ int xl_cgroups_detect(struct xl_cgroups *cg, int mode, const char *parent_conf,
     snprintf(note, len, "no usable cgroups (v2: %s; v1: %s): limits are not enforced",
              why2, why1);
     return 0;
+}
+
+int64_t xl_pids_total_auto(int64_t pid_max, int64_t threads_max)
+{
+    int64_t m = pid_max > 0 ? pid_max : 32768;   /* unknown: the kernel's default */
+    if (threads_max > 0 && threads_max < m)
+        m = threads_max;
+    return m / 2 > 64 ? m / 2 : 64;
+}
+
+int xl_cgroups_limit_pids(const struct xl_cgroups *cg, int64_t total, char *note, size_t len)
+{
+    const char *dir = cg->version == 2 ? cg->parent[0]
+                      : cg->version == 1 ? cg->parent[XL_CG_PIDS] : "";
+    char path[PATH_MAX], v[32];
+    if (!*dir)
+        return snprintf(note, len, "no pids controller: the processes of all replicas "
+                        "together are not limited"), -1;
+    snprintf(v, sizeof v, "%lld", (long long)total);
+    if (xl_path_join(path, sizeof path, dir, "pids.max") < 0 || xl_write_file(path, v) < 0)
+        return snprintf(note, len, "cannot set %s/pids.max: %s: the processes of all "
+                        "replicas together are not limited", dir, strerror(errno)), -1;
+    return snprintf(note, len, "all replicas together: at most %lld processes (%s)",
+                    (long long)total, path), 0;
 }
 
 /* Writes the v2 limits into dir. */

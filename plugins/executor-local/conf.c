@@ -49,8 +49,14 @@ const char xl_conf_schema[] =
     "\"default\":\"auto\",\"description\":\"cgroup version for limits\"},"
     "\"cgroup_parent\":{\"type\":\"string\",\"default\":\"\","
     "\"description\":\"Parent cgroup path (default: automatic)\"},"
-    "\"pids_max\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4194304,\"default\":16384,"
-    "\"description\":\"Processes per replica (0: unlimited)\"},"
+    "\"pids_max\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4194304,\"default\":4096,"
+    "\"description\":\"Processes and threads per replica: pids.max of its cgroup (0: none of "
+    "its own; pids_max_total still applies)\"},"
+    "\"pids_max_total\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4194304,"
+    "\"default\":0,\"description\":\"Processes and threads of all replicas together: "
+    "pids.max of the parent cgroup they run under, so that replicas cannot exhaust the "
+    "machine's pids (0: half of the kernel's pid_max or threads-max, whichever is lower, "
+    "computed at start)\"},"
     "\"timeout_grace_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600,"
     "\"default\":10,\"description\":\"SIGTERM to SIGKILL on timeout\"},"
     "\"poll_ms\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":1000,\"default\":10,"
@@ -68,7 +74,7 @@ const char xl_conf_schema[] =
 static const char *const KNOWN[] = {
     "node_name", "pool", "labels", "reserved_cpus", "reserved_memory", "uid_min",
     "uid_max", "user_prefix", "group_prefix", "home_root", "projects_root", "run_dir",
-    "sandbox", "cgroup", "cgroup_parent", "pids_max", "timeout_grace_seconds",
+    "sandbox", "cgroup", "cgroup_parent", "pids_max", "pids_max_total", "timeout_grace_seconds",
     "poll_ms", "path", "launcher", "supervisor", NULL,
 };
 
@@ -346,11 +352,13 @@ static int load_isolation(const cJSON *o, struct xl_conf *c, char *err, size_t l
     return CUBE_OK;
 }
 
-/* pids_max, timeout_grace_seconds, poll_ms, path. */
+/* pids_max, pids_max_total, timeout_grace_seconds, poll_ms, path. */
 static int load_limits(const cJSON *o, struct xl_conf *c, char *err, size_t len)
 {
     int64_t grace, poll;
-    int rc = get_int(o, "pids_max", 16384, 0, 4194304, &c->pids_max, err, len);
+    int rc = get_int(o, "pids_max", XL_PIDS_MAX_DEFAULT, 0, 4194304, &c->pids_max, err, len);
+    if (rc == CUBE_OK)
+        rc = get_int(o, "pids_max_total", 0, 0, 4194304, &c->pids_max_total, err, len);
     if (rc == CUBE_OK)
         rc = get_int(o, "timeout_grace_seconds", 10, 0, 3600, &grace, err, len);
     if (rc == CUBE_OK)

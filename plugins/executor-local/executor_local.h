@@ -40,6 +40,7 @@
 #define XL_ID_LEN 128        /* engine ids */
 #define XL_PUMP_CHUNK 65536  /* output read per log_append */
 #define XL_REPORTERS 4       /* threads reporting ends to the host (ends.c) */
+#define XL_PIDS_MAX_DEFAULT 4096   /* processes per replica (setting pids_max) */
 
 enum xl_sandbox { XL_SANDBOX_NONE, XL_SANDBOX_BWRAP };
 enum xl_cg_mode { XL_CG_AUTO, XL_CG_V1, XL_CG_V2, XL_CG_OFF };
@@ -61,7 +62,9 @@ struct xl_conf {
     char *bwrap;                 /* bubblewrap's path when sandboxed */
     int cgroup_mode;             /* enum xl_cg_mode */
     char *cgroup_parent;         /* "" : automatic */
-    int64_t pids_max;            /* 0: unlimited */
+    int64_t pids_max;            /* per replica; 0: none of its own */
+    int64_t pids_max_total;      /* all replicas together; 0 in the config:
+                                  * computed at start (xl_pids_total_auto) */
     unsigned timeout_grace;      /* seconds between SIGTERM and SIGKILL */
     unsigned poll_ms;            /* how often output and ends are checked */
     char *default_path;          /* PATH when the replica sets none */
@@ -241,6 +244,15 @@ void xl_cgroups_sweep(const struct xl_cgroups *cg, char *const *keep, int nkeep)
 int xl_cgroups_detect(struct xl_cgroups *cg, int mode, const char *parent_conf,
                       const char *mountinfo, const char *self_cgroup,
                       char *note, size_t len);
+/* The default limit of all replicas' processes together: half of the
+ * kernel's pid_max or threads-max (whichever is lower; <= 0: unknown),
+ * at least 64. */
+int64_t xl_pids_total_auto(int64_t pid_max, int64_t threads_max);
+/* Sets pids.max of the parent group replicas run under (v2: the parent,
+ * v1: the pids hierarchy's parent) to total: no replica, nor all of them
+ * together, can take more of the machine's pids. Writes a line for the
+ * log into note; -1 when there is no pids controller or the write fails. */
+int xl_cgroups_limit_pids(const struct xl_cgroups *cg, int64_t total, char *note, size_t len);
 /* Creates the cgroup(s) for slot with the limits (0: none); msg on error. */
 int xl_cgroup_create(const struct xl_cgroups *cg, const char *slot, int64_t memory_bytes,
                      int64_t cpu_millis, int64_t pids_max, struct xl_cgroup *out,

@@ -240,6 +240,34 @@ static void pick_tmpfs_run_root(struct xl_conf *c)
     c->run_root = copy;
 }
 
+/* A number from a /proc file; -1 when unreadable. */
+static int64_t proc_number(const char *path)
+{
+    char buf[64];
+    return xl_read_file(path, buf, sizeof buf) > 0 ? strtoll(buf, NULL, 10) : -1;
+}
+
+/* pids_max_total (computed when 0) on the replicas' parent cgroup. */
+static void limit_pids(struct xl *x)
+{
+    struct xl_conf *c = &x->conf;
+    char note[PATH_MAX + 256];
+    if (!c->pids_max_total)
+        c->pids_max_total = xl_pids_total_auto(proc_number("/proc/sys/kernel/pid_max"),
+                                               proc_number("/proc/sys/kernel/threads-max"));
+    if (!x->cgroups.version)
+        return;   /* the cgroup note says limits are not enforced */
+    int rc = xl_cgroups_limit_pids(&x->cgroups, c->pids_max_total, note, sizeof note);
+    if (!c->pids_max)
+        x->host->log(x->self, rc < 0 ? CUBE_LOG_WARN : CUBE_LOG_INFO, "%s; none per replica",
+                     note);
+    else
+        x->host->log(x->self, rc < 0 ? CUBE_LOG_WARN : CUBE_LOG_INFO, "%s; each replica at "
+                     "most %lld%s", note, (long long)c->pids_max,
+                     c->pids_max > c->pids_max_total ? " (pids_max: the total binds first)"
+                                                     : "");
+}
+
 /* Run dir, accounts mode and cgroups; err names the setting. */
 static int setup_system(struct xl *x, char *err, size_t len)
 {
@@ -266,6 +294,7 @@ static int setup_system(struct xl *x, char *err, size_t len)
         return snprintf(err, len, "cgroup: %.400s", mi && cg ? note : "out of memory"),
                CUBE_EINVAL;
     x->host->log(x->self, x->cgroups.version ? CUBE_LOG_INFO : CUBE_LOG_WARN, "%s", note);
+    limit_pids(x);
     return CUBE_OK;
 }
 

@@ -225,7 +225,12 @@ __attribute__((noreturn)) static void replica_child(const struct xl_plan *p, int
     sigemptyset(&none);
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    umask(002);   /* project dirs are shared through their group */
+    /* What the replica writes is its account's alone to change: readable
+     * by the project group, never writable by it (a pipeline run's files
+     * are handed from task to task; another member replacing one would
+     * run code as this account). The project dir itself stays writable
+     * by the group (accounts.c). */
+    umask(022);
     if (setsid() < 0)
         child_fail(pipe_fd, XL_STEP_FDS, errno);
     if (join_cgroups(p) < 0)

@@ -18,6 +18,9 @@
  *                (runner_internal.h: the pass these three share)
  *   runmemo.c    what the run's passes keep between them
  *   taskjob.c    the Job of one task: rendering, command, env, dirs
+ *   taskdirs.c   task directories made ahead by a plugin thread
+ *   rundirs.c    who may write a run's files: pipeline-runs/, run
+ *                directories vouched for, runs made before made private
  *   outputs.c    task outputs (CUBE_OUTPUTS) and result files
  *   schedule.c   the Pipeline controller: cron ticks, then admission
  *   admit.c      which queued runs start (dependsOnPast, expiredLimit ...)
@@ -34,6 +37,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 #include <cube/cube.h>
@@ -44,6 +48,7 @@
 #define PL_ERR 400
 #define PL_PACE_SLOTS 512         /* runs paced apart (a shared slot: one more pass) */
 #define PL_MEMO_SLOTS 16          /* runs whose passes are remembered (runmemo.c) */
+#define PL_VOUCH_SLOTS 64         /* run directories vouched for (rundirs.c) */
 
 /* A run as its last pass left it (runmemo.c). */
 struct pl_memo {
@@ -57,6 +62,15 @@ struct pl_memo {
     double used_at;
     unsigned char *dirs_made;      /* by task index: its directories were made */
     int n_dirs_made;               /* (runtasks.c; NULL until a pass needs it) */
+};
+
+/* A run directory vouched for (rundirs.c): what it was then. */
+struct pl_vouch {
+    char project[64], name[64];
+    dev_t dev;
+    ino_t ino;
+    uid_t uid;
+    double used;                   /* pl_clock() of its last use; 0: a free slot */
 };
 
 struct pl {
@@ -77,6 +91,8 @@ struct pl {
     cube_metric *jobs;             /* task Jobs created (counter) */
     pthread_mutex_t dirs_mu;       /* guards dirs (started on first use) */
     struct pl_dirmaker *dirs;      /* makes task directories (taskdirs.c) */
+    pthread_mutex_t vouch_mu;      /* guards vouch */
+    struct pl_vouch vouch[PL_VOUCH_SLOTS];
 };
 
 /* -- runmemo.c --------------------------------------------------------- */
@@ -214,16 +230,40 @@ void pl_task_path(int layout, const char *run, const char *task, const char *lea
                   size_t len);
 /* The absolute path of a project file path. */
 void pl_abs_path(struct pl *p, const char *project, const char *rel, char *out, size_t len);
-/* 1 when the run's work directory exists, so that its tasks' directories
- * can be made ahead of their Jobs (taskdirs.c). */
+/* 1 when the run's directory is vouched for (rundirs.c) and its work
+ * directory exists, so that its tasks' directories can be made ahead of
+ * their Jobs (taskdirs.c). */
 int pl_task_dirs_ready(struct pl *p, const char *project, const char *run);
 /* Has the tasks' result directories (and the ones above them) made like
- * the run's work directory, by the plugin's thread, so their wrappers need
- * no mkdir; what cannot be made is left to the wrappers. */
+ * the run's directory (when vouched for), by the plugin's thread, so their
+ * wrappers need no mkdir; what cannot be made is left to the wrappers. */
 void pl_task_dirs_make(struct pl *p, const char *project, const char *run, int layout,
                        const char *const *tasks, int n);
 /* Stops the thread once it made what was handed over (pl_fini). */
 void pl_task_dirs_stop(struct pl *p);
+
+/* -- rundirs.c --------------------------------------------------------- */
+
+/* The task wrapper's check (taskjob.c) that the run's directory, the
+ * parent of CUBE_RUN_DIR, is a real directory (no link) of the task's own
+ * account: run in a subshell, it fails otherwise. */
+#define PL_RUN_DIR_CHECK                                                              \
+    "( cube_run=${CUBE_RUN_DIR%/*} && cd -P \"${cube_run%/*}\" && cube_up=$PWD && "   \
+    "cd -P \"${cube_run##*/}\" && [ \"$PWD\" = \"$cube_up/${cube_run##*/}\" ] && "     \
+    "[ -O . ] )"
+/* As root: makes the project's pipeline-runs/ root's and sticky (making it,
+ * and the project's directory, when missing), before a Job of a run in it
+ * is created. 0 (also when not root), or -1: left to the wrappers. */
+int pl_runs_dir_prepare(struct pl *p, const char *project);
+/* After a task's Job succeeded: vouches for the run's directory when the
+ * Job ran through the wrapper (and makes a run made before private). */
+void pl_run_dir_vouch(struct pl *p, const char *project, const char *run, const cJSON *job);
+/* Forgets the run's voucher (the run was deleted: a run of that name made
+ * later is another's). */
+void pl_run_dir_forget(struct pl *p, const char *project, const char *run);
+/* 1 when the run's directory was vouched for and is still the same, its
+ * owner's alone (its status into *out when not NULL); else 0. */
+int pl_run_dir_vouched(struct pl *p, const char *project, const char *run, struct stat *out);
 
 /* -- outputs.c --------------------------------------------------------- */
 

@@ -117,6 +117,7 @@ static int pl_init(const struct cube_host *host, cube_plugin *self, void **state
     pthread_mutex_init(&p->pace_mu, NULL);
     pthread_mutex_init(&p->memo_mu, NULL);
     pthread_mutex_init(&p->dirs_mu, NULL);
+    pthread_mutex_init(&p->vouch_mu, NULL);
     metrics(p);
     if (load_conf(p) < 0 || pl_kinds_register(p) < 0) {
         free(p);
@@ -153,6 +154,7 @@ static void pl_fini(void *state)
     if (p) {
         pl_task_dirs_stop(p);
         pthread_mutex_destroy(&p->dirs_mu);
+        pthread_mutex_destroy(&p->vouch_mu);
         pthread_mutex_destroy(&p->pace_mu);
         pl_memo_fini(p);
     }

@@ -164,6 +164,7 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
     struct pl *p = state;
     if (!object_json) {
         pl_memo_forget(p, project, name);
+        pl_run_dir_forget(p, project ? project : "", name);
         return CUBE_OK;   /* deleted: its Jobs go with it (ownerReferences) */
     }
     unsigned slot = pace_slot(project, name);

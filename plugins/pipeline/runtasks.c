@@ -101,6 +101,7 @@ static void follow_job(struct pl_pass *ps, int i)
     if (att > 0 && att != pl_num(ts, "attempts", 0))
         pl_set_num(ts, "attempts", att);
     if (!strcmp(ph, "Succeeded")) {
+        pl_run_dir_vouch(p, ps->project, ps->name, job);   /* its wrapper checked */
         task_set(ts, "Succeeded", NULL, ps->now);
         cJSON_DeleteItemFromObjectCaseSensitive(ts, "message");
         pl_outputs_collect(p, ps->project, ps->name, pl_run_layout(ps->run),
@@ -126,6 +127,9 @@ static void start_task(struct pl_pass *ps, int i)
     char jname[PL_NAME_MAX + 1], msg[PL_ERR];
     int rc;
     job_name(ps, i, jname, sizeof jname);
+    if (pl_runs_dir_prepare(p, ps->project) < 0)   /* else left to the wrapper */
+        p->host->log(p->self, CUBE_LOG_DEBUG, "project %s: cannot prepare pipeline-runs/",
+                     ps->project);
     cJSON *job = pl_task_job(p, ps->run, ps->status, ps->task[i], jname, msg, sizeof msg);
     if (!job) {
         task_set(ps->ts[i], "Failed", msg, ps->now);

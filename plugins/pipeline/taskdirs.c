@@ -2,13 +2,16 @@
  * so that its wrapper finds it and need not exec mkdir (tens of ms of a
  * task's run on a loaded machine, and a process per task).
  *
- * Only once the run's work directory exists: the first tasks of a run
- * make it with their wrapper's `mkdir -p`, as the account the run's tasks
- * run as, in the project's (setgid) directory. A directory made here gets
- * that directory's owner, group and mode: what the task's own `mkdir -p`
- * would have given it. Anything unexpected (no work directory yet, a
- * symlink or a non-directory on the way, an error) leaves the rest to the
- * wrapper, as before.
+ * Only once the run's directory is vouched for (rundirs.c: a task that
+ * ran through the wrapper, which checked that it is its account's, has
+ * succeeded; it is still that directory and its owner's alone) and its
+ * work directory exists: the first tasks of a run make them with their
+ * wrapper's `mkdir -p`, as the account the run's tasks run as. A directory
+ * made here gets the run directory's owner and group and its mode without
+ * write bits for group and others: what the task's own `mkdir -p` would
+ * have given it (umask 022). Anything unexpected (not vouched for, a
+ * directory of another owner or writable by others, a symlink or a
+ * non-directory on the way, an error) leaves the rest to the wrapper.
  *
  * A plugin thread makes them, in batches a pass hands over, so that the
  * inode creation (costly on some filesystems: ext4 without a journal skips
@@ -29,15 +32,28 @@
 
 #define DIR_OPEN (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-/* Opens dir/name, making it like `like` when missing; -1 on failure. The
- * directory is made under a temporary name and renamed into place once it
- * has its owner and mode: a task that starts meanwhile (its wrapper makes
- * what it misses) never finds one it cannot write to; when the task's was
- * first, it is kept and ours goes. */
+/* 1 when fd is a directory of like's owner that only they may write to. */
+static int private_dir(int fd, const struct stat *like)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == like->st_uid &&
+           !(st.st_mode & 022);
+}
+
+/* Opens dir/name, making it like `like` when missing; -1 on failure or
+ * when it is not like's owner's alone. The directory is made under a
+ * temporary name and renamed into place once it has its owner and mode: a
+ * task that starts meanwhile (its wrapper makes what it misses) never
+ * finds one it cannot write to; when the task's was first, it is kept and
+ * ours goes. */
 static int open_or_make(int dir, const char *name, const struct stat *like)
 {
     char tmp[96];
     int fd = openat(dir, name, DIR_OPEN);
+    if (fd >= 0 && !private_dir(fd, like)) {
+        close(fd);
+        return -1;
+    }
     if (fd >= 0 || errno != ENOENT)
         return fd;
     snprintf(tmp, sizeof tmp, ".%s.cube-%ld", name, (long)getpid());
@@ -51,7 +67,12 @@ static int open_or_make(int dir, const char *name, const struct stat *like)
         if (fd >= 0)
             close(fd);
         unlinkat(dir, tmp, AT_REMOVEDIR);   /* ours, still empty */
-        return err == EEXIST ? openat(dir, name, DIR_OPEN) : -1;
+        if (err != EEXIST || (fd = openat(dir, name, DIR_OPEN)) < 0)
+            return -1;
+        if (!private_dir(fd, like)) {
+            close(fd);
+            return -1;
+        }
     }
     return fd;
 }
@@ -60,6 +81,8 @@ int pl_task_dirs_ready(struct pl *p, const char *project, const char *run)
 {
     char rel[512], abs[PATH_MAX + 600];
     struct stat st;
+    if (!pl_run_dir_vouched(p, project, run, NULL))
+        return 0;
     snprintf(rel, sizeof rel, "pipeline-runs/%s/work", run);
     pl_abs_path(p, project, rel, abs, sizeof abs);
     return lstat(abs, &st) == 0 && S_ISDIR(st.st_mode);
@@ -74,24 +97,39 @@ static int make_closed(int dir, const char *name, const struct stat *like)
     return fd >= 0 ? 0 : -1;
 }
 
-/* Makes the directories of the tasks of the run in run_dir (absolute), in
- * the run's layout (pipeline.h); each that fails is left to its wrapper. */
-static void make_batch(const char *run_dir, int layout, char *const *tasks, int n)
+/* 1 when the run directory open on fd is still the one vouched for
+ * (vouched: its status then); like gets what directories made in it get. */
+static int still_vouched(int fd, const struct stat *vouched, struct stat *like)
 {
     struct stat work;
+    if (fstat(fd, like) < 0 || like->st_dev != vouched->st_dev ||
+        like->st_ino != vouched->st_ino || like->st_uid != vouched->st_uid ||
+        (like->st_mode & 022))
+        return 0;
+    like->st_mode &= 07755;
+    return fstatat(fd, "work", &work, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(work.st_mode) &&
+           work.st_uid == like->st_uid && !(work.st_mode & 022);
+}
+
+/* Makes the directories of the tasks of the run in run_dir (absolute,
+ * vouched for: its status then), in the run's layout (pipeline.h); each
+ * that fails is left to its wrapper. */
+static void make_batch(const char *run_dir, const struct stat *vouched, int layout,
+                       char *const *tasks, int n)
+{
+    struct stat like;
     int fd = open(run_dir, DIR_OPEN), top = -1;
-    if (fd >= 0 && fstatat(fd, "work", &work, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISDIR(work.st_mode))
-        top = layout == 2 && make_closed(fd, "outputs", &work) < 0 ? -1
-              : open_or_make(fd, layout == 2 ? "results" : "tasks", &work);
+    if (fd >= 0 && still_vouched(fd, vouched, &like))
+        top = layout == 2 && make_closed(fd, "outputs", &like) < 0 ? -1
+              : open_or_make(fd, layout == 2 ? "results" : "tasks", &like);
     for (int i = 0; i < n && top >= 0; i++) {
         if (layout == 2) {   /* results/<task> */
-            make_closed(top, tasks[i], &work);
+            make_closed(top, tasks[i], &like);
             continue;
         }
-        int t = open_or_make(top, tasks[i], &work);   /* tasks/<task>/results */
+        int t = open_or_make(top, tasks[i], &like);   /* tasks/<task>/results */
         if (t >= 0) {
-            make_closed(t, "results", &work);
+            make_closed(t, "results", &like);
             close(t);
         }
     }
@@ -107,6 +145,7 @@ static void make_batch(const char *run_dir, int layout, char *const *tasks, int 
 struct dir_job {
     struct dir_job *next;
     char *run_dir;
+    struct stat vouched;   /* the run directory as vouched for */
     int layout;
     int n;
     char *task[];
@@ -134,7 +173,7 @@ static void *dirmaker_main(void *arg)
         if (!d->head)
             d->tail = NULL;
         pthread_mutex_unlock(&d->mu);
-        make_batch(j->run_dir, j->layout, j->task, j->n);
+        make_batch(j->run_dir, &j->vouched, j->layout, j->task, j->n);
         free(j);
         pthread_mutex_lock(&d->mu);
     }
@@ -166,6 +205,9 @@ void pl_task_dirs_make(struct pl *p, const char *project, const char *run, int l
                        const char *const *tasks, int n)
 {
     char rel[512], abs[PATH_MAX + 600];
+    struct stat vouched;
+    if (!pl_run_dir_vouched(p, project, run, &vouched))
+        return;   /* the wrappers make them, after their check */
     snprintf(rel, sizeof rel, "pipeline-runs/%s", run);
     pl_abs_path(p, project, rel, abs, sizeof abs);
     size_t size = sizeof(struct dir_job) + sizeof(char *) * (size_t)n + strlen(abs) + 1;
@@ -176,6 +218,7 @@ void pl_task_dirs_make(struct pl *p, const char *project, const char *run, int l
         return;   /* the wrappers make them */
     char *text = (char *)(j->task + n);
     j->next = NULL;
+    j->vouched = vouched;
     j->layout = layout;
     j->n = n;
     j->run_dir = text;
@@ -198,7 +241,7 @@ void pl_task_dirs_make(struct pl *p, const char *project, const char *run, int l
     }
     pthread_mutex_unlock(&p->dirs_mu);
     if (!d) {
-        make_batch(j->run_dir, j->layout, j->task, j->n);
+        make_batch(j->run_dir, &j->vouched, j->layout, j->task, j->n);
         free(j);
     }
 }

@@ -36,8 +36,14 @@
 /* Shell builtins only, except mkdir when a directory is missing: each
  * extra exec costs a task tens of ms on a loaded machine (a `true` task
  * spent 340 ms from start to end with mkdir and rm). Outputs of an earlier
- * attempt are truncated, not removed (an empty file has no outputs). */
+ * attempt are truncated, not removed (an empty file has no outputs). The
+ * run's directory is made first and must be the task account's own
+ * (PL_RUN_DIR_CHECK, rundirs.c: another member may have made one of that
+ * name); else the task fails before its command runs. */
 #define WRAPPER_PREP                                                                 \
+    "{ [ -d \"${CUBE_RUN_DIR%/*}\" ] || mkdir -p \"${CUBE_RUN_DIR%/*}\"; } && "          \
+    PL_RUN_DIR_CHECK " || { echo \"cube-task: ${CUBE_RUN_DIR%/*} is not a directory of "  \
+    "this task's account: refusing to run the task in it\" >&2; exit 1; }; "              \
     "{ [ -d \"$CUBE_OUTPUT_DIR\" ] && [ -d \"$CUBE_RUN_DIR\" ] && "                   \
     "[ -d \"${CUBE_OUTPUTS%/*}\" ] || "                                                  \
     "mkdir -p \"$CUBE_OUTPUT_DIR\" \"$CUBE_RUN_DIR\" \"${CUBE_OUTPUTS%/*}\"; } && "    \
@@ -234,9 +240,9 @@ static void copy_as(cJSON *js, const cJSON *task, const char *from, const char *
         cJSON_AddItemToObject(js, to, cJSON_Duplicate(v, 1));
 }
 
-/* Nonzero when the task can run without the wrapper: its result directory
- * is there (made ahead by an earlier pass, runtasks.c) and it has no old
- * outputs file to clear. */
+/* Nonzero when the task can run without the wrapper: the run's directory
+ * is vouched for (rundirs.c), its result directory is there (made ahead by
+ * an earlier pass, runtasks.c) and it has no old outputs file to clear. */
 static int runs_direct(struct pl *p, const cJSON *run, const cJSON *task)
 {
     const char *project = pl_meta(run, "project"), *rname = pl_meta(run, "name");
@@ -244,6 +250,8 @@ static int runs_direct(struct pl *p, const cJSON *run, const cJSON *task)
     char rel[512], abs[PATH_MAX + 600];
     struct stat st;
     int layout = pl_run_layout(run);
+    if (!pl_run_dir_vouched(p, project, rname, NULL))
+        return 0;   /* the wrapper checks whose the run's directory is */
     pl_task_path(layout, rname, tname, "results", rel, sizeof rel);
     pl_abs_path(p, project, rel, abs, sizeof abs);
     if (lstat(abs, &st) < 0 || !S_ISDIR(st.st_mode))

@@ -90,6 +90,13 @@ static void cgroup_v1_paths_and_limits(void **st)
     xl_cgroup_oom_files(&g, oom, fc, sizeof oom);
     assert_non_null(strstr(oom, "/s1/memory.oom_control"));
     assert_non_null(strstr(fc, "/s1/memory.failcnt"));
+    /* All replicas together: the pids hierarchy's parent. */
+    assert_int_equal(xl_cgroups_limit_pids(&cg, 16384, note, sizeof note), 0);
+    assert_string_equal(file_at(cg.parent[XL_CG_PIDS], "pids.max"), "16384");
+    assert_string_equal(file_at(cg.parent[XL_CG_MEMORY], "pids.max"), "(missing)");
+    cg.parent[XL_CG_PIDS][0] = '\0';   /* no pids hierarchy: said, nothing written */
+    assert_int_equal(xl_cgroups_limit_pids(&cg, 16384, note, sizeof note), -1);
+    assert_non_null(strstr(note, "no pids controller"));
     /* An explicit parent, and v1 forced. */
     assert_int_equal(xl_cgroups_detect(&cg, XL_CG_V1, "/cube", mi, self, note, sizeof note), 0);
     snprintf(want, sizeof want, "%s/memory/cube", root);
@@ -139,7 +146,22 @@ static void cgroup_v2_paths_and_limits(void **st)
     /* Without limits no limit files are written. */
     assert_int_equal(xl_cgroup_create(&cg, "s3", 0, 0, 0, &g, msg, sizeof msg), CUBE_OK);
     assert_string_equal(file_at(g.dir[0], "memory.max"), "(missing)");
+    /* All replicas together: the parent's own pids.max. */
+    assert_int_equal(xl_cgroups_limit_pids(&cg, 1000, note, sizeof note), 0);
+    assert_string_equal(file_at(dir, "pids.max"), "1000");
+    assert_non_null(strstr(note, "at most 1000 processes"));
     free(mi);
+}
+
+/* The total of all replicas' processes: half of pid_max or threads-max,
+ * whichever is lower, never below 64; an unknown value is left out. */
+static void pids_total_is_below_the_kernels_limits(void **st)
+{
+    (void)st;
+    assert_int_equal(xl_pids_total_auto(32768, 192725), 16384);
+    assert_int_equal(xl_pids_total_auto(4194304, 10000), 5000);
+    assert_int_equal(xl_pids_total_auto(-1, -1), 16384);
+    assert_int_equal(xl_pids_total_auto(100, -1), 64);
 }
 
 static void view_hides_closed_directories(void **st)
@@ -211,6 +233,7 @@ int main(void)
         cmocka_unit_test(account_names_are_unique_and_short),
         cmocka_unit_test(cgroup_v1_paths_and_limits),
         cmocka_unit_test(cgroup_v2_paths_and_limits),
+        cmocka_unit_test(pids_total_is_below_the_kernels_limits),
         cmocka_unit_test(view_hides_closed_directories),
         cmocka_unit_test(bubblewrap_command_line),
     };

@@ -87,7 +87,8 @@ static void replicas_run_as_their_own_account(void **st)
     snprintf(want, sizeof want, " %u\n", (unsigned)gr->gr_gid);
     assert_non_null(strstr(log, want));   /* the project group, nothing else */
     assert_null(strstr(log, " 0\n"));
-    /* The home: the account's, 0700; the project dir: the group's, 2770. */
+    /* The home: the account's, 0700; the project dir: root's and the
+     * group's, setgid and sticky (03770). */
     struct stat sh, sp;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/home/alice", root);
@@ -97,7 +98,8 @@ static void replicas_run_as_their_own_account(void **st)
     snprintf(path, sizeof path, "%s/projects/lab", root);
     assert_int_equal(stat(path, &sp), 0);
     assert_int_equal(sp.st_gid, gr->gr_gid);
-    assert_int_equal(sp.st_mode & 07777, 02770);
+    assert_int_equal(sp.st_uid, 0);
+    assert_int_equal(sp.st_mode & 07777, 03770);
     free(log);
     /* A Cube user named "root" is just another account. */
     log = run_to_end("root", "r-root", "[\"id\",\"-u\"]", "", &e);
@@ -116,13 +118,19 @@ static void users_cannot_read_each_others_homes(void **st)
     free(log);
     char *cmd = xt_fmt("[\"sh\",\"-c\",\"cat %s/home/alice/secret; echo rc=$?; "
                        "ls %s/home/alice; ls -l $CUBE_PROJECT_DIR/from-alice; "
-                       "touch $CUBE_PROJECT_DIR/from-bob && echo shared-ok\"]", root, root);
+                       "touch $CUBE_PROJECT_DIR/from-bob && echo shared-ok; "
+                       "echo evil >> $CUBE_PROJECT_DIR/from-alice || echo append-refused; "
+                       "mv $CUBE_PROJECT_DIR/from-alice $CUBE_PROJECT_DIR/x || "
+                       "echo rename-refused\"]", root, root);
     log = run_to_end("bob", "r-peek", cmd, "", &e);
     print_message("bob: %s", log);
     assert_null(strstr(log, "s3cret"));
     assert_non_null(strstr(log, "rc=1"));
+    assert_non_null(strstr(log, "-rw-r--r--"));     /* umask 022: readable, not writable */
     assert_non_null(strstr(log, PREFIX "p-lab"));   /* the project group owns alice's file */
-    assert_non_null(strstr(log, "shared-ok"));      /* and bob may write there too */
+    assert_non_null(strstr(log, "shared-ok"));      /* and bob may create files there too, */
+    assert_non_null(strstr(log, "append-refused")); /* not change alice's, */
+    assert_non_null(strstr(log, "rename-refused")); /* nor move them (sticky) */
     free(cmd);
     free(log);
 }
@@ -392,6 +400,112 @@ static void account_outside_the_range_is_refused(void **st)
     free(doc);
 }
 
+/* The pids.max of the pids cgroup of the running replica, or of the
+ * replicas' parent (parent nonzero); "" when there is none. */
+static const char *pids_max_of(int parent)
+{
+    static char buf[64];
+    struct xl *x = state;
+    char path[PATH_MAX + 16];
+    int c = x->cgroups.version == 2 ? 0 : XL_CG_PIDS;
+    pthread_mutex_lock(&x->mu);
+    snprintf(path, sizeof path, "%s/pids.max",
+             parent ? x->cgroups.parent[c] : x->runs ? x->runs->cg.dir[c] : "");
+    pthread_mutex_unlock(&x->mu);
+    if (xl_read_file(path, buf, sizeof buf) < 0)
+        buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf;
+}
+
+/* Without pids settings: a replica gets 4096 pids, all of them together
+ * half of the kernel's pid_max (or threads-max): pids.max of their parent. */
+static void pids_are_limited_per_replica_and_in_total(void **st)
+{
+    (void)st;
+    if (((struct xl *)state)->cgroups.version == 0 || !*pids_max_of(1))
+        skip();
+    char id[XL_ID_LEN], want[32];
+    FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+    FILE *t = fopen("/proc/sys/kernel/threads-max", "r");
+    long pid_max = -1, threads_max = -1;
+    assert_true(f && t && fscanf(f, "%ld", &pid_max) == 1 &&
+                fscanf(t, "%ld", &threads_max) == 1);
+    fclose(f), fclose(t);
+    long long total = (long long)xl_pids_total_auto(pid_max, threads_max);
+    snprintf(want, sizeof want, "%lld", total);
+    assert_string_equal(pids_max_of(1), want);
+    assert_true(total < pid_max && XL_PIDS_MAX_DEFAULT < total);
+    char *doc = xt_replica("alice", "lab", "r-pids", "[\"sleep\",\"30\"]", "");
+    xt_start(state, doc, id, sizeof id);
+    free(doc);
+    assert_string_equal(pids_max_of(0), "4096");
+    print_message("pid_max %ld: all replicas %lld pids, each 4096\n", pid_max, total);
+    assert_int_equal(cube_mock_executor()->stop(state, id, 0), CUBE_OK);
+    xt_wait_exit(id, 5000);
+}
+
+/* Forks until it cannot (at most 200), says how many, then holds them. */
+#define FORKER "[\"/usr/bin/perl\",\"-e\",\"$|=1; my $n=0; for (1..200) { my $p=fork; " \
+    "last unless defined $p; if (!$p) { sleep 20; exit 0 } $n++ } print qq(forked $n\\n); " \
+    "sleep 30\"]"
+
+/* The number of "forked N" in the log of Job name, waiting for it (10 s). */
+static long forked(const char *name)
+{
+    for (long long end = xt_now_ms() + 10000; xt_now_ms() < end; xt_sleep_ms(20)) {
+        cube_mock_run_timers();
+        char *log = xt_log(state, "lab", name);
+        const char *at = strstr(log, "forked ");
+        long n = at ? atol(at + 7) : -1;
+        free(log);
+        if (n >= 0)
+            return n;
+    }
+    fail_msg("%s never said how many it forked", name);
+    return -1;
+}
+
+/* Two fork bombs, bounded (200 forks each, children end in 20 s): the
+ * first is stopped by its own limit, the second by what the first left of
+ * the total. Under a parent cgroup of this test's own. */
+static void fork_bombs_stop_at_the_limits(void **st)
+{
+    (void)st;
+    if (((struct xl *)state)->cgroups.version == 0 || !*pids_max_of(1))
+        skip();
+    cube_mock_reset(cube_plugin_executor_local(), state);
+    char *cfg = xt_fmt("%.*s,\"cgroup_parent\":\"/cxq-pids-%ld\",\"pids_max\":48,"
+                       "\"pids_max_total\":80}", (int)strlen(config) - 1, config,
+                       (long)getpid());
+    assert_int_equal(cube_mock_init(cube_plugin_executor_local(), cfg, &state), CUBE_OK);
+    assert_string_equal(pids_max_of(1), "80");
+    char a[XL_ID_LEN], b[XL_ID_LEN], parents[XL_CG_NCTL][PATH_MAX];
+    char *doc = xt_replica("alice", "lab", "r-bomb-a", FORKER, "");
+    xt_start(state, doc, a, sizeof a);
+    free(doc);
+    long na = forked("r-bomb-a");
+    doc = xt_replica("bob", "lab", "r-bomb-b", FORKER, "");
+    xt_start(state, doc, b, sizeof b);
+    free(doc);
+    long nb = forked("r-bomb-b");
+    print_message("forked %ld (limit 48 each) and %ld (80 in all)\n", na, nb);
+    assert_true(na > 0 && na <= 47);          /* perl itself is the 48th */
+    assert_true(nb > 0 && na + nb + 2 <= 80); /* the total stopped the second */
+    assert_true(nb < 47);
+    assert_int_equal(cube_mock_executor()->stop(state, a, 0), CUBE_OK);
+    assert_int_equal(cube_mock_executor()->stop(state, b, 0), CUBE_OK);
+    xt_wait_exit(a, 5000);
+    xt_wait_exit(b, 5000);
+    memcpy(parents, ((struct xl *)state)->cgroups.parent, sizeof parents);
+    cube_mock_reset(cube_plugin_executor_local(), state);   /* kept groups removed */
+    for (int i = 0; i < XL_CG_NCTL; i++)
+        if (*parents[i])
+            rmdir(parents[i]);
+    assert_int_equal(cube_mock_init(cube_plugin_executor_local(), config, &state), CUBE_OK);
+    free(cfg);
+}
+
 /* The number on the last line of text. */
 static long last_number(const char *text)
 {
@@ -451,6 +565,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(kept_cgroups_of_a_dead_cubed_are_swept, setup, teardown),
         cmocka_unit_test_setup_teardown(cpu_limit_throttles, setup, teardown),
+        cmocka_unit_test_setup_teardown(pids_are_limited_per_replica_and_in_total, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(fork_bombs_stop_at_the_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(a_replaced_account_is_looked_up_again, setup, teardown),
         cmocka_unit_test_setup_teardown(account_outside_the_range_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(bubblewrap_sandbox, setup, teardown),

@@ -66,7 +66,11 @@ static void config_defaults(void **st)
     assert_int_equal(c.cgroup_mode, XL_CG_AUTO);
     assert_int_equal(c.poll_ms, 10);
     assert_int_equal(c.timeout_grace, 10);
-    assert_int_equal(c.pids_max, 16384);
+    /* A replica's default fits many times under the total of all of them,
+     * which is computed at start (0 here) below the kernel's pid_max. */
+    assert_int_equal(c.pids_max, 4096);
+    assert_int_equal(c.pids_max_total, 0);
+    assert_true(c.pids_max < xl_pids_total_auto(32768, 192725));
     xl_conf_free(&c);
 }
 
@@ -92,6 +96,8 @@ static void config_rejects_bad_settings(void **st)
         {"{\"pool\":\"a.b\"}", "pool:"},
         {"{\"poll_ms\":5}", "poll_ms:"},
         {"{\"pids_max\":-1}", "pids_max:"},
+        {"{\"pids_max_total\":-1}", "pids_max_total:"},
+        {"{\"pids_max_total\":1.5}", "pids_max_total:"},
         {"{\"path\":\"\"}", "path:"},
         {"{\"supervisor\":\"rel/cube-xl-supervisor\"}", "supervisor:"},
         {"{\"supervisor\":\"/no/such/cube-xl-supervisor\"}", "supervisor:"},

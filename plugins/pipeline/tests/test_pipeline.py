@@ -496,6 +496,7 @@ class SklearnEndToEnd(unittest.TestCase):
                     {"name": "evaluate", "template": "model-evaluate",
                      "upstream": ["train", "split"],
                      "args": {"--model_path": "{{ tasks.train.outputs.model_path }}",
+                              "--model_sha256": "{{ tasks.train.outputs.model_sha256 }}",
                               "--test_csv": "{{ tasks.split.outputs.test_csv }}"}}]}})
             self.assertEqual(r.status, 201, r.body)
             run = a.request("POST", P + "/pipelines/iris/run", {}).json()["metadata"]["name"]

@@ -20,6 +20,7 @@ const struct cube_plugin_desc *cube_plugin_pipeline(void);
 
 static struct pl *pl;
 static struct cube_plugin_desc desc;   /* the plugin's, with the init below */
+static char files[64];                 /* the project files of a test */
 
 /* The plugin's init, plus a stand-in for the core's Job kind (the fake
  * host has no core kinds; kinds may be registered only during init). */
@@ -41,6 +42,10 @@ static int setup(void **st)
     int rc = cube_mock_init(&desc, "{\"templates_dir\":\"none\",\"pass_gap_ms\":0,\"status_write_ms\":0}", &state);
     pl = state;
     cube_mock_set_user("alice", "ops");
+    snprintf(files, sizeof files, "/tmp/cube-pl-files-XXXXXX");
+    assert_non_null(mkdtemp(files));
+    if (pl)
+        snprintf(pl->files_root, sizeof pl->files_root, "%s", files);
     if (rc != CUBE_OK)
         fprintf(stderr, "init: %s / %s\n", cube_mock_last_error(), cube_mock_last_log());
     return rc;
@@ -49,8 +54,11 @@ static int setup(void **st)
 static int teardown(void **st)
 {
     (void)st;
+    char cmd[100];
     cube_mock_reset(&desc, pl);
     pl = NULL;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", files);
+    assert_int_equal(system(cmd), 0);
     return 0;
 }
 
@@ -431,12 +439,13 @@ static const char *job_env(const char *run, const char *task, const char *key)
 }
 
 /* Checks a run's task directories in its layout (pipeline.h): before the
- * work directory exists nothing is made; after, b's result directory and
- * the one above it (layout 1: tasks/b; layout 2: the run's outputs) are
- * made like the work directory, by the plugin's thread. */
+ * work directory exists nothing is made; after the wrapper of a task made
+ * it and succeeded, b's result directory and the one above it (layout 1:
+ * tasks/b; layout 2: the run's outputs) are made like the run's directory,
+ * by the plugin's thread. */
 static void task_dirs_in_layout(const char *root, const char *run, int layout)
 {
-    char path[1024], above[1024], work[1024], cmd[1100];
+    char path[1024], above[1024], work[1024], rundir[1024], cmd[1100];
     struct stat ws, rs;
     settle();
     assert_true(job_exists(run, "a"));
@@ -450,11 +459,15 @@ static void task_dirs_in_layout(const char *root, const char *run, int layout)
     snprintf(work, sizeof work, "%s/demo/pipeline-runs/%s/work", root, run);
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", work);
     assert_int_equal(system(cmd), 0);           /* as task a's wrapper does */
-    assert_int_equal(chmod(work, 02751), 0);
-    if (geteuid() == 0)
-        assert_int_equal(chown(work, 4321, 8765), 0);
-    assert_int_equal(stat(work, &ws), 0);
-    job_ends(run, "a", "Succeeded");
+    snprintf(rundir, sizeof rundir, "%s/demo/pipeline-runs/%s", root, run);
+    const char *own[] = {rundir, work};         /* the task's account's */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(chmod(own[i], 02751), 0);
+        if (geteuid() == 0)
+            assert_int_equal(chown(own[i], 4321, 8765), 0);
+    }
+    assert_int_equal(stat(rundir, &ws), 0);
+    job_ends(run, "a", "Succeeded");            /* its wrapper vouched for the run's */
     assert_true(job_exists(run, "b"));
     snprintf(path, sizeof path, layout == 2 ? "%s/demo/pipeline-runs/%s/results/b"
              : "%s/demo/pipeline-runs/%s/tasks/b/results", root, run);

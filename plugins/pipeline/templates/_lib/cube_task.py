@@ -13,6 +13,15 @@ and the task's directories come from the environment:
                    (downstream tasks read {{ tasks.<name>.outputs.<key> }});
                    when unset the outputs are printed.
 
+Handed files: a task that writes a file for the next ones records its
+sha256 beside its path in the outputs (output_file: model_path ->
+model_sha256, train_csv -> train_csv_sha256).  The project's shared
+directory, where runs live, is writable by every member of the project, so
+a template never loads a code-bearing format (pickle, joblib, a Python
+script) from it unchecked: read_verified() reads the file once and checks
+it against the sha256 its producer recorded, and private_path() tells
+whether nobody but this account (and root) could have changed a file.
+
 Rendering contract (the pipeline renders args as Cube Studio does): a true
 bool is a bare flag and a false one is omitted, so a bool that is absent is
 false whatever the schema's default says; empty values are omitted, so an
@@ -21,11 +30,15 @@ comma-separated list.  Bad input exits with status 2 and a message naming
 the argument (argparse), bad data with status 1 and a message (fail()).
 """
 import argparse
+import hashlib
 import json
 import os
+import re
+import stat
 import sys
 
 SCALAR_PARSERS = {"int": int, "float": float}
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 
 
 def fail(message):
@@ -146,6 +159,13 @@ class Task:
                     json.dump(content, f, indent=2, ensure_ascii=False, default=_jsonable)
         return path
 
+    def output_file(self, key, path, data=None):
+        """Records the output `key` = path and its sha256 (of data, the bytes
+        just written, or of the file as it is) under sha256_key(key)."""
+        digest = sha256_of(data) if data is not None else sha256_file(path)
+        self.output(**{key: path, sha256_key(key): digest})
+        return digest
+
     def output(self, **values):
         """Records outputs and rewrites CUBE_OUTPUTS at once (a crash later keeps them)."""
         self.outputs.update(values)
@@ -164,6 +184,62 @@ def _jsonable(value):
     if hasattr(value, "item"):
         return value.item()
     raise TypeError("%r is not JSON serialisable" % (value,))
+
+
+def sha256_key(key):
+    """The output key of a file output's sha256: model_path -> model_sha256,
+    train_csv -> train_csv_sha256."""
+    return key[:-len("_path")] + "_sha256" if key.endswith("_path") else key + "_sha256"
+
+
+def sha256_of(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_verified(path, expected, flag, what="file"):
+    """The bytes of a file another task handed over, read once and checked
+    against the sha256 its producer recorded (expected, given as argument
+    flag): the caller loads these bytes, never the file again.  Stops the
+    task when expected is no sha256 or the file's differs."""
+    expected = (expected or "").strip().lower()
+    if not SHA256_RE.match(expected):
+        fail("argument %s: %r is not a sha256 (64 hex digits)" % (flag, expected))
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        fail("%s %s cannot be read: %s" % (what, path, e.strerror))
+    got = sha256_of(data)
+    if got != expected:
+        fail("%s %s has sha256 %s, not %s (%s, recorded by the task that wrote it): it was "
+             "changed since; refusing to load it" % (what, path, got, expected, flag))
+    return data
+
+
+def private_path(path):
+    """None when nobody but this account (and root) can change the file at
+    path or any directory on its real path (a directory others may write
+    to counts only when sticky: then they cannot replace what is not
+    theirs); else the first place others could change."""
+    mine = (0, os.geteuid())
+    place = os.path.realpath(path)
+    st = os.lstat(place)
+    if st.st_uid not in mine or st.st_mode & 0o022:
+        return place
+    while place != os.path.dirname(place):
+        place = os.path.dirname(place)
+        st = os.stat(place)
+        if st.st_uid not in mine or (st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX):
+            return place
+    return None
 
 
 def start(script_file, argv=None):

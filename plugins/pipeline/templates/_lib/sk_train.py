@@ -4,7 +4,8 @@ Each template (sklearn-lr, sklearn-svm, xgboost-train, ...) owns its args
 schema and calls main(__file__, algorithm); this module reads the training
 CSV (the "data" group every training template shares), builds the estimator
 from the template's hyper-parameters (BUILDERS), fits it and saves a model
-bundle (see cube_data).  Outputs: model_path, train_score, n_features,
+bundle (see cube_data).  Outputs: model_path, model_sha256 (what
+model-evaluate checks before it loads the model), train_score, n_features,
 n_classes (0 for an unlabelled clusterer).
 """
 import cube_data
@@ -148,10 +149,11 @@ def train(task, algorithm):
             bundle["cluster_classes"] = _cluster_classes(model, X, y_idx, args.n_clusters)
     else:
         score = float(model.score(X, y_idx))
-    model_path = task.path(args.model_path, "models/%s.joblib" % task.template["name"])
-    cube_data.save_bundle(model_path, bundle)
-    task.output(model_path=model_path, train_score=round(score, 6), n_features=len(names),
-                n_classes=len(classes or ()))
+    model_path = task.path(args.model_path, "models/%s%s" % (
+        task.template["name"], cube_data.bundle_extension(algorithm)))
+    digest = cube_data.save_bundle(model_path, bundle)
+    task.output(model_path=model_path, model_sha256=digest, train_score=round(score, 6),
+                n_features=len(names), n_classes=len(classes or ()))
     print("trained %s on %d rows x %d features; %s %.4f; saved %s" % (
         algorithm, len(X), len(names), "inertia" if clusterer else "train accuracy",
         score, model_path))

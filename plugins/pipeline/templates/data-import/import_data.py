@@ -4,8 +4,8 @@
 copies a file, --source sklearn writes one of scikit-learn's built-in
 datasets as CSV (no network needed).  Files are written to a temporary name
 and renamed, so a failed import leaves no half-written dataset.
-Outputs: path (absolute), bytes, and rows, columns, label_column when the
-result is a CSV.
+Outputs: path (absolute), path_sha256, bytes, and rows, columns,
+label_column when the result is a CSV.
 """
 import os
 import shutil
@@ -93,7 +93,8 @@ def main(argv=None):
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
-    task.output(path=path, bytes=os.path.getsize(path))
+    task.output_file("path", path)
+    task.output(bytes=os.path.getsize(path))
     if path.endswith(".csv"):
         _describe_csv(task, path)
     print("imported %s (%d bytes)" % (path, os.path.getsize(path)))

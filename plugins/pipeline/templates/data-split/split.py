@@ -1,6 +1,7 @@
 """data-split: a training and a test CSV from one CSV (optionally stratified).
 
-Outputs: train_csv, test_csv (absolute paths), train_rows, test_rows.
+Outputs: train_csv, test_csv (absolute paths), train_csv_sha256,
+test_csv_sha256, train_rows, test_rows.
 """
 import os
 import sys
@@ -45,7 +46,9 @@ def main(argv=None):
     test_path = task.path(args.test_csv, _default_path(input_path, "test"))
     cube_data.write_table(train, train_path)
     cube_data.write_table(test, test_path)
-    task.output(train_csv=train_path, test_csv=test_path, train_rows=len(train), test_rows=len(test))
+    task.output_file("train_csv", train_path)
+    task.output_file("test_csv", test_path)
+    task.output(train_rows=len(train), test_rows=len(test))
     print("split %d rows: %d train -> %s, %d test -> %s" % (
         len(frame), len(train), train_path, len(test), test_path))
 

@@ -3,9 +3,14 @@
 Results (in CUBE_OUTPUT_DIR): metrics.json, confusion_matrix.png,
 confusion_matrix.echarts.json, report.md and, with --save_predictions,
 predictions.csv.  Outputs: accuracy, precision_macro, recall_macro,
-f1_macro, roc_auc (binary only), metrics_path; for clusterers also
-adjusted_rand and nmi.  A clusterer trained with labels is scored through
-the majority class of each cluster.
+f1_macro, roc_auc (binary only), metrics_path and metrics_sha256; for
+clusterers also adjusted_rand and nmi.  A clusterer trained with labels is
+scored through the majority class of each cluster.
+
+A joblib model is a pickle, which runs code when it is loaded: it is
+loaded only from bytes whose sha256 is --model_sha256 (the training task's
+model_sha256 output), so that a file replaced in the project's shared
+directory is refused rather than run.
 """
 import os
 import sys
@@ -98,7 +103,7 @@ def main(argv=None):
     from sklearn import metrics
     task = cube_task.start(__file__, argv)
     args = task.args
-    bundle = cube_data.load_bundle(task.path(args.model_path))
+    bundle = cube_data.load_bundle(task.path(args.model_path), args.model_sha256)
     label = args.label_column or bundle["label"]
     if not label or not bundle.get("classes"):
         fail("the model was trained without labels; there is nothing to evaluate against")
@@ -113,7 +118,8 @@ def main(argv=None):
         result["nmi"] = round(float(metrics.normalized_mutual_info_score(y_true, clusters)), 6)
     result["test_rows"] = len(y_true)
     metrics_path = _write_results(task, bundle, y_true, list(y_pred), result)
-    task.output(metrics_path=metrics_path, **{k: v for k, v in result.items() if k != "test_rows"})
+    task.output_file("metrics_path", metrics_path)
+    task.output(**{k: v for k, v in result.items() if k != "test_rows"})
     print("evaluated %s on %d rows: %s" % (bundle["algorithm"], len(y_true), result))
 
 

@@ -6,6 +6,7 @@ directory; call() runs the script's main() in this process (same code, no
 interpreter start-up) for the long chains.
 """
 import contextlib
+import hashlib
 import importlib.util
 import io
 import json
@@ -112,6 +113,11 @@ def call(run_dir, name, values, task=None):
         except SystemExit as e:
             status = e.code if isinstance(e.code, int) else 1
     return r, status, stderr.getvalue()
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def is_png(path):

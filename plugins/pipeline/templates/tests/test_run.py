@@ -1,6 +1,7 @@
 """The built-in templates run: every example as a pipeline task would run it,
 chains data-import -> data-split -> train (every algorithm) -> evaluate on
-three sklearn datasets with sane metrics, and errors that name their cause."""
+three sklearn datasets with sane metrics, errors that name their cause, and
+handed files checked by their sha256 before code-bearing ones are loaded."""
 import concurrent.futures
 import functools
 import http.server
@@ -102,6 +103,7 @@ class ChainTest(TempRunDir):
         self.assertEqual(status, 0, err)
         r, status, err = harness.call(self.run_dir, "model-evaluate",
                                       {"--model_path": r.outputs()["model_path"],
+                                       "--model_sha256": r.outputs()["model_sha256"],
                                        "--test_csv": split["test_csv"]}, task="eval-" + name)
         self.assertEqual(status, 0, err)
         metrics = r.outputs()
@@ -171,15 +173,110 @@ class ErrorTest(TempRunDir):
         self.assertFails("sklearn-lr", {"--train_csv": path, "--feature_columns": "a,b"}, "['a', 'b']")
         self.assertFails("sklearn-lr", {"--train_csv": path, "--penalty": "l1"}, "--solver liblinear")
         self.assertFails("sklearn-svm", {"--train_csv": path, "--kernel": "cubic"}, "--kernel", 2)
-        self.assertFails("model-evaluate", {"--model_path": path, "--test_csv": path},
-                         "cannot be loaded")
-        _, status, err = harness.call(self.run_dir, "sklearn-lr", {"--train_csv": path})
+        self.assertFails("model-evaluate", {"--model_path": path, "--test_csv": path,
+                                            "--model_sha256": harness.sha256(path)}, "cannot be loaded")
+        self.assertFails("model-evaluate", {"--model_path": path, "--test_csv": path,
+                                            "--model_sha256": "x" * 64}, "not a sha256")
+        r, status, err = harness.call(self.run_dir, "sklearn-lr", {"--train_csv": path})
         self.assertEqual(status, 0, err)
         self.assertFails("model-evaluate", {"--model_path": "models/sklearn-lr.joblib", "--test_csv": path,
+                                            "--model_sha256": r.outputs()["model_sha256"],
                                             "--positive_label": "x"}, "--positive_label")
         self.assertFails("data-import", {"--source": "url"}, "--url is required")
         self.assertFails("data-import", {"--source": "url", "--url": "ftp://x/y.csv"}, "scheme 'ftp'")
         self.assertFails("python-script", {}, "exactly one of --code and --file")
+
+
+class Evil:
+    """Unpickling it creates the file `marker`: code a pickle runs."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+class HandedFilesTest(TempRunDir):
+    """Files handed from task to task carry their sha256, and code-bearing
+    ones (joblib models, scripts) are loaded only after it was checked."""
+
+    def chain(self, trainer="sklearn-lr"):
+        r, status, err = harness.call(self.run_dir, "data-import", {"--source": "sklearn"})
+        self.assertEqual(status, 0, err)
+        imported = r.outputs()
+        r, status, err = harness.call(self.run_dir, "data-split", {"--input_csv": imported["path"]})
+        self.assertEqual(status, 0, err)
+        split = r.outputs()
+        r, status, err = harness.call(self.run_dir, trainer, {"--train_csv": split["train_csv"],
+                                                              "--n_estimators": 5} if trainer == "xgboost-train"
+                                      else {"--train_csv": split["train_csv"]})
+        self.assertEqual(status, 0, err)
+        return imported, split, r.outputs()
+
+    def evaluate(self, model, split, **extra):
+        values = {"--model_path": model, "--test_csv": split["test_csv"]}
+        values.update({"--" + k: v for k, v in extra.items()})
+        return harness.call(self.run_dir, "model-evaluate", values)
+
+    def test_outputs_carry_the_sha256_of_their_files(self):
+        imported, split, trained = self.chain()
+        self.assertEqual(imported["path_sha256"], harness.sha256(imported["path"]))
+        for key in ("train_csv", "test_csv"):
+            self.assertEqual(split[key + "_sha256"], harness.sha256(split[key]))
+        self.assertEqual(trained["model_sha256"], harness.sha256(trained["model_path"]))
+        r, status, err = self.evaluate(trained["model_path"], split, model_sha256=trained["model_sha256"])
+        self.assertEqual(status, 0, err)
+        self.assertEqual(r.outputs()["metrics_sha256"], harness.sha256(r.outputs()["metrics_path"]))
+
+    def test_a_replaced_joblib_model_is_refused_not_loaded(self):
+        import pickle
+        _, split, trained = self.chain()
+        marker = os.path.join(self.run_dir, "pwned")
+        with open(trained["model_path"], "wb") as f:   # what another member would write
+            pickle.dump(Evil(marker), f)
+        _, status, err = self.evaluate(trained["model_path"], split, model_sha256=trained["model_sha256"])
+        self.assertEqual(status, 1, err)
+        self.assertIn("changed since; refusing to load it", err)
+        _, status, err = self.evaluate(trained["model_path"], split)
+        self.assertEqual(status, 1, err)
+        self.assertIn("give --model_sha256", err)
+        self.assertFalse(os.path.exists(marker), "the pickle was never loaded")
+
+    def test_xgboost_models_are_json_and_need_no_sha256(self):
+        _, split, trained = self.chain("xgboost-train")
+        self.assertTrue(trained["model_path"].endswith(".json"), trained)
+        with open(trained["model_path"]) as f:
+            self.assertEqual(json.load(f)["format"], "cube-model-json/1")
+        r, status, err = self.evaluate(trained["model_path"], split)
+        self.assertEqual(status, 0, err)
+        self.assertGreater(r.outputs()["accuracy"], 0.8)
+        _, status, err = self.evaluate(trained["model_path"], split, model_sha256="0" * 64)
+        self.assertEqual(status, 1, err)
+        self.assertIn("refusing to load it", err)
+
+    def test_a_script_others_can_change_runs_only_checked(self):
+        shared = os.path.join(self.run_dir, "shared")
+        os.makedirs(shared)
+        os.chmod(shared, 0o777)   # not sticky: anybody may replace what is in it
+        script = os.path.join(shared, "s.py")
+        with open(script, "w") as f:
+            f.write("import os, sys\nopen(os.environ['CUBE_OUTPUTS'], 'w').write("
+                    "'{\"file\": \"%s\", \"argv\": \"%s\"}' % (__file__, sys.argv[1:]))\n")
+        values = {"--file": script, "--script_args": "a b"}
+        r, proc = harness.run(self.run_dir, "python-script", values)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("give --file_sha256", proc.stderr)
+        r, proc = harness.run(self.run_dir, "python-script", dict(values, **{"--file_sha256": "1" * 64}))
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("refusing to load it", proc.stderr)
+        r, proc = harness.run(self.run_dir, "python-script",
+                              dict(values, **{"--file_sha256": harness.sha256(script)}))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(r.outputs(), {"file": script, "argv": "['a', 'b']"}, "run as the script itself")
+        os.chmod(shared, 0o755)   # only this account's: runs as it is
+        r, proc = harness.run(self.run_dir, "python-script", values)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
