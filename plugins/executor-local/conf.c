@@ -57,6 +57,11 @@ const char xl_conf_schema[] =
     "pids.max of the parent cgroup they run under, so that replicas cannot exhaust the "
     "machine's pids (0: half of the kernel's pid_max or threads-max, whichever is lower, "
     "computed at start)\"},"
+    "\"job_port_min\":{\"type\":\"integer\",\"minimum\":1024,\"maximum\":65535,"
+    "\"default\":29500,\"description\":\"First network port handed to distributed Jobs "
+    "(MASTER_PORT, TF_CONFIG); Cube never gives one port to two live Jobs\"},"
+    "\"job_port_max\":{\"type\":\"integer\",\"minimum\":1024,\"maximum\":65535,"
+    "\"default\":30999,\"description\":\"Last port of that range\"},"
     "\"timeout_grace_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600,"
     "\"default\":10,\"description\":\"SIGTERM to SIGKILL on timeout\"},"
     "\"poll_ms\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":1000,\"default\":10,"
@@ -74,7 +79,8 @@ const char xl_conf_schema[] =
 static const char *const KNOWN[] = {
     "node_name", "pool", "labels", "reserved_cpus", "reserved_memory", "uid_min",
     "uid_max", "user_prefix", "group_prefix", "home_root", "projects_root", "run_dir",
-    "sandbox", "cgroup", "cgroup_parent", "pids_max", "pids_max_total", "timeout_grace_seconds",
+    "sandbox", "cgroup", "cgroup_parent", "pids_max", "pids_max_total", "job_port_min",
+    "job_port_max", "timeout_grace_seconds",
     "poll_ms", "path", "launcher", "supervisor", NULL,
 };
 
@@ -352,13 +358,21 @@ static int load_isolation(const cJSON *o, struct xl_conf *c, char *err, size_t l
     return CUBE_OK;
 }
 
-/* pids_max, pids_max_total, timeout_grace_seconds, poll_ms, path. */
+/* pids_max, pids_max_total, job_port_min/max, timeout_grace_seconds,
+ * poll_ms, path. */
 static int load_limits(const cJSON *o, struct xl_conf *c, char *err, size_t len)
 {
     int64_t grace, poll;
     int rc = get_int(o, "pids_max", XL_PIDS_MAX_DEFAULT, 0, 4194304, &c->pids_max, err, len);
     if (rc == CUBE_OK)
         rc = get_int(o, "pids_max_total", 0, 0, 4194304, &c->pids_max_total, err, len);
+    if (rc == CUBE_OK)
+        rc = get_int(o, "job_port_min", 29500, 1024, 65535, &c->job_port_min, err, len);
+    if (rc == CUBE_OK)
+        rc = get_int(o, "job_port_max", 30999, 1024, 65535, &c->job_port_max, err, len);
+    if (rc == CUBE_OK && c->job_port_max < c->job_port_min)
+        return bad(err, len, "job_port_max", "%lld is below job_port_min (%lld)",
+                   (long long)c->job_port_max, (long long)c->job_port_min);
     if (rc == CUBE_OK)
         rc = get_int(o, "timeout_grace_seconds", 10, 0, 3600, &grace, err, len);
     if (rc == CUBE_OK)

@@ -65,6 +65,7 @@ struct xl_conf {
     int64_t pids_max;            /* per replica; 0: none of its own */
     int64_t pids_max_total;      /* all replicas together; 0 in the config:
                                   * computed at start (xl_pids_total_auto) */
+    int64_t job_port_min, job_port_max; /* ports for distributed Jobs (jobPorts) */
     unsigned timeout_grace;      /* seconds between SIGTERM and SIGKILL */
     unsigned poll_ms;            /* how often output and ends are checked */
     char *default_path;          /* PATH when the replica sets none */

@@ -72,6 +72,11 @@ char *xl_node_document(const struct xl_conf *c, const char *devices_json, char *
         goto fail;
     cJSON_AddItemToObject(node, "devices", devices);
     devices = NULL;
+    if (c->job_port_min > 0) {   /* else the core's default range */
+        cJSON *ports = cJSON_AddObjectToObject(node, "jobPorts");
+        cJSON_AddNumberToObject(ports, "min", (double)c->job_port_min);
+        cJSON_AddNumberToObject(ports, "max", (double)c->job_port_max);
+    }
     if (!(out = cJSON_PrintUnformatted(node)))
         snprintf(msg, len, "out of memory");
 fail:
