@@ -16,6 +16,7 @@
 #include "auth.h"
 #include "ctx.h"
 #include "http_req.h"
+#include "json_check.h"
 #include "log.h"
 #include "metrics.h"
 #include "proxy.h"
@@ -171,6 +172,11 @@ static void run_handler(cube_req *req, const struct cube_route_entry *route)
     req->route_label = route->path;
     if (!cube_auth_check(req, route->perm, cube_route_match_param(&req->match, "project")))
         return;
+    struct cube_json_fault fault;
+    if (cube_json_body_check(req->body, req->body_len, &fault)) {
+        cube_http_answer_error_field(req, 400, "BadRequest", fault.message, fault.field);
+        return;
+    }
     int rc = route->handler(route->plugin->state, req);
     if (req->answered)
         return;
