@@ -211,7 +211,7 @@ static int logout(void *state, cube_req *req)
         auth_session_end(a, p);
     cube_http_add_header(req, "Set-Cookie", "cube_session=; Path=/; HttpOnly; SameSite=Lax; "
                          "Max-Age=0");
-    return cube_http_answer(req, 200, "application/json", "{\"status\":\"signed out\"}", 24, 0);
+    return cube_http_answer_json(req, 200, "{\"status\":\"signed out\"}");
 }
 
 static const char *const VIA[] = {"none", "admin-token", "token", "session", "header"};

@@ -83,6 +83,9 @@ struct cube_http {
  * client accepts it and the body is large. 0 or a negative CUBE_E code. */
 int cube_http_answer(cube_req *req, int status, const char *content_type,
                      const void *data, size_t len, int compressible);
+/* Answers with a NUL-terminated JSON text, uncompressed; its length is
+ * strlen's (fixed answers: never a counted or sizeof length). */
+int cube_http_answer_json(cube_req *req, int status, const char *json);
 /* Answers with {"error":{"code":...,"message":...}}. */
 int cube_http_answer_error(cube_req *req, int status, const char *code,
                            const char *message);
