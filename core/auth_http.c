@@ -30,10 +30,10 @@ static int answer_json(cube_req *req, int status, cJSON *doc)
 cJSON *auth_json_body(cube_req *req, const char *what)
 {
     char msg[160];
-    /* cJSON would end a string at an escaped NUL ("alice\u0000x" reads as
-     * "alice"): refuse any NUL, raw or escaped, rather than act on a name
-     * other than the one sent. */
-    if (strlen(req->body) != req->body_len || strstr(req->body, "\\u0000")) {
+    /* An escaped NUL ("alice\u0000x" would read as "alice"), bad UTF-8
+     * and duplicate names were refused before any handler ran (see
+     * json_check.h); a raw NUL is refused here too. */
+    if (strlen(req->body) != req->body_len) {
         cube_http_answer_error(req, 400, "BadRequest", "the body contains a NUL character");
         return NULL;
     }
@@ -213,7 +213,7 @@ static int logout(void *state, cube_req *req)
         auth_session_end(a, p);
     cube_http_add_header(req, "Set-Cookie", "cube_session=; Path=/; HttpOnly; SameSite=Lax; "
                          "Max-Age=0");
-    return cube_http_answer(req, 200, "application/json", "{\"status\":\"signed out\"}", 24, 0);
+    return cube_http_answer_json(req, 200, "{\"status\":\"signed out\"}");
 }
 
 static const char *const VIA[] = {"none", "admin-token", "token", "session", "header"};

@@ -85,7 +85,7 @@ static int revoke_token(void *state, cube_req *req)
         return cube_http_answer_error(req, 404, "NotFound", "no such token");
     if (rc != CUBE_OK)
         return store_error(req, rc);
-    return cube_http_answer(req, 200, "application/json", "{\"status\":\"revoked\"}", 20, 0);
+    return cube_http_answer_json(req, 200, "{\"status\":\"revoked\"}");
 }
 
 /* Checks and stores a new password for user; answers on failure. */
@@ -99,7 +99,7 @@ static int set_password(cube_req *req, struct cube_auth *a, const char *user, co
         return store_error(req, rc);
     cube_log(CUBE_LOG_INFO, "auth", "password of %s changed by %s", user,
              cube_auth_who(req)->user);
-    return cube_http_answer(req, 200, "application/json", "{\"status\":\"changed\"}", 20, 0);
+    return cube_http_answer_json(req, 200, "{\"status\":\"changed\"}");
 }
 
 static int change_own(void *state, cube_req *req)

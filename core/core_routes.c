@@ -12,8 +12,7 @@
 static int healthz(void *state, cube_req *req)
 {
     (void)state;
-    static const char body[] = "{\"status\":\"ok\"}";
-    return cube_http_answer(req, 200, "application/json", body, sizeof body - 1, 0);
+    return cube_http_answer_json(req, 200, "{\"status\":\"ok\"}");
 }
 
 /* Ready when every plugin has started and the server is not stopping.

@@ -1,7 +1,9 @@
 /* http.c — the HTTP server: connection set-up, body limits, dispatch to
  * routes with permission checks, request ids, access log and metrics.
  * Answers are built in http_resp.c, streams in http_stream.c, console
- * files in http_static.c. */
+ * files in http_static.c; the query string is kept in http_query.c, the
+ * request head's framing checked in http_framing.c and JSON bodies in
+ * json_check.c. */
 #include "http.h"
 
 #include <arpa/inet.h>
@@ -16,6 +18,7 @@
 #include "auth.h"
 #include "ctx.h"
 #include "http_req.h"
+#include "json_check.h"
 #include "log.h"
 #include "metrics.h"
 #include "proxy.h"
@@ -80,12 +83,13 @@ static size_t header_bytes(struct MHD_Connection *conn)
     return total;
 }
 
+/* Sets up the record the early URI callback made (or a new one). */
 static cube_req *req_new(struct cube_http *http, struct MHD_Connection *conn,
-                         const char *url, const char *method)
+                         const char *url, const char *method, cube_req *req)
 {
-    cube_req *req = calloc(1, sizeof *req);
-    if (!req)
+    if (!req && !(req = calloc(1, sizeof *req)))
         return NULL;
+    req->begun = 1;
     req->ctx = http->ctx;
     req->http = http;
     req->conn = conn;
@@ -128,6 +132,7 @@ static void req_free(cube_req *req)
     cube_route_match_clear(&req->match);
     free(req->body);
     free(req->path);
+    free(req->query);
     free(req);
 }
 
@@ -171,6 +176,11 @@ static void run_handler(cube_req *req, const struct cube_route_entry *route)
     req->route_label = route->path;
     if (!cube_auth_check(req, route->perm, cube_route_match_param(&req->match, "project")))
         return;
+    struct cube_json_fault fault;
+    if (cube_json_body_check(req->body, req->body_len, &fault)) {
+        cube_http_answer_error_field(req, 400, "BadRequest", fault.message, fault.field);
+        return;
+    }
     int rc = route->handler(route->plugin->state, req);
     if (req->answered)
         return;
@@ -217,15 +227,37 @@ static void dispatch(cube_req *req)
     }
 }
 
-/* First call for a request: set up, then check header and declared sizes. */
-static enum MHD_Result begin(struct cube_http *http, struct MHD_Connection *conn,
-                             const char *url, const char *method, void **con_cls)
+/* Answers a request whose target or head cannot be read one way only;
+ * the connection closes after it (the body is never read). */
+static void refuse_head(cube_req *req, int status, const char *why)
 {
-    cube_req *req = req_new(http, conn, url, method);
+    const char *code = status == 414 ? "URITooLong" : status == 501 ? "NotImplemented"
+                     : status == 503 ? "Unavailable" : "BadRequest";
+    cube_http_add_header(req, "Connection", "close");
+    cube_http_answer_error(req, status, code, why);
+}
+
+/* First call for a request: set up, then check the target, the framing,
+ * the header and the declared body sizes. */
+static enum MHD_Result begin(struct cube_http *http, struct MHD_Connection *conn,
+                             const char *url, const char *method, const char *version,
+                             void **con_cls)
+{
+    cube_req *req = req_new(http, conn, url, method, *con_cls);
     if (!req)
         return MHD_NO;
     *con_cls = req;
     const struct cube_config *cfg = http->ctx->cfg;
+    const char *why;
+    int status;
+    if (req->early_status) {
+        refuse_head(req, req->early_status, req->early_why);
+        return MHD_YES;
+    }
+    if ((status = cube_http_framing_check(conn, version, &why)) != 0) {
+        refuse_head(req, status, why);
+        return MHD_YES;
+    }
     if (header_bytes(conn) > cfg->max_header_bytes) {
         cube_http_answer_error(req, 431, "HeadersTooLarge",
                                "request headers exceed limits.max_header_bytes");
@@ -247,11 +279,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
                                   const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
 {
-    (void)version;
     struct cube_http *http = cls;
     cube_req *req = *con_cls;
-    if (!req)
-        return begin(http, conn, url, method, con_cls);
+    if (!req || !req->begun)
+        return begin(http, conn, url, method, version, con_cls);
     if (req->answered) {
         *upload_size = 0; /* discard the rest of a refused body */
         return MHD_YES;
@@ -319,6 +350,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
     cube_req *req = *con_cls;
     if (!req)
         return;
+    *con_cls = NULL;
+    if (!req->begun) {   /* MHD refused the head itself: only the query kept */
+        free(req->query);
+        free(req);
+        return;
+    }
     cube_proxy_req_done(req);
     double seconds = (double)(cube_now_ns() - req->start_ns) / 1e9;
     char status[8];
@@ -330,7 +367,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
     access_log(req, seconds);
     cube_auth_audit_request(req);
     req_free(req);
-    *con_cls = NULL;
     atomic_fetch_sub(&http->inflight, 1);
 }
 
@@ -408,6 +444,7 @@ static struct MHD_Daemon *start_daemon(struct cube_http *http,
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, http},
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)keep_escapes, NULL},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)cube_http_uri_early, NULL},
         {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL},
         {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, http->tls_cert},
         {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, http->tls_key},
@@ -495,50 +532,4 @@ void cube_http_stop(struct cube_ctx *ctx, unsigned grace_ms)
 const char *cube_req_header(cube_req *req, const char *name)
 {
     return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
-}
-
-struct query_find {
-    const char *name;
-    const char *raw;
-    int found;
-};
-
-static enum MHD_Result find_arg(void *cls, enum MHD_ValueKind kind,
-                                const char *key, const char *value)
-{
-    (void)kind;
-    struct query_find *q = cls;
-    char decoded[256];
-    snprintf(decoded, sizeof decoded, "%s", key);
-    for (char *p = decoded; *p; p++)
-        if (*p == '+')
-            *p = ' ';
-    if (cube_percent_decode(decoded) < 0 || strcmp(decoded, q->name) != 0)
-        return MHD_YES;
-    q->raw = value ? value : "";
-    q->found = 1;
-    return MHD_NO;
-}
-
-const char *cube_req_query(cube_req *req, const char *name)
-{
-    struct query_find q = {.name = name};
-    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, find_arg, &q);
-    if (!q.found)
-        return NULL;
-    size_t len = strlen(q.raw);
-    struct cube_scratch *s = malloc(sizeof *s + len + 1);
-    if (!s)
-        return NULL;
-    memcpy(s->text, q.raw, len + 1);
-    for (char *p = s->text; *p; p++)
-        if (*p == '+')
-            *p = ' ';
-    if (cube_percent_decode(s->text) < 0) {
-        free(s);
-        return NULL;
-    }
-    s->next = req->scratch;
-    req->scratch = s;
-    return s->text;
 }

@@ -31,6 +31,10 @@ struct cube_scratch {
 };
 
 struct cube_req {
+    int begun;                     /* set up by the first call (http.c) */
+    char *query;                   /* the raw query, or NULL (http_query.c) */
+    int early_status;              /* the target's refusal (400/414), or 0 */
+    const char *early_why;         /* static text for early_status */
     struct cube_ctx *ctx;
     struct cube_http *http;
     struct MHD_Connection *conn;
@@ -79,6 +83,9 @@ struct cube_http {
  * client accepts it and the body is large. 0 or a negative CUBE_E code. */
 int cube_http_answer(cube_req *req, int status, const char *content_type,
                      const void *data, size_t len, int compressible);
+/* Answers with a NUL-terminated JSON text, uncompressed; its length is
+ * strlen's (fixed answers: never a counted or sizeof length). */
+int cube_http_answer_json(cube_req *req, int status, const char *json);
 /* Answers with {"error":{"code":...,"message":...}}. */
 int cube_http_answer_error(cube_req *req, int status, const char *code,
                            const char *message);
@@ -114,8 +121,22 @@ int cube_http_send_file(cube_req *req, const char *root, const char *rel,
                         int immutable);
 /* 1 when the request's bearer token is the configured admin token. */
 int cube_http_admin_token(cube_req *req, const char *token);
-/* Request accessors shared with host.c (http.c). */
+/* A query with more parameters than this gets 414. */
+#define CUBE_HTTP_MAX_QUERY_PARAMS 256
+/* MHD's early URI callback: a new request record holding the query (MHD
+ * is left none to parse) and the target's refusal, if any; NULL on OOM
+ * (http_query.c). */
+void *cube_http_uri_early(void *cls, const char *uri, struct MHD_Connection *conn);
+/* A query-string argument, decoded ('+' is a space), or NULL; a key
+ * without a value gives "" (http_query.c). */
 const char *cube_req_query(cube_req *req, const char *name);
+/* The query as it came (no '?'), or NULL when empty (http_query.c). */
+const char *cube_req_query_raw(const cube_req *req);
+/* 0 when the head frames the body one way only, else 400 or 501 with
+ * *why (static text): see http_framing.c. */
+int cube_http_framing_check(struct MHD_Connection *conn, const char *version,
+                            const char **why);
+/* Request accessors shared with host.c (http.c). */
 const char *cube_req_header(cube_req *req, const char *name);
 const char *cube_req_client(cube_req *req);
 /* Maps a CUBE_E* code to an HTTP status and error code word. */

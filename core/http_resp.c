@@ -127,6 +127,11 @@ int cube_http_answer(cube_req *req, int status, const char *content_type,
     return cube_http_queue(req, status, resp);
 }
 
+int cube_http_answer_json(cube_req *req, int status, const char *json)
+{
+    return cube_http_answer(req, status, "application/json", json, strlen(json), 0);
+}
+
 int cube_http_answer_error(cube_req *req, int status, const char *code,
                            const char *message)
 {

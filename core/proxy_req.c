@@ -165,27 +165,15 @@ struct head_ctx {
     const char *trusted_header;        /* the auth proxy header, a credential */
 };
 
-static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                               const char *value)
-{
-    (void)kind;
-    struct cube_text *b = cls;
-    /* MHD turned '+' into ' ' (and decodes nothing else: cubed's unescape
-     * callback is a no-op), and a raw request line has no spaces. */
-    cube_text_put(b, b->len && strchr(b->p, '?') ? "&" : "?", 1);
-    for (const char *s = key; *s; s++)
-        cube_text_put(b, *s == ' ' ? "+" : s, 1);
-    if (value) {
-        cube_text_put(b, "=", 1);
-        for (const char *s = value; *s; s++)
-            cube_text_put(b, *s == ' ' ? "+" : s, 1);
-    }
-    return MHD_YES;
-}
-
+/* The query as the caller sent it: cubed refuses targets with whitespace
+ * or control bytes, so it is safe on the upstream's request line. */
 static void put_query(struct cube_text *b, cube_req *req)
 {
-    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, add_arg, b);
+    const char *q = cube_req_query_raw(req);
+    if (q) {
+        cube_text_put(b, "?", 1);
+        cube_text_puts(b, q);
+    }
 }
 
 static enum MHD_Result add_caller_header(void *cls, enum MHD_ValueKind kind, const char *name,

@@ -13,7 +13,9 @@
  * Values: strings as they are; numbers as JSON writes them; true/false;
  * null as ""; arrays as compact JSON. Objects are an error (name a field).
  * An unknown variable is an error unless a default() filter follows.
- * Output is capped at PL_TMPL_MAX_OUTPUT bytes.
+ * Output is capped at PL_TMPL_MAX_OUTPUT bytes. A literal, variable path or
+ * filter name longer than PL_TMPL_MAX_LITERAL - 1 bytes is an error, never
+ * cut short.
  */
 #include <ctype.h>
 #include <math.h>
@@ -178,7 +180,12 @@ static char *lookup(const cJSON *vars, const char *path, bool *undefined, char *
 static bool apply_filter(struct lexer *lx, char **value, const char *var, char *err,
                          size_t errlen)
 {
-    if (next_token(lx) != T_NAME || strchr(lx->text, '.')) {
+    enum tok t = next_token(lx);
+    if (t == T_NAME && lx->too_long) {
+        snprintf(err, errlen, "a filter name is longer than %d bytes", PL_TMPL_MAX_LITERAL - 1);
+        return false;
+    }
+    if (t != T_NAME || strchr(lx->text, '.')) {
         snprintf(err, errlen, "expected a filter name after '|', got \"%.64s\"", lx->text);
         return false;
     }
@@ -188,7 +195,7 @@ static bool apply_filter(struct lexer *lx, char **value, const char *var, char *
     memcpy(name, lx->text, sizeof name);
     const char *save = lx->p;
     if (next_token(lx) == T_LPAREN) {
-        enum tok t = next_token(lx);
+        t = next_token(lx);
         while (t != T_RPAREN) {
             if ((t != T_STRING && t != T_NUMBER) || lx->too_long || nargs == PL_TMPL_MAX_ARGS) {
                 snprintf(err, errlen, "filter %.64s: arguments must be quoted strings or numbers "
@@ -228,6 +235,12 @@ static char *expression(struct lexer *lx, const cJSON *vars, char *err, size_t e
     char *value = NULL;
     enum tok t = next_token(lx);
     bool undefined = false;
+    if ((t == T_STRING || t == T_NUMBER || t == T_NAME) && lx->too_long) {
+        /* never render a cut literal, nor look up a cut path */
+        snprintf(err, errlen, "%s is longer than %d bytes", t == T_STRING ? "a string literal"
+                 : t == T_NUMBER ? "a number" : "a variable path", PL_TMPL_MAX_LITERAL - 1);
+        return NULL;
+    }
     if (t == T_STRING || t == T_NUMBER) {
         value = strdup(lx->text);
     } else if (t == T_NAME) {

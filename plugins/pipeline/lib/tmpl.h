@@ -14,9 +14,11 @@
  * render as themselves, so {{ '{{' }} writes a literal "{{"; a stray "}}"
  * is copied as is; rendered values are not scanned again; default(v)
  * also replaces null and ""; an object value is an error, an array renders
- * as JSON; output is capped at 1 MiB. Dates for ds_add and format are
- * YYYY-MM-DD or ISO date-times (ds_add keeps the time part); formats
- * support %Y %y %m %d %e %H %M %S %j %b %B %a %A %u %w %F %T %s %%.
+ * as JSON; output is capped at 1 MiB; literals, variable paths and filter
+ * names are at most 255 bytes (longer is an error naming which). Dates
+ * for ds_add and format are YYYY-MM-DD or ISO date-times (ds_add keeps the
+ * time part); formats support %Y %y %m %d %e %H %M %S %j %b %B %a %A %u
+ * %w %F %T %s %%.
  */
 #ifndef PL_TMPL_H
 #define PL_TMPL_H

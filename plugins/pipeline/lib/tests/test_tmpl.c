@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +140,49 @@ static void test_output_cap(void **state)
     cJSON_Delete(vars);
 }
 
+/* "{{ " + prefix + n times c + suffix + " }}" (static buffer). */
+static const char *long_template(const char *prefix, char c, size_t n, const char *suffix)
+{
+    static char buf[1024];
+    int o = snprintf(buf, sizeof buf, "{{ %s", prefix);
+    memset(buf + o, c, n);
+    snprintf(buf + o + n, sizeof buf - (size_t)o - n, "%s }}", suffix);
+    return buf;
+}
+
+/* Literals, paths and filter names of 256 bytes or more are refused, by
+ * name, rather than cut to 255 (which rendered a different string, or
+ * looked up a different variable). 255 bytes still render. */
+static void test_long_literals(void **state)
+{
+    static const struct {
+        const char *prefix, *suffix;
+        char c;
+        const char *error;
+    } cases[] = {
+        {"'", "'", 'x', "a string literal is longer than 255 bytes (at offset 0)"},
+        {"\"", "\"", 'y', "a string literal is longer than 255 bytes (at offset 0)"},
+        {"", "", '7', "a number is longer than 255 bytes (at offset 0)"},
+        {"", "", 'v', "a variable path is longer than 255 bytes (at offset 0)"},
+        {"creator | ", "", 'f', "a filter name is longer than 255 bytes (at offset 0)"},
+    };
+    cJSON *vars = cJSON_Parse(vars_json);
+    char err[512];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *src = long_template(cases[i].prefix, cases[i].c, 256, cases[i].suffix);
+        err[0] = '\0';
+        char *got = pl_tmpl_render(src, vars, err, sizeof err);
+        if (got)
+            fail_msg("case %zu: rendered %zu bytes, want an error", i, strlen(got));
+        assert_string_equal(err, cases[i].error);
+    }
+    char *got = pl_tmpl_render(long_template("'", 'x', 255, "'"), vars, err, sizeof err);
+    assert_non_null(got);
+    assert_int_equal(strlen(got), 255);
+    free(got);
+    cJSON_Delete(vars);
+}
+
 /* Every prefix of every case renders or fails cleanly (no crash, no leak). */
 static void test_prefixes(void **state)
 {
@@ -159,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_renders),
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_output_cap),
+        cmocka_unit_test(test_long_literals),
         cmocka_unit_test(test_prefixes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
