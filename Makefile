@@ -1,5 +1,14 @@
 # Thin wrapper over meson. `make run` starts cubed on http://127.0.0.1:8080;
 # `make test` builds everything and runs the whole suite.
+#
+# `make run` builds only what runs (the `runtime` target: cubed, the
+# plugins, cubectl; and the console). A build dir it sets up itself has the
+# test suite off (-Dtests=false), so it needs the run packages alone
+# (scripts/install-deps.sh run); `make test` turns the suite on in the same
+# dir (scripts/run-tests.sh), and `make run` leaves a dir's options as they
+# are. Separate dirs work too: `make run BUILD=build-run` (cubed is then
+# told its plugin dir, which cube.yaml names as build/plugins).
+# SETUP_ARGS: more `meson setup` options for a dir `make run` sets up.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
@@ -12,17 +21,18 @@ deps:
 	@scripts/install-deps.sh run
 
 $(BUILD)/build.ninja:
-	meson setup $(BUILD)
+	meson setup $(BUILD) -Dtests=false $(SETUP_ARGS)
 
 build: deps $(BUILD)/build.ninja
-	ninja -C $(BUILD)
+	ninja -C $(BUILD) runtime
 
 web:
 	@scripts/build-web.sh
 
 run: build web
 	mkdir -p var
-	exec $(BUILD)/core/cubed -c cube.yaml
+	exec $(if $(filter-out build,$(BUILD)),env CUBE_PLUGIN_DIR=$(BUILD)/plugins) \
+	  $(BUILD)/core/cubed -c cube.yaml
 
 test:
 	@scripts/install-deps.sh test

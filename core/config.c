@@ -4,6 +4,7 @@
  * config_values.c. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,35 +328,27 @@ static int apply_root(struct loader *L, const cJSON *root)
 
 /* ---- relative paths ---- */
 
-/* Prefixes a relative *p with the first baselen bytes of base. */
-static int resolve(char **p, const char *base, size_t baselen)
-{
-    if (!*p || !**p || **p == '/' || !baselen)
-        return 0;
-    size_t n = strlen(*p);
-    char *joined = malloc(baselen + n + 1);
-    if (!joined)
-        return -1;
-    memcpy(joined, base, baselen);
-    memcpy(joined + baselen, *p, n + 1);
-    free(*p);
-    *p = joined;
-    return 0;
-}
-
-/* Makes relative paths relative to the directory holding cube.yaml. */
+/* Makes every path setting absolute: relative to the directory holding
+ * cube.yaml, or to the working directory without one (cfg->file NULL). */
 static int resolve_paths(struct cube_config *cfg, struct cube_errs *errs)
 {
-    const char *slash = strrchr(cfg->file, '/');
-    size_t n = slash ? (size_t)(slash - cfg->file) + 1 : 0;
+    const char *what = cfg->file ? cfg->file : "config";
+    char *base = cube_config_base_dir(cfg->file);
     char **paths[] = {&cfg->data_dir, &cfg->plugin_dir, &cfg->conf_dir,
                       &cfg->web_root, &cfg->tls_cert,   &cfg->tls_key};
+    if (!base) {
+        cube_errs_add(errs, "%s: cannot resolve relative paths: the working "
+                      "directory is unknown (%s)", what, strerror(errno));
+        return -1;
+    }
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        if (resolve(paths[i], cfg->file, n)) {
-            cube_errs_add(errs, "%s: out of memory", cfg->file);
+        if (cube_config_make_absolute(paths[i], base)) {
+            cube_errs_add(errs, "%s: out of memory", what);
+            free(base);
             return -1;
         }
     }
+    free(base);
     return 0;
 }
 
@@ -419,6 +412,8 @@ int cube_config_load(const char *path, struct cube_config *cfg,
         cube_config_defaults(cfg);
         if (!defaults_ok(cfg))
             cube_errs_add(errs, "config: out of memory");
+        else
+            resolve_paths(cfg, errs);
     }
     if (parsed && !L.conf_dir_bad && cfg->conf_dir)
         cube_config_read_confd(cfg, &doc, L.conf_dir_node, errs);

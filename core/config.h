@@ -1,11 +1,12 @@
 /* config.h — cube.yaml and conf.d/NN-name.yaml: parsing, validation, env overrides.
  *
- * cube.yaml keys (all optional):
+ * cube.yaml keys (all optional; relative paths are made absolute at load,
+ * against cube.yaml's directory, or the working directory without one):
  *   listen: "127.0.0.1:8080"     address:port ([v6]:port allowed)
  *   data_dir: ./var
  *   database: sqlite | sqlite:///path | postgres://user@host:port/db
  *   plugin_dir: build/plugins    where cube-<name>.so files are searched
- *   conf_dir: conf.d             relative to cube.yaml's directory
+ *   conf_dir: conf.d             one YAML file per plugin
  *   web_root: web/dist           console assets ("" disables)
  *   log: {level: info, format: text|json, access: text|json|off}
  *   tls: {cert: path, key: path}
@@ -15,7 +16,8 @@
  *   auth: {...}                  users, sessions, projects (config_auth.c)
  * Environment overrides: CUBE_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,
  * CUBE_PLUGIN_DIR, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN (plain token; hashed in
- * memory, never stored). */
+ * memory, never stored); the two directories, when relative, against the
+ * working directory. */
 #ifndef CUBE_CONFIG_H
 #define CUBE_CONFIG_H
 

@@ -1,6 +1,8 @@
 /* config_env.c — environment overrides applied over cube.yaml and conf.d
  * (CUBE_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL, CUBE_PLUGIN_DIR,
- * CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN; see config.h). */
+ * CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN; see config.h). The two directories
+ * are made absolute against the working directory. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,21 @@ static void env_string(const char *var, char **dst, struct cube_errs *errs)
     }
     free(*dst);
     *dst = copy;
+}
+
+/* A path variable: relative to the working directory, made absolute. */
+static void env_path(const char *var, char **dst, struct cube_errs *errs)
+{
+    if (!getenv(var))
+        return;
+    env_string(var, dst, errs);
+    char *cwd = cube_config_base_dir(NULL);
+    if (!cwd)
+        cube_errs_add(errs, "%s: the working directory is unknown (%s)", var,
+                      strerror(errno));
+    else if (cube_config_make_absolute(dst, cwd))
+        cube_errs_add(errs, "%s: out of memory", var);
+    free(cwd);
 }
 
 static void env_listen(struct cube_config *cfg, struct cube_errs *errs)
@@ -92,9 +109,9 @@ static void env_token(struct cube_config *cfg, struct cube_errs *errs)
 void cube_config_apply_env(struct cube_config *cfg, struct cube_errs *errs)
 {
     env_listen(cfg, errs);
-    env_string("CUBE_DATA_DIR", &cfg->data_dir, errs);
+    env_path("CUBE_DATA_DIR", &cfg->data_dir, errs);
     env_database(cfg, errs);
-    env_string("CUBE_PLUGIN_DIR", &cfg->plugin_dir, errs);
+    env_path("CUBE_PLUGIN_DIR", &cfg->plugin_dir, errs);
     env_level(cfg, errs);
     env_token(cfg, errs);
 }

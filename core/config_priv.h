@@ -57,7 +57,20 @@ int cube_config_database_ok(const char *s);
 int cube_config_hex_decode32(const char *s, uint8_t out[32]);
 
 /* Applies the CUBE_* environment overrides to cfg, appending an error
- * naming the variable for each bad one (config_env.c). */
+ * naming the variable for each bad one (config_env.c). Relative paths
+ * they give are made absolute against the working directory. */
 void cube_config_apply_env(struct cube_config *cfg, struct cube_errs *errs);
+
+/* ---- relative paths (config_paths.c) ---- */
+
+/* The absolute directory that relative paths of the config file `file`
+ * are resolved against: file's own directory, or the working directory
+ * when file is NULL or names no directory. malloc'd; NULL with errno set
+ * when the working directory is unknown or memory ran out. */
+char *cube_config_base_dir(const char *file);
+/* Replaces *p, when it is relative and not empty, by base (absolute) and
+ * *p joined, without "." segments or repeated slashes. Returns 0, or -1
+ * when out of memory (*p untouched). */
+int cube_config_make_absolute(char **p, const char *base);
 
 #endif

@@ -2,8 +2,14 @@
 # install-deps.sh PROFILE — installs the Debian packages Cube needs that are
 # missing, and says which. PROFILE: run (build and start cubed), test (also
 # the test suite), all (also fuzzing and benchmarks). Needs root (or sudo)
-# only when something is missing.
+# only when something is missing. `install-deps.sh --list PROFILE` prints
+# the profile's packages, one a line, and installs nothing.
 set -euo pipefail
+list=0
+if [ "${1:-}" = "--list" ]; then
+  list=1
+  shift
+fi
 profile=${1:-run}
 
 run_pkgs=(meson ninja-build gcc pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev
@@ -21,6 +27,10 @@ case "$profile" in
   *) echo "usage: $0 run|test|all" >&2; exit 2 ;;
 esac
 
+if [ "$list" -eq 1 ]; then
+  printf '%s\n' "${want[@]}"
+  exit 0
+fi
 missing=()
 # The console is built with Node.js and npm; a Node.js installed outside
 # Debian's packages counts.

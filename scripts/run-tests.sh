@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
 # run-tests.sh BUILD_DIR [meson setup options...] — configures (warnings are
-# errors), builds and runs the whole suite in BUILD_DIR, then prints the
-# closing line "N passed, N failed[, N skipped]". Exit status 0 only when
-# nothing failed.
+# errors, the suite on: also in a dir that `make run` set up), builds and
+# runs the whole suite in BUILD_DIR, then prints the closing line
+# "N passed, N failed[, N skipped]". Exit status 0 only when nothing failed.
 set -uo pipefail
 builddir=${1:?usage: run-tests.sh BUILD_DIR [meson options]}
 shift
 if [ ! -f "$builddir/build.ninja" ]; then
   meson setup "$builddir" -Dwerror=true "$@" || exit 1
+else
+  # A dir `make run` set up has the suite off (-Dtests=false) and warnings
+  # allowed: turn both on (the run's targets stay built; the first build
+  # after turning on werror recompiles them with -Werror).
+  want=$(/usr/bin/python3 - "$builddir" <<'PY'
+import json, subprocess, sys
+opts = json.loads(subprocess.run(["meson", "introspect", sys.argv[1], "--buildoptions"],
+                                 check=True, capture_output=True, text=True).stdout)
+have = {o["name"]: o["value"] for o in opts}
+print(" ".join(f"-D{k}=true" for k in ("tests", "werror") if have.get(k) is not True))
+PY
+) || exit 1
+  if [ -n "$want" ]; then
+    echo "run-tests: $builddir: meson configure $want"
+    # shellcheck disable=SC2086
+    meson configure "$builddir" $want || exit 1
+  fi
 fi
 ninja -C "$builddir" || { echo "0 passed, 1 failed"; exit 1; }
 # The store's PostgreSQL cases run against a throwaway server (see

@@ -61,14 +61,44 @@ static int admit_run(struct pl *p, const cJSON *run)
     return out ? CUBE_OK : rc;
 }
 
-/* dependsOnPast: the earliest queued run, once none runs and the run
- * before it (scheduled or backfilled) Succeeded. *admitted gets 1 when it
- * started. */
-static int admit_in_order(struct pl *p, const cJSON *pipeline, const cJSON *first, int active,
-                          int *admitted)
+/* dependsOnPast: tells on the waiting run (status reason WaitingForPastRun
+ * and message) which run it waits for. Written only when it changes; a
+ * lost race with the run's controller is settled by the next pass. */
+static void note_wait(struct pl *p, const cJSON *run, const char *msg)
 {
-    if (active > 0)
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "status");
+    if (pl_str(st, "message") && !strcmp(pl_str(st, "message"), msg))
+        return;
+    cJSON *status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
+    if (!pl_str(status, "phase"))
+        pl_set_str(status, "phase", "Queued");
+    pl_set_str(status, "reason", "WaitingForPastRun");
+    pl_set_str(status, "message", msg);
+    char *doc = cJSON_PrintUnformatted(status);
+    int rc;
+    char *out = doc ? p->host->obj_update_status(p->self, "PipelineRun", pl_meta(run, "project"),
+                                                 pl_meta(run, "name"), doc,
+                                                 pl_meta(run, "resourceVersion"), &rc)
+                    : NULL;
+    free(doc);
+    p->host->free(out);
+    cJSON_Delete(status);
+}
+
+/* dependsOnPast: the earliest queued run, once none runs (active lists
+ * the runs started and not finished) and the run before it (scheduled or
+ * backfilled) Succeeded; until then the run says which one it waits for.
+ * *admitted gets 1 when it started. */
+static int admit_in_order(struct pl *p, const cJSON *pipeline, const cJSON *first,
+                          const cJSON *active, int *admitted)
+{
+    char msg[400];
+    if (cJSON_GetArraySize(active) > 0) {
+        snprintf(msg, sizeof msg, "dependsOnPast: waits for run %s to finish",
+                 pl_meta(active->child, "name"));
+        note_wait(p, first, msg);
         return CUBE_OK;
+    }
     cJSON *all = list_runs(p, pl_meta(pipeline, "project"), pl_meta(pipeline, "name"),
                            ",!queued");
     const cJSON *prev = NULL, *r;
@@ -83,6 +113,11 @@ static int admit_in_order(struct pl *p, const cJSON *pipeline, const cJSON *firs
     const char *ph = prev ? pl_str(cJSON_GetObjectItemCaseSensitive(prev, "status"), "phase")
                           : NULL;
     int go = !prev || (ph && !strcmp(ph, "Succeeded"));
+    if (!go) {
+        snprintf(msg, sizeof msg, "dependsOnPast: waits for run %s (%s) to succeed; it is %s",
+                 pl_meta(prev, "name"), exec_date(prev), ph ? ph : "not started");
+        note_wait(p, first, msg);
+    }
     int rc = go ? admit_run(p, first) : CUBE_OK;
     *admitted = go && rc == CUBE_OK;
     cJSON_Delete(all);
@@ -118,15 +153,15 @@ int pl_admit(struct pl *p, const cJSON *pipeline, int *left)
     }
     cJSON *active_l = list_runs(p, project, name, ",!queued,!finished");
     int active = cJSON_GetArraySize(active_l);
-    cJSON_Delete(active_l);
     const cJSON **q = sorted(queued, &nq);
     if (!q) {
+        cJSON_Delete(active_l);
         cJSON_Delete(queued);
         return CUBE_ENOMEM;
     }
     int first = 0, limit = (int)pl_num(spec, "expiredLimit", 0);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "dependsOnPast"))) {
-        rc = admit_in_order(p, pipeline, q[0], active, &admitted);
+        rc = admit_in_order(p, pipeline, q[0], active_l, &admitted);
     } else {
         if (limit > 0 && nq > limit) {
             expire(p, pipeline, q, nq, limit);
@@ -142,6 +177,7 @@ int pl_admit(struct pl *p, const cJSON *pipeline, int *left)
     }
     *left = nq - first - admitted;
     free(q);
+    cJSON_Delete(active_l);
     cJSON_Delete(queued);
     return rc;
 }

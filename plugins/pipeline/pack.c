@@ -2,7 +2,9 @@
  * template.json becomes (or updates) the JobTemplate <name>, labelled
  * builtin=true, with the annotation pipeline.cube.dev/template-dir giving
  * the directory that {{ template_dir }} renders to. A template.json is
- * either a whole object ({"metadata":{...},"spec":{...}}) or a spec. */
+ * either a whole object ({"metadata":{...},"spec":{...}}) or a spec.
+ * Template dirs are absolute; pl_template_dir re-resolves relative ones
+ * that older runs kept in their snapshots. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,4 +125,28 @@ void pl_pack_load(struct pl *p)
             n += pack_entry(p, de->d_name);
     closedir(d);
     p->host->log(p->self, CUBE_LOG_INFO, "%d built-in templates from %s", n, p->templates_dir);
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *pl_template_dir(struct pl *p, const char *dir, char *buf, size_t len)
+{
+    if (!*dir || dir[0] == '/')
+        return dir;
+    const char *slash = strrchr(dir, '/'), *leaf = slash ? slash + 1 : dir;
+    char cand[PATH_MAX + 260], abs[PATH_MAX];
+    snprintf(cand, sizeof cand, "%s/%s", p->templates_dir, leaf);
+    if (*p->templates_dir && *leaf && strcmp(leaf, "..") != 0 && is_dir(cand)) {
+        snprintf(buf, len, "%s", cand);
+        return buf;
+    }
+    if (realpath(dir, abs) && is_dir(abs)) {
+        snprintf(buf, len, "%s", abs);
+        return buf;
+    }
+    return dir;
 }

@@ -170,6 +170,13 @@ int pl_topo_order(const cJSON *tasks, int *order, int n, const char **cyclic);
 
 /* Creates or updates the JobTemplates of the built-in pack. */
 void pl_pack_load(struct pl *p);
+/* What {{ template_dir }} renders to for a task snapshot's templateDir
+ * `dir`: dir itself when absolute (or empty). A relative one (kept by runs
+ * made while the pack was loaded through a relative path) is re-resolved:
+ * the pack's own directory of that name when it has one, else dir made
+ * absolute against the working directory when that exists, else dir.
+ * Returns dir or buf (len bytes). */
+const char *pl_template_dir(struct pl *p, const char *dir, char *buf, size_t len);
 
 /* -- snapshot.c -------------------------------------------------------- */
 

@@ -10,9 +10,9 @@
 
 static const char SCHEMA[] =
     "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"templates_dir\":{\"type\":\"string\",\"default\":\"\",\"description\":"
-    "\"Built-in template pack (<dir>/<name>/template.json); default: templates/ next to "
-    "the plugin's .so; \\\"none\\\" loads none\"},"
+    "\"templates_dir\":{\"type\":\"string\",\"default\":\"\",\"pattern\":\"^(/.*|none)?$\","
+    "\"description\":\"Built-in template pack (<dir>/<name>/template.json), an absolute "
+    "path; default: templates/ next to the plugin's .so; \\\"none\\\" loads none\"},"
     "\"files_root\":{\"type\":\"string\",\"default\":\"\",\"description\":"
     "\"Where project files live (executor-local's projects_root); default <data dir>/projects\"},"
     "\"max_backfill\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":1000,"
@@ -34,7 +34,8 @@ static const char SCHEMA[] =
 #endif
 
 /* templates/ beside this .so when it exists (a build tree), else where
- * the pack is installed. */
+ * the pack is installed. Absolute either way: {{ template_dir }} is used by
+ * tasks that run in directories of their own. */
 static void default_templates(char *out, size_t len)
 {
     Dl_info info;
@@ -43,11 +44,11 @@ static void default_templates(char *out, size_t len)
     if (!dladdr((void *)default_templates, &info) || !info.dli_fname)
         return;
     const char *slash = strrchr(info.dli_fname, '/');
-    char near[PATH_MAX];
+    char near[PATH_MAX], abs[PATH_MAX];
     snprintf(near, sizeof near, "%.*s/templates", slash ? (int)(slash - info.dli_fname) : 1,
              slash ? info.dli_fname : ".");
-    if (stat(near, &st) == 0 && S_ISDIR(st.st_mode))
-        snprintf(out, len, "%s", near);
+    if (stat(near, &st) == 0 && S_ISDIR(st.st_mode) && realpath(near, abs))
+        snprintf(out, len, "%s", abs);
 }
 
 /* <data>/projects from <data>/plugins/pipeline. */
@@ -66,6 +67,11 @@ static int load_conf(struct pl *p)
     const struct cube_host *h = p->host;
     const char *tdir = h->config_string(p->self, "templates_dir", "");
     const char *froot = h->config_string(p->self, "files_root", "");
+    if (*tdir && tdir[0] != '/' && strcmp(tdir, "none") != 0) {
+        h->set_error(p->self, "templates_dir: \"%s\" must be an absolute path or \"none\"",
+                     tdir);
+        return -1;
+    }
     if (!strcmp(tdir, "none"))
         p->templates_dir[0] = '\0';
     else if (*tdir)

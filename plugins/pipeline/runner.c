@@ -88,6 +88,9 @@ static int reconcile(struct pl_pass *ps)
     if (starting) {
         pl_set_str(ps->status, "phase", "Running");
         pl_set_str(ps->status, "started", ps->now);
+        /* what it waited for while queued (admit.c) is over */
+        cJSON_DeleteItemFromObjectCaseSensitive(ps->status, "reason");
+        cJSON_DeleteItemFromObjectCaseSensitive(ps->status, "message");
     }
     if (pass_tasks(ps) < 0)
         return CUBE_ENOMEM;

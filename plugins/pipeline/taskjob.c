@@ -73,7 +73,8 @@ void pl_abs_path(struct pl *p, const char *project, const char *rel, char *out, 
 }
 
 /* The variables templates see. */
-static cJSON *run_vars(const cJSON *run, const cJSON *status, const cJSON *task)
+static cJSON *run_vars(struct pl *p, const cJSON *run, const cJSON *status,
+                       const cJSON *task)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run, "spec"), *t;
     cJSON *v = cJSON_CreateObject();
@@ -86,8 +87,9 @@ static cJSON *run_vars(const cJSON *run, const cJSON *status, const cJSON *task)
     cJSON_AddStringToObject(v, "creator", pl_str(spec, "creator") ? pl_str(spec, "creator") : "");
     cJSON_AddStringToObject(v, "pipeline_name", pl_str(spec, "pipeline"));
     cJSON_AddStringToObject(v, "project", pl_meta(run, "project"));
-    cJSON_AddStringToObject(v, "template_dir", pl_str(task, "templateDir") ?
-                            pl_str(task, "templateDir") : "");
+    char tdir[PATH_MAX + 260];
+    cJSON_AddStringToObject(v, "template_dir", pl_template_dir(p, pl_str(task, "templateDir") ?
+                            pl_str(task, "templateDir") : "", tdir, sizeof tdir));
     cJSON *tasks = cJSON_AddObjectToObject(v, "tasks");
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(status, "tasks")) {
         const cJSON *out = cJSON_GetObjectItemCaseSensitive(t, "outputs");
@@ -301,7 +303,7 @@ cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJ
                   has_template(cJSON_GetObjectItemCaseSensitive(task, "args")) ||
                   has_template(cJSON_GetObjectItemCaseSensitive(task, "env")) ||
                   has_template(cJSON_GetObjectItemCaseSensitive(spec, "env"));
-    cJSON *vars = renders ? run_vars(run, status, task) : cJSON_CreateObject();
+    cJSON *vars = renders ? run_vars(p, run, status, task) : cJSON_CreateObject();
     cJSON *argv = task_argv(task, vars, msg, mlen);
     cJSON *env = argv ? task_env(p, run, task, vars, msg, mlen) : NULL;
     cJSON_Delete(vars);

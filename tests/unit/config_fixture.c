@@ -17,6 +17,10 @@
 const char SECRET_SHA256[] =
     "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b";
 
+/* The test directory as getcwd() names it (symlinks resolved), with a
+ * trailing slash: what the loader puts before relative paths. */
+static char test_dir[4096];
+
 static const char *const ENV_VARS[] = {
     "CUBE_LISTEN",    "CUBE_DATA_DIR",  "CUBE_DATABASE_URL",
     "CUBE_PLUGIN_DIR", "CUBE_LOG_LEVEL", "CUBE_ADMIN_TOKEN", NULL};
@@ -35,8 +39,10 @@ int setup(void **state)
         return -1;
     snprintf(f->dir, sizeof f->dir, "%s/cube-config-XXXXXX",
              tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(f->dir) || !getcwd(f->cwd, sizeof f->cwd) || chdir(f->dir))
+    if (!mkdtemp(f->dir) || !getcwd(f->cwd, sizeof f->cwd) || chdir(f->dir) ||
+        !getcwd(test_dir, sizeof test_dir - 1))
         return -1;
+    strcat(test_dir, "/");
     clear_env();
     *state = f;
     return 0;
@@ -90,12 +96,37 @@ void load_ok(const char *path, struct cube_config *cfg)
     cube_errs_clear(&errs);
 }
 
+const char *rel(const char *path)
+{
+    size_t n = strlen(test_dir);
+    assert_non_null(path);
+    if (strncmp(path, test_dir, n) != 0)
+        fail_msg("%s is not an absolute path in %s", path, test_dir);
+    return path + n;
+}
+
+const char *unprefixed(const char *msg)
+{
+    static char bufs[2][2048];
+    static int next;
+    char *out = bufs[next++ % 2];
+    size_t n = strlen(test_dir), w = 0;
+    while (*msg && w + 1 < sizeof bufs[0]) {
+        if (!strncmp(msg, test_dir, n))
+            msg += n;
+        else
+            out[w++] = *msg++;
+    }
+    out[w] = '\0';
+    return out;
+}
+
 void load_fails(const char *path, const char *want)
 {
     struct cube_config cfg;
     struct cube_errs errs = {0};
     assert_int_equal(cube_config_load(path, &cfg, &errs), -1);
-    if (errs.n != 1 || strcmp(errs.msgs[0], want)) {
+    if (errs.n != 1 || strcmp(unprefixed(errs.msgs[0]), want)) {
         dump_errs(&errs);
         fail_msg("wanted the one error: %s", want);
     }

@@ -29,7 +29,15 @@ void put(const char *path, const char *text);
 void dump_errs(const struct cube_errs *errs);
 /* Loads path; it must succeed without errors. */
 void load_ok(const char *path, struct cube_config *cfg);
-/* Loads path; it must fail with exactly the one message `want`. */
+/* What an absolute path under the test directory is relative to it (the
+ * loader makes relative paths absolute); fails the case when path is not
+ * under it. */
+const char *rel(const char *path);
+/* msg with the test directory's prefix taken out wherever it occurs (a
+ * static buffer, one of two used in turn). */
+const char *unprefixed(const char *msg);
+/* Loads path; it must fail with exactly the one message `want`, once the
+ * test directory's prefix is taken out of it (paths read relative). */
 void load_fails(const char *path, const char *want);
 /* cube.yaml holding `text` must fail with exactly `want`. */
 void yaml_fails(const char *text, const char *want);

@@ -69,7 +69,7 @@ static void test_empty_cube_yaml(void **state)
     put("cube.yaml", "# nothing set\n");
     load_ok("cube.yaml", &cfg);
     assert_string_equal(cfg.file, "cube.yaml");
-    assert_string_equal(cfg.data_dir, "var");
+    assert_string_equal(rel(cfg.data_dir), "var");
     cube_config_free(&cfg);
 }
 
@@ -108,13 +108,13 @@ static void test_every_key(void **state)
     assert_int_equal(cfg.listen_port, 9000);
     assert_string_equal(cfg.data_dir, "/srv/cube");
     assert_string_equal(cfg.database, "postgres://cube@db:5432/cube");
-    assert_string_equal(cfg.plugin_dir, "plugins");
-    assert_string_equal(cfg.conf_dir, "conf.d");
+    assert_string_equal(rel(cfg.plugin_dir), "plugins");
+    assert_string_equal(rel(cfg.conf_dir), "conf.d");
     assert_string_equal(cfg.web_root, "");
     assert_int_equal(cfg.log_level, CUBE_LOG_WARN);
     assert_int_equal(cfg.log_json, 1);
     assert_int_equal(cfg.access_log, 0);
-    assert_string_equal(cfg.tls_cert, "tls/cert.pem");
+    assert_string_equal(rel(cfg.tls_cert), "tls/cert.pem");
     assert_string_equal(cfg.tls_key, "/etc/key.pem");
     assert_int_equal(cfg.max_body_bytes, 1048576);
     assert_int_equal(cfg.max_header_bytes, 8192);
@@ -182,7 +182,7 @@ static void test_null_value_keeps_default(void **state)
     struct cube_config cfg;
     put("cube.yaml", "data_dir:\nlog:\n  level: ~\ntls:\n");
     load_ok("cube.yaml", &cfg);
-    assert_string_equal(cfg.data_dir, "var");
+    assert_string_equal(rel(cfg.data_dir), "var");
     assert_int_equal(cfg.log_level, CUBE_LOG_INFO);
     assert_null(cfg.tls_cert);
     cube_config_free(&cfg);
@@ -195,22 +195,62 @@ static void test_relative_paths(void **state)
     put("sub/cube.yaml", "data_dir: var\nplugin_dir: /abs/plugins\n"
                          "tls: {cert: c.pem, key: /k.pem}\n");
     load_ok("sub/cube.yaml", &cfg);
-    assert_string_equal(cfg.data_dir, "sub/var");
+    assert_string_equal(rel(cfg.data_dir), "sub/var");
     assert_string_equal(cfg.plugin_dir, "/abs/plugins");
-    assert_string_equal(cfg.conf_dir, "sub/conf.d");
-    assert_string_equal(cfg.web_root, "sub/web/dist");
-    assert_string_equal(cfg.tls_cert, "sub/c.pem");
+    assert_string_equal(rel(cfg.conf_dir), "sub/conf.d");
+    assert_string_equal(rel(cfg.web_root), "sub/web/dist");
+    assert_string_equal(rel(cfg.tls_cert), "sub/c.pem");
     assert_string_equal(cfg.tls_key, "/k.pem");
     cube_config_free(&cfg);
 
-    put("cube.yaml", "data_dir: var\n");
-    load_ok("./cube.yaml", &cfg);
-    assert_string_equal(cfg.data_dir, "./var");
+    /* `cubed -c cube.yaml` (make run): absolute, whatever the spelling */
+    put("cube.yaml", "data_dir: var\nplugin_dir: ./build//plugins/\n");
+    const char *names[] = {"cube.yaml", "./cube.yaml", "sub/../cube.yaml"};
+    const char *dirs[] = {"", "", "sub/../"};
+    for (int i = 0; i < 3; i++) {
+        char want[64];
+        load_ok(names[i], &cfg);
+        snprintf(want, sizeof want, "%svar", dirs[i]);
+        assert_string_equal(rel(cfg.data_dir), want);
+        snprintf(want, sizeof want, "%sbuild/plugins", dirs[i]);
+        assert_string_equal(rel(cfg.plugin_dir), want);
+        snprintf(want, sizeof want, "%sconf.d", dirs[i]);
+        assert_string_equal(rel(cfg.conf_dir), want);
+        cube_config_free(&cfg);
+    }
+
+    /* no config file: the defaults, against the working directory */
+    load_ok(NULL, &cfg);
+    assert_string_equal(rel(cfg.data_dir), "var");
+    assert_string_equal(rel(cfg.plugin_dir), "build/plugins");
+    assert_string_equal(rel(cfg.conf_dir), "conf.d");
+    assert_string_equal(rel(cfg.web_root), "web/dist");
     cube_config_free(&cfg);
 
-    load_ok("cube.yaml", &cfg);
-    assert_string_equal(cfg.data_dir, "var");
+    /* an absolute cube.yaml path */
+    char cwd[4096], abs[4200];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(abs, sizeof abs, "%s//sub/./cube.yaml", cwd);
+    load_ok(abs, &cfg);
+    assert_string_equal(rel(cfg.data_dir), "sub/var");
     cube_config_free(&cfg);
+}
+
+/* Relative CUBE_DATA_DIR and CUBE_PLUGIN_DIR: against the working
+ * directory, not cube.yaml's. */
+static void test_relative_env_paths(void **state)
+{
+    (void)state;
+    struct cube_config cfg;
+    put("sub/cube.yaml", "data_dir: var\n");
+    setenv("CUBE_DATA_DIR", "data", 1);
+    setenv("CUBE_PLUGIN_DIR", "./out/plugins", 1);
+    load_ok("sub/cube.yaml", &cfg);
+    assert_string_equal(rel(cfg.data_dir), "data");
+    assert_string_equal(rel(cfg.plugin_dir), "out/plugins");
+    assert_string_equal(rel(cfg.conf_dir), "sub/conf.d");
+    cube_config_free(&cfg);
+    clear_env();
 }
 
 static void test_relative_confd(void **state)
@@ -220,9 +260,9 @@ static void test_relative_confd(void **state)
     put("sub/cube.yaml", "conf_dir: plugins.d\n");
     put("sub/plugins.d/10-a.yaml", "plugin: a\n");
     load_ok("sub/cube.yaml", &cfg);
-    assert_string_equal(cfg.conf_dir, "sub/plugins.d");
+    assert_string_equal(rel(cfg.conf_dir), "sub/plugins.d");
     assert_int_equal(cfg.n_plugins, 1);
-    assert_string_equal(cfg.plugins[0].file, "sub/plugins.d/10-a.yaml");
+    assert_string_equal(rel(cfg.plugins[0].file), "sub/plugins.d/10-a.yaml");
     cube_config_free(&cfg);
 }
 
@@ -392,7 +432,7 @@ static void test_load_yaml_string(void **state)
                                                   &cfg, &errs), 0);
     assert_string_equal(cfg.file, "etc/c.yaml");
     assert_int_equal(cfg.listen_port, 9);
-    assert_string_equal(cfg.data_dir, "etc/var");
+    assert_string_equal(rel(cfg.data_dir), "etc/var");
     cube_config_free(&cfg);
 
     const char *bad = "listen: 1\nthreads: 2\n";
@@ -424,6 +464,7 @@ int main(void)
         T(test_listen_forms),
         T(test_null_value_keeps_default),
         T(test_relative_paths),
+        T(test_relative_env_paths),
         T(test_relative_confd),
         T(test_bad_listen),
         T(test_bad_values),

@@ -431,18 +431,24 @@ class Schedules(Base):
 
     def test_depends_on_past_runs_in_order_and_stops_at_a_failure(self):
         task = 'echo "$CUBE_EXECUTION_DATE" >> "$CUBE_RUN_DIR/../../dop.order"; ' \
-               'case "$CUBE_EXECUTION_DATE" in 2026-02-04*) exit 1;; esac'
+               'case "$CUBE_EXECUTION_DATE" in 2026-02-01*) sleep 2;; 2026-02-04*) exit 1;; esac'
         self.daily("dop", [{"name": "t", "command": sh(task)}], dependsOnPast=True,
                    maxActiveRuns=5)
         self.backfill("dop", "2026-02-01", "2026-02-05")
         self.unpause("dop")
         deadline = time.time() + 60
+        waits = set()   # what the next run said while the first one ran
         while time.time() < deadline:
+            items = self.runs_of("dop")
             ph = {i["spec"]["executionDate"][:10]: i.get("status", {}).get("phase")
-                  for i in self.runs_of("dop")}
+                  for i in items}
+            for i in items:
+                if i["spec"]["executionDate"].startswith("2026-02-02"):
+                    waits.add(i.get("status", {}).get("message"))
             if ph.get("2026-02-04") in DONE:
                 break
             time.sleep(0.1)
+        self.assertIn("dependsOnPast: waits for run dop-202602010000 to finish", waits)
         time.sleep(0.5)
         ph = {i["spec"]["executionDate"][:10]: i.get("status", {}).get("phase")
               for i in self.runs_of("dop")}
@@ -452,6 +458,15 @@ class Schedules(Base):
         with open(os.path.join(self.files_dir(), "pipeline-runs", "dop.order")) as f:
             order = [l[:10] for l in f.read().split()]
         self.assertEqual(order, ["2026-02-01", "2026-02-02", "2026-02-03", "2026-02-04"])
+        # the waiting run names the run it waits for; the others say nothing
+        runs = {i["spec"]["executionDate"][:10]: i for i in self.runs_of("dop")}
+        failed = runs["2026-02-04"]["metadata"]["name"]
+        st = runs["2026-02-05"]["status"]
+        self.assertEqual(st.get("reason"), "WaitingForPastRun", json.dumps(st))
+        self.assertIn(f"waits for run {failed} ", st.get("message", ""))
+        self.assertIn("it is Failed", st["message"])
+        for d in ("2026-02-01", "2026-02-02", "2026-02-03", "2026-02-04"):
+            self.assertNotIn("reason", runs[d]["status"], json.dumps(runs[d]["status"]))
 
     def test_expired_limit_keeps_the_newest(self):
         self.daily("exp", [{"name": "t", "command": ["true"]}], expiredLimit=2,
