@@ -230,4 +230,8 @@ class Help(CubectlTest):
 
 
 if __name__ == "__main__":
-    sys.exit(main({"testkinds": None}, kinds=("Widget", "Gadget"), setup=setup))
+    # executor-sim serves pool "default": a Job needs a pool some node serves
+    SIM = {"pool": "default", "run_seconds": 600,
+           "node_groups": [{"prefix": "n-", "count": 1, "cpu": "8", "memory": "8Gi"}]}
+    sys.exit(main({"testkinds": None, "executor-sim": SIM}, kinds=("Widget", "Gadget"),
+                  setup=setup))
