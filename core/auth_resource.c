@@ -51,6 +51,12 @@ static struct cube_res_rule project_rule(const struct cube_ctx *ctx, const char 
 struct cube_res_rule cube_auth_resource_rule(const struct cube_ctx *ctx,
                                              const struct cube_kind *k, const char *verb)
 {
+    /* A kind whose controller owns the status: only an administrator
+     * writes it over the API (an owner would write status.url, which
+     * redirects and links follow); kinds without one keep the rule of
+     * update. */
+    if (strcmp(verb, "status") == 0 && k->desc.reconcile)
+        return rule(CUBE_P_ADMIN, NULL, 0);
     if (k->scope == CUBE_SCOPE_PROJECT)
         return rule(is_read(verb) ? CUBE_P_PROJECT_VIEW
                     : strcmp(verb, "create") == 0 ? CUBE_P_PROJECT_EDIT
