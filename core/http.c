@@ -198,6 +198,10 @@ static void run_handler(cube_req *req, const struct cube_route_entry *route)
 
 static void dispatch(cube_req *req)
 {
+    if (req->http->apps) {   /* cube_proxy_begin takes its requests: never routes */
+        cube_http_answer_error(req, 404, "NotFound", "not served on the apps origin");
+        return;
+    }
     if (req->body_too_big) {
         cube_http_answer_error(req, 413, "PayloadTooLarge",
                                "request body exceeds limits.max_body_bytes");
