@@ -405,6 +405,13 @@ class AppsOrigin(unittest.TestCase):
         r = self.mallory.request("PUT", "/api/v1/projects/p1/notebooks/nb/status",
                                  {"metadata": cur["metadata"], "status": evil})
         self.assertEqual(r.status, 403, r.body)
+        # as for the other writes: 404 for what does not exist, and to non-members
+        r = self.mallory.request("PUT", "/api/v1/projects/p1/notebooks/nosuch/status",
+                                 {"status": evil})
+        self.assertEqual(r.status, 404, r.body)
+        outsider = self.c.make_user("outsider2")
+        r = outsider.request("PUT", "/api/v1/projects/p1/notebooks/nb/status", {"status": evil})
+        self.assertEqual(r.status, 404, r.body)
         r = self.mallory.request("PATCH", "/api/v1/projects/p1/notebooks/nb",
                                  {"status": evil})
         self.assertIn(r.status, (200, 422), r.body)
