@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "apps.h"
 #include "auth_priv.h"
 #include "ctx.h"
 #include "http_req.h"
@@ -138,6 +139,8 @@ static int read_credential(struct cube_auth *a, cube_req *req)
         p->via = CUBE_VIA_TOKEN;
         return 0;
     }
+    if (req->http && req->http->apps)    /* no console session, no proxy header */
+        return a ? cube_apps_identify(req) : 0;
     const char *cookies = cube_req_header(req, "Cookie");
     if (a && cookies && cookie_value(cookies, "cube_session", cookie, sizeof cookie) == 0 &&
         auth_session_find(a, cookie, p) == 0) {
@@ -227,6 +230,9 @@ static int deny(cube_req *req, int status, const char *fmt, const char *a, const
 
 static int need_signed_in(cube_req *req)
 {
+    if (req->http && req->http->apps)
+        return deny(req, 401, "open this server from the console (its hand-over sets this "
+                    "origin's cookie) or send an Authorization: Bearer token%s%s", "", "");
     return deny(req, 401, "sign in first: send the session cookie or an Authorization: "
                 "Bearer token%s%s", "", "");
 }
@@ -262,6 +268,9 @@ static int check_project(cube_req *req, int perm, const char *project, const cha
 
 int cube_auth_check_owner(cube_req *req, int perm, const char *project, const char *owner)
 {
+    /* csrf_exempt: proxied requests, which only the apps listener serves */
+    if (!req->csrf_exempt && unsafe_method(req->method) && !cube_apps_same_origin(req))
+        return 0;
     if (perm == CUBE_P_PUBLIC)
         return 1;
     if (cube_auth_identify(req) < 0 || !csrf_ok(req))

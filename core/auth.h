@@ -32,6 +32,7 @@ enum cube_role {
 enum cube_via {
     CUBE_VIA_NONE = 0, CUBE_VIA_ADMIN_TOKEN, CUBE_VIA_TOKEN, CUBE_VIA_SESSION,
     CUBE_VIA_HEADER,
+    CUBE_VIA_APP,                 /* the apps origin's cookie (apps.h) */
 };
 
 #define CUBE_USER_MAX 64
@@ -42,7 +43,8 @@ struct cube_principal {
     int via;                      /* enum cube_via; NONE: anonymous */
     int admin;                    /* platform administrator */
     char user[CUBE_USER_MAX];     /* "" when anonymous */
-    uint8_t session[32];          /* SHA-256 of the session id (via SESSION) */
+    uint8_t session[32];          /* SHA-256 of the session id (via SESSION),
+                                   * of the apps cookie (via APP) */
 };
 
 /* The permission named by an ABI string, or -1. `resource` is accepted only

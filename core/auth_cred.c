@@ -184,13 +184,12 @@ static int session_load(struct cube_auth *a, const char *hex, struct auth_cred *
     return 0;
 }
 
-int auth_session_find(struct cube_auth *a, const char *cookie, struct cube_principal *p)
+/* Resolves the session whose hex SHA-256 is hex: its user into user (and
+ * its last use recorded), 0; -1 unknown or expired (then forgotten). */
+static int session_by_hash(struct cube_auth *a, const char *hex, char user[CUBE_USER_MAX])
 {
-    char hex[65], key[72], doc[64];
+    char key[72], doc[64];
     struct auth_cred c;
-    if (strlen(cookie) != 64)
-        return -1;
-    secret_digest(cookie, p->session, hex);
     snprintf(key, sizeof key, "s%s", hex);
     int hit = cache_get(a, key, &c);
     if (!hit && session_load(a, hex, &c) < 0)
@@ -211,8 +210,24 @@ int auth_session_find(struct cube_auth *a, const char *cookie, struct cube_princ
         cache_touch(a, key, c.last_seen, c.persisted);
     else
         cache_put(a, key, &c);
-    snprintf(p->user, sizeof p->user, "%s", c.user);
+    snprintf(user, CUBE_USER_MAX, "%s", c.user);
     return 0;
+}
+
+int auth_session_find(struct cube_auth *a, const char *cookie, struct cube_principal *p)
+{
+    char hex[65];
+    if (strlen(cookie) != 64)
+        return -1;
+    secret_digest(cookie, p->session, hex);
+    return session_by_hash(a, hex, p->user);
+}
+
+int auth_session_alive(struct cube_auth *a, const uint8_t hash[32], const char *user)
+{
+    char hex[65], owner[CUBE_USER_MAX];
+    cube_hex(hash, 32, hex);
+    return session_by_hash(a, hex, owner) == 0 && strcmp(owner, user) == 0 ? 0 : -1;
 }
 
 void auth_session_end(struct cube_auth *a, const struct cube_principal *p)

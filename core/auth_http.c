@@ -216,7 +216,7 @@ static int logout(void *state, cube_req *req)
     return cube_http_answer_json(req, 200, "{\"status\":\"signed out\"}");
 }
 
-static const char *const VIA[] = {"none", "admin-token", "token", "session", "header"};
+static const char *const VIA[] = {"none", "admin-token", "token", "session", "header", "app"};
 
 static int me(void *state, cube_req *req)
 {

@@ -116,6 +116,9 @@ int auth_session_new(struct cube_auth *a, const char *user, char cookie[72],
 /* Resolves a session cookie: the user into p, 0; -1 unknown/expired. */
 int auth_session_find(struct cube_auth *a, const char *cookie,
                       struct cube_principal *p);
+/* 0 when the session whose SHA-256 is hash is still valid and user's
+ * (its use is recorded, as auth_session_find does); -1 otherwise. */
+int auth_session_alive(struct cube_auth *a, const uint8_t hash[32], const char *user);
 /* The CSRF token of a session cookie. */
 void auth_session_csrf(const char *cookie, char csrf[72]);
 /* Ends the session whose hash is in p. */

@@ -51,6 +51,12 @@ static struct cube_res_rule project_rule(const struct cube_ctx *ctx, const char 
 struct cube_res_rule cube_auth_resource_rule(const struct cube_ctx *ctx,
                                              const struct cube_kind *k, const char *verb)
 {
+    /* A kind whose controller owns the status: only an administrator
+     * writes it over the API (an owner would write status.url, which
+     * redirects and links follow); kinds without one keep the rule of
+     * update. */
+    if (strcmp(verb, "status") == 0 && k->desc.reconcile)
+        return rule(CUBE_P_ADMIN, k->scope == CUBE_SCOPE_PROJECT ? "project" : NULL, 0);
     if (k->scope == CUBE_SCOPE_PROJECT)
         return rule(is_read(verb) ? CUBE_P_PROJECT_VIEW
                     : strcmp(verb, "create") == 0 ? CUBE_P_PROJECT_EDIT
@@ -94,14 +100,18 @@ int cube_auth_resource(cube_req *req, const struct cube_kind *k, const char *pro
     const char *proj = r.project_param && strcmp(r.project_param, "name") == 0 ? name
                                                                                : project;
     char owner[CUBE_USER_MAX] = "";
-    if (r.perm == CUBE_P_PROJECT_OPERATE && name) {
+    /* A project object whose status is its controller's: members learn
+     * 404 or 403 as for the other writes, non-members 404. */
+    int controlled = r.perm == CUBE_P_ADMIN && r.project_param && name &&
+                     !cube_auth_who(req)->admin;
+    if ((r.perm == CUBE_P_PROJECT_OPERATE || controlled) && name) {
         /* Membership first, so non-members learn nothing from the owner.
          * A member who may view the project learns that an object does
          * not exist (404) rather than a 403 about owning it. */
         struct cube_op_error e;
         if (!cube_auth_check(req, CUBE_P_PROJECT_VIEW, proj))
             return 0;
-        if (cube_auth_role(req, proj) < CUBE_ROLE_OPS &&
+        if ((controlled || cube_auth_role(req, proj) < CUBE_ROLE_OPS) &&
             owner_of(req, k, project, name, owner, sizeof owner, &e) < 0) {
             cube_http_answer_error_field(req, e.status, e.code, e.message, e.field);
             return 0;

@@ -304,13 +304,20 @@ static int key_auth(struct loader *L, const cJSON *v, const char *path)
     return 0;
 }
 
+static int key_apps(struct loader *L, const cJSON *v, const char *path)
+{
+    return cube_config_apps_key(L->cfg, L->doc, L->errs, v, path);
+}
+
 static const struct key_rule top_rules[] = {
     {"listen", key_listen},       {"data_dir", key_data_dir},
     {"database", key_database},   {"plugin_dir", key_plugin_dir},
     {"conf_dir", key_conf_dir},   {"web_root", key_web_root},
     {"log", key_log},             {"tls", key_tls},
     {"limits", key_limits},       {"admin_token_sha256", key_admin_token},
-    {"auth", key_auth},           {0, 0}};
+    {"auth", key_auth},           {"apps_listen", key_apps},
+    {"apps_origin", key_apps},    {"console_origin", key_apps},
+    {0, 0}};
 
 static int apply_root(struct loader *L, const cJSON *root)
 {
@@ -443,7 +450,8 @@ void cube_config_free(struct cube_config *cfg)
 {
     char *strings[] = {cfg->file,       cfg->listen_host, cfg->data_dir,
                        cfg->database,   cfg->plugin_dir,  cfg->conf_dir,
-                       cfg->web_root,   cfg->tls_cert,    cfg->tls_key};
+                       cfg->web_root,   cfg->tls_cert,    cfg->tls_key,
+                       cfg->apps_listen_host, cfg->apps_origin, cfg->console_origin};
     for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
         free(strings[i]);
     for (size_t i = 0; i < cfg->n_plugins; i++) {

@@ -14,6 +14,11 @@
  *            max_connections, threads}
  *   admin_token_sha256: hex      SHA-256 of the admin bearer token
  *   auth: {...}                  users, sessions, projects (config_auth.c)
+ *   apps_listen: "host:port"     the apps listener (default: listen's host,
+ *                                its port + 1); apps_origin: its origin as
+ *                                browsers see it, optionally per object
+ *                                ("https://{name}--{project}.apps.example");
+ *                                console_origin: the console's (config_apps.c)
  * Environment overrides: CUBE_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,
  * CUBE_PLUGIN_DIR, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN (plain token; hashed in
  * memory, never stored); the two directories, when relative, against the
@@ -62,6 +67,12 @@ struct cube_config {
     uint8_t admin_token_sha256[32];
     int has_admin_token;
     cJSON *auth;           /* the validated auth: section, defaults applied */
+    /* the apps origin (config_apps.c, apps.h) */
+    char *apps_listen_host;    /* NULL: listen_host */
+    int apps_listen_port;      /* with apps_listen_set; else listen_port + 1 */
+    int apps_listen_set;
+    char *apps_origin;         /* NULL: derived from each request's Host */
+    char *console_origin;      /* NULL: derived from each request's Host */
     struct cube_plugin_conf *plugins;  /* in conf.d file-name order */
     size_t n_plugins;
 };

@@ -56,6 +56,12 @@ int cube_config_database_ok(const char *s);
 /* 64 hex digits into out. Returns 0, or -1 (out untouched). */
 int cube_config_hex_decode32(const char *s, uint8_t out[32]);
 
+/* Checks and stores one of cube.yaml's apps_listen, apps_origin and
+ * console_origin keys (path names it). 0, or -1 after reporting
+ * (config_apps.c). */
+int cube_config_apps_key(struct cube_config *cfg, const struct cube_yaml_doc *doc,
+                         struct cube_errs *errs, const cJSON *v, const char *path);
+
 /* Applies the CUBE_* environment overrides to cfg, appending an error
  * naming the variable for each bad one (config_env.c). Relative paths
  * they give are made absolute against the working directory. */

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "apps.h"
 #include "auth.h"
 #include "ctx.h"
 #include "http_req.h"
@@ -197,6 +198,10 @@ static void run_handler(cube_req *req, const struct cube_route_entry *route)
 
 static void dispatch(cube_req *req)
 {
+    if (req->http->apps) {   /* cube_proxy_begin takes its requests: never routes */
+        cube_http_answer_error(req, 404, "NotFound", "not served on the apps origin");
+        return;
+    }
     if (req->body_too_big) {
         cube_http_answer_error(req, 413, "PayloadTooLarge",
                                "request body exceeds limits.max_body_bytes");
@@ -388,23 +393,23 @@ static int load_tls(struct cube_http *http, const struct cube_config *cfg)
     return 1;
 }
 
-/* Resolves the listen address into a socket address MHD can bind. */
-static int listen_addr(const struct cube_config *cfg,
+/* Resolves a listen address into a socket address MHD can bind. */
+static int listen_addr(const char *host, int port,
                        struct sockaddr_storage *ss, unsigned *flags)
 {
     memset(ss, 0, sizeof *ss);
     struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
-    const char *host = cfg->listen_host && *cfg->listen_host
-                           ? cfg->listen_host : "0.0.0.0";
+    if (!host || !*host)
+        host = "0.0.0.0";
     if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
         v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)cfg->listen_port);
+        v4->sin_port = htons((uint16_t)port);
         return 0;
     }
     if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
         v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)cfg->listen_port);
+        v6->sin6_port = htons((uint16_t)port);
         *flags |= MHD_USE_IPv6;
         return 0;
     }
@@ -423,14 +428,15 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     cube_log(CUBE_LOG_DEBUG, "mhd", "%s", msg);
 }
 
-static struct MHD_Daemon *start_daemon(struct cube_http *http,
-                                       const struct cube_config *cfg, int tls)
+struct MHD_Daemon *cube_http_daemon_start(struct cube_http *http, const char *host,
+                                          int port, int tls)
 {
+    const struct cube_config *cfg = http->ctx->cfg;
     struct sockaddr_storage ss;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
                      MHD_USE_TURBO | MHD_ALLOW_UPGRADE;
-    if (listen_addr(cfg, &ss, &flags) < 0)
+    if (listen_addr(host, port, &ss, &flags) < 0)
         return NULL;
     if (tls)
         flags |= MHD_USE_TLS;
@@ -479,7 +485,7 @@ int cube_http_start(struct cube_ctx *ctx)
         cube_http_streams_shutdown(http);
         goto fail;
     }
-    http->daemon = start_daemon(http, cfg, tls);
+    http->daemon = cube_http_daemon_start(http, cfg->listen_host, cfg->listen_port, tls);
     if (!http->daemon) {
         cube_log(CUBE_LOG_ERROR, "http", "cannot listen on %s:%d: %m",
                  cfg->listen_host, cfg->listen_port);
@@ -490,6 +496,12 @@ int cube_http_start(struct cube_ctx *ctx)
     const union MHD_DaemonInfo *di =
         MHD_get_daemon_info(http->daemon, MHD_DAEMON_INFO_BIND_PORT);
     http->port = di ? di->port : cfg->listen_port;
+    if (cube_apps_listen_start(ctx, http) < 0) {  /* proxied servers' own origin */
+        MHD_stop_daemon(http->daemon);
+        cube_http_streams_shutdown(http);
+        cube_proxy_http_stop(ctx);
+        goto fail;
+    }
     ctx->http = http;
     cube_log(CUBE_LOG_INFO, "http", "listening on %s://%s:%d",
              tls ? "https" : "http", cfg->listen_host, http->port);
@@ -512,8 +524,10 @@ void cube_http_stop(struct cube_ctx *ctx, unsigned grace_ms)
     atomic_store(&http->stopping, 1);
     /* Stop accepting; the socket may be closed only after stop_daemon. */
     MHD_socket listen_fd = MHD_quiesce_daemon(http->daemon);
+    cube_apps_listen_quiesce(ctx);
     cube_http_streams_shutdown(http);
     cube_proxy_http_stop(ctx);
+    cube_apps_listen_stop(ctx, grace_ms);
     for (unsigned waited = 0; waited < grace_ms; waited += 10) {
         if (atomic_load(&http->inflight) == 0)
             break;

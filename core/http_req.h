@@ -68,6 +68,7 @@ struct cube_http {
     struct cube_ctx *ctx;
     struct MHD_Daemon *daemon;
     int port;
+    int apps;                      /* the apps listener (apps.h), not the API's */
     atomic_int inflight;
     atomic_int stopping;
     char *tls_key, *tls_cert;
@@ -119,6 +120,11 @@ int cube_http_safe_relative(const char *rel);
  * answer could not be queued. */
 int cube_http_send_file(cube_req *req, const char *root, const char *rel,
                         int immutable);
+/* Starts an MHD daemon on host:port serving requests as `http` (whose ctx
+ * is set) with the server's handlers and limits; TLS from http->tls_cert
+ * and tls_key when `tls`. NULL when it cannot listen (http.c). */
+struct MHD_Daemon *cube_http_daemon_start(struct cube_http *http, const char *host,
+                                          int port, int tls);
 /* 1 when the request's bearer token is the configured admin token. */
 int cube_http_admin_token(cube_req *req, const char *token);
 /* A query with more parameters than this gets 414. */

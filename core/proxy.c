@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps.h"
 #include "auth.h"
 #include "ctx.h"
 #include "host_priv.h"
@@ -97,8 +98,8 @@ static const char *parse_template(struct proxy_prefix *p, const char *t)
     }
     if (!p->n_segs || p->is_param[0])
         return "prefix: the first segment must be a literal";
-    if (!strcmp(p->segs[0], "api") || !strcmp(p->segs[0], "ui"))
-        return "prefix: /api and /ui belong to the core";
+    if (!strcmp(p->segs[0], "api") || !strcmp(p->segs[0], "ui") || !strcmp(p->segs[0], "_cube"))
+        return "prefix: /api, /ui and /_cube belong to the core";
     return NULL;
 }
 
@@ -293,6 +294,7 @@ void cube_proxy_free(struct cube_ctx *ctx)
     if (!px)
         return;
     cube_proxy_http_stop(ctx);
+    cube_apps_free(ctx);
     proxy_pool_clear(px);
     proxy_loop_free(px->loop);
     while (px->prefixes) {

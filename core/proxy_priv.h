@@ -38,6 +38,7 @@
 #define PROXY_FAST_WAIT_MS 1
 #define PROXY_IO_BLOCK 32768
 
+struct cube_apps;
 struct cube_kind;
 struct cube_metric;
 struct proxy_loop;
@@ -85,6 +86,7 @@ struct cube_proxies {
     struct proxy_conn *idle;           /* idle keep-alive connections */
     size_t n_idle;
     struct proxy_loop *loop;           /* NULL until HTTP starts */
+    struct cube_apps *apps;            /* the apps origin (apps.h); NULL: none */
 };
 
 /* One proxied request, owned by its cube_req (req->proxy) until the
@@ -95,6 +97,8 @@ struct proxy_call {
     struct cube_proxies *px;
     struct proxy_prefix *pfx;         /* read-only but for its head_us hint */
     cube_req *req;
+    size_t obj_len;                   /* raw_path[0, obj_len) is the object's prefix */
+    char owner[64];                   /* the kind's object's metadata.owner, or "" */
     struct proxy_conn *up;            /* owned until a body or relay takes it */
     char *head;                       /* the request head, kept for a retry */
     size_t head_len;
@@ -127,7 +131,8 @@ void proxy_count(struct cube_proxies *px, const struct proxy_prefix *p, int stat
 int proxy_hop_header(const char *name);
 /* 1 when `name` appears as a token of a Connection header value. */
 int proxy_connection_lists(const char *connection, const char *name);
-/* Copies a Cookie header value without the cube_session cookie into out;
+/* Copies a Cookie header value without Cube's cookies (cube_session, the
+ * apps origin's cube_app) into out;
  * returns the length written (0: nothing left, drop the header) or -1
  * when out is too small. */
 int proxy_strip_cookie(const char *cookie, char *out, size_t outlen);

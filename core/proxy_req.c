@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "apps.h"
 #include "auth.h"
 #include "auth_priv.h"
 #include "ctx.h"
@@ -37,14 +38,21 @@ static int browser_navigation(cube_req *req)
 
 static void put_query(struct cube_text *b, cube_req *req);
 
+/* The request's raw path and query (the caller frees .p; .oom on failure). */
+static struct cube_text request_target(cube_req *req)
+{
+    struct cube_text target = {0};
+    cube_text_puts(&target, req->raw_path);
+    put_query(&target, req);
+    return target;
+}
+
 /* 302 to the console's login page, coming back to this path after (the
  * console writes its own ?next= the same way). */
 static void redirect_to_login(cube_req *req)
 {
     static const char HEX[] = "0123456789ABCDEF";
-    struct cube_text target = {0}, loc = {0};
-    cube_text_puts(&target, req->raw_path);
-    put_query(&target, req);
+    struct cube_text target = request_target(req), loc = {0};
     cube_text_puts(&loc, "/login?next=");
     for (size_t i = 0; !target.oom && i < target.len; i++) {
         unsigned char c = (unsigned char)target.p[i];
@@ -65,6 +73,17 @@ static void redirect_to_login(cube_req *req)
     }
     free(target.p);
     free(loc.p);
+}
+
+/* An anonymous browser on the apps origin goes to the console origin. */
+static void to_console(cube_req *req)
+{
+    struct cube_text target = request_target(req);
+    if (target.oom)
+        cube_http_answer_error(req, 503, "Unavailable", "out of memory");
+    else
+        cube_apps_to_console(req, target.p);
+    free(target.p);
 }
 
 /* The owner of the object a kind-ful prefix names; answers 404 when the
@@ -106,14 +125,16 @@ static int admit(struct proxy_call *call)
         return 0;
     if (p->perm != CUBE_P_PUBLIC && !req->who.via && p->login_redirect &&
         browser_navigation(req)) {
-        redirect_to_login(req);
+        if (req->http->apps)         /* signed in (or not) at the console origin */
+            to_console(req);
+        else
+            redirect_to_login(req);
         return 0;
     }
-    char owner[CUBE_USER_MAX] = "";
-    if (p->kind && req->who.via && !object_owner(req, p, owner, sizeof owner))
+    if (p->kind && req->who.via && !object_owner(req, p, call->owner, sizeof call->owner))
         return 0;
     return cube_auth_check_owner(req, p->perm, cube_route_match_param(&req->match, "project"),
-                                 owner[0] ? owner : NULL);
+                                 call->owner[0] ? call->owner : NULL);
 }
 
 /* Asks the plugin for the upstream; answers and returns 0 when refused. */
@@ -124,6 +145,8 @@ static int resolve(struct proxy_call *call, struct cube_proxy_upstream *up)
     memset(up, 0, sizeof *up);
     up->size = sizeof *up;
     int rc = p->resolve(p->plugin->state, req, up);
+    if (req->answered)      /* the plugin said why itself (resp_error) */
+        return 0;
     if (rc == CUBE_ENOTFOUND || rc == CUBE_EPERM) {
         cube_http_answer_error(req, rc == CUBE_EPERM ? 403 : 404,
                                rc == CUBE_EPERM ? "Forbidden" : "NotFound",
@@ -313,21 +336,38 @@ int proxy_send_head(struct proxy_call *call, const char *host, unsigned port)
     return -1;
 }
 
+/* A request under a prefix at the console origin: never relayed there
+ * (its pages would share the API's origin). A GET or HEAD that passes the
+ * prefix's checks is handed over to the apps origin (apps.h). */
+static void at_console(struct proxy_call *call)
+{
+    cube_req *req = call->req;
+    if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+        cube_http_answer_error(req, 421, "Misdirected", "proxied servers are served from "
+                               "the apps origin (apps_listen, apps_origin), not from the "
+                               "console's: open them with a GET here, or call the apps "
+                               "origin");
+        return;
+    }
+    if (!admit(call))
+        return;
+    struct cube_text target = request_target(req);
+    if (target.oom)
+        cube_http_answer_error(req, 503, "Unavailable", "out of memory");
+    else
+        cube_apps_handshake(req, call->pfx, call->obj_len, target.p);
+    free(target.p);
+}
+
 int cube_proxy_begin(cube_req *req)
 {
     struct cube_proxies *px = req->ctx->proxies;
     const char *rest;
+    int apps = req->http->apps;
     struct proxy_prefix *p = px ? proxy_match(px, req->raw_path, &req->match, &rest) : NULL;
     if (!p)
-        return 0;
+        return apps ? cube_apps_unmatched(req) : 0;
     req->route_label = p->tmpl;
-    /* Cookie-authenticated writes under a proxied prefix skip Cube's
-     * X-CSRF-Token check: the upstream's own pages (Jupyter, TensorBoard)
-     * cannot know Cube's token, and they carry their own XSRF defence
-     * (Jupyter's _xsrf). Cross-site requests still cannot ride the
-     * session: the cube_session cookie is SameSite=Lax, so browsers leave
-     * it off cross-site POSTs, fetches and WebSocket handshakes alike. */
-    req->csrf_exempt = 1;
     struct proxy_call *call = calloc(1, sizeof *call);
     if (!call) {
         cube_http_answer_error(req, 503, "Unavailable", "out of memory");
@@ -336,11 +376,24 @@ int cube_proxy_begin(cube_req *req)
     call->px = px;
     call->pfx = p;
     call->req = req;
+    call->obj_len = (size_t)(rest - req->raw_path);
     call->head_only = !strcmp(req->method, "HEAD");
     req->proxy = call;
-    struct cube_proxy_upstream up;
-    if (!admit(call) || !resolve(call, &up))
+    if (!apps) {
+        at_console(call);
         return 1;
+    }
+    /* Writes under a proxied prefix skip Cube's X-CSRF-Token check and the
+     * API's same-origin check: the upstream's own pages (Jupyter,
+     * TensorBoard) cannot know Cube's token, and they carry their own XSRF
+     * defence (Jupyter's _xsrf). The credential here is the apps origin's
+     * cookie, valid for this object only; a cross-site request does not
+     * carry it (SameSite=Lax). */
+    req->csrf_exempt = 1;
+    struct cube_proxy_upstream up;
+    if (!cube_apps_host_ok(req, p) || !admit(call) || !resolve(call, &up))
+        return 1;
+    cube_apps_audit(req, p, call->owner);
     if (build_head(call, rest, &up) < 0) {
         cube_http_answer_error(req, 503, "Unavailable", "out of memory");
         return 1;

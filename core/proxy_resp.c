@@ -136,6 +136,14 @@ static int skip_header(const struct proxy_head *h, size_t i, const char *connect
         return 0;
     memcpy(name, h->h[i].name, h->h[i].nlen);
     name[h->h[i].nlen] = '\0';
+    if (!strcasecmp(name, "Set-Cookie")) {   /* an upstream may not set Cube's cookies */
+        const char *v = h->h[i].value;
+        size_t n = h->h[i].vlen;
+        while (n && *v == ' ')
+            v++, n--;
+        return (n >= 13 && !strncmp(v, "cube_session=", 13)) ||
+               (n >= 9 && !strncmp(v, "cube_app=", 9));
+    }
     return proxy_hop_header(name) || proxy_connection_lists(connection, name) ||
            !strcasecmp(name, "X-Request-Id");
 }

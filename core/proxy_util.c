@@ -48,7 +48,7 @@ int proxy_strip_cookie(const char *cookie, char *out, size_t outlen)
         size_t span = strcspn(c, ";");
         while (span && c[span - 1] == ' ')
             span--;
-        if (span && !(strncmp(c, "cube_session=", 13) == 0)) {
+        if (span && strncmp(c, "cube_session=", 13) && strncmp(c, "cube_app=", 9)) {
             if (w + span + (w ? 2 : 0) + 1 > outlen)
                 return -1;
             if (w) {

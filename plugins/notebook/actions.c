@@ -1,5 +1,5 @@
 /* actions.c — a Notebook's sub-resources: stop, restart, renew, open (a
- * redirect to the proxied URL) and launch (the server's launcher reporting
+ * redirect to its own proxied path) and launch (the server's launcher reporting
  * the secret it made; accepted once per generation). */
 #include <ctype.h>
 #include <stdio.h>
@@ -120,11 +120,15 @@ static int open_action(void *state, cube_req *req)
     if (!obj)
         return CUBE_OK;
     const char *phase = phase_of(obj);
-    const char *url = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(obj, "status"), "url"));
-    char msg[128];
+    const char *ide = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "spec"), "ide"));
+    char msg[128], url[256];
     int rc;
-    if (!phase || strcmp(phase, "Running") || !url) {
+    /* The notebook's own proxied path, never status.url: the redirect is
+     * the server's to choose, not the writer of a status field's. The
+     * console origin hands the browser over to the apps origin there. */
+    nb_proxied_url(ide, p, n, url, sizeof url);
+    if (!phase || strcmp(phase, "Running")) {
         snprintf(msg, sizeof msg, "the notebook is not running (phase %s)", phase ? phase : "none");
         rc = nb->host->resp_error(req, 409, "Conflict", msg);
     } else {

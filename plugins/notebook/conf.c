@@ -26,8 +26,9 @@ const char NB_CONFIG_SCHEMA[] =
             "How often running servers are asked for their activity") ","
     SECONDS("start_timeout_seconds", 180, 5, 86400,
             "A server that does not answer this long after its Job runs has failed") ","
-    "\"ops_access\":{\"type\":\"boolean\",\"default\":true,\"description\":"
-    "\"Project ops and creators may open other users' notebooks (else only the owner)\"},"
+    "\"ops_access\":{\"type\":\"boolean\",\"default\":false,\"description\":"
+    "\"Project ops and creators may open other users' notebooks, running code as their "
+    "owner (each such session is an audit event); else only the owner\"},"
     "\"cull_connected\":{\"type\":\"boolean\",\"default\":false,\"description\":"
     "\"Also stop idle servers that still have browser connections\"},"
     "\"jupyter_command\":{\"type\":\"string\",\"maxLength\":255,\"default\":\"\","
@@ -101,7 +102,7 @@ int nb_conf_load(struct nb *nb, char *msg, size_t len)
     c->expiry_warning = h->config_int(nb->self, "expiry_warning_seconds", 86400);
     c->cull_interval_ms = 1000 * h->config_int(nb->self, "cull_interval_seconds", 60);
     c->start_timeout = h->config_int(nb->self, "start_timeout_seconds", 180);
-    c->ops_access = h->config_bool(nb->self, "ops_access", 1);
+    c->ops_access = h->config_bool(nb->self, "ops_access", 0);
     c->cull_connected = h->config_bool(nb->self, "cull_connected", 0);
     c->vscode_enabled = h->config_bool(nb->self, "vscode.enabled", 0);
     c->jupyter_command = dup_conf(nb, "jupyter_command", "");

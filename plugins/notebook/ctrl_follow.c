@@ -130,10 +130,7 @@ static void now_running(struct nb *nb, const cJSON *obj, const char *project,
     double expires = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(spec, "expiresAfterSeconds"));
     char url[256];
     time_t now = time(NULL);
-    if (!strcmp(e->ide, "vscode"))
-        snprintf(url, sizeof url, "/vscode/%s/%s/", project, name);
-    else
-        nb_base_url(project, name, url, sizeof url);
+    nb_proxied_url(e->ide, project, name, url, sizeof url);
     set_str(st, "phase", "Running");
     set_str(st, "reason", "Started");
     set_str(st, "message", "the server answers");

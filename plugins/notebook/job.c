@@ -64,6 +64,15 @@ void nb_base_url(const char *project, const char *name, char *out, size_t len)
     snprintf(out, len, "/notebook/%s/%s/", project, name);
 }
 
+void nb_proxied_url(const char *ide, const char *project, const char *name, char *out,
+                    size_t len)
+{
+    if (ide && !strcmp(ide, "vscode"))
+        snprintf(out, len, "/vscode/%s/%s/", project, name);
+    else
+        nb_base_url(project, name, out, len);
+}
+
 void nb_job_name(const char *name, unsigned gen, char *out, size_t len)
 {
     snprintf(out, len, "%s-nb%u", name, gen);

@@ -30,7 +30,7 @@ struct nb_conf {
     int64_t expiry_warning;      /* warning event this long before expiry */
     int64_t cull_interval_ms;    /* how often servers are probed */
     int64_t start_timeout;       /* seconds a server may take to answer */
-    int ops_access;              /* ops and creators pass the proxy */
+    int ops_access;              /* ops and creators pass the proxy (default: no) */
     int cull_connected;          /* a server with open connections may be culled */
     char *jupyter_command;       /* "" : JupyterLab when installed, else notebook */
     char *python;                /* the interpreter of the launcher */
@@ -97,6 +97,10 @@ char *nb_job_json(const struct nb *nb, const char *notebook_json,
 void nb_job_name(const char *name, unsigned gen, char *out, size_t len);
 /* The proxied base path "/notebook/<project>/<name>/" into out. */
 void nb_base_url(const char *project, const char *name, char *out, size_t len);
+/* Where a notebook with this ide ("vscode", else Jupyter) is proxied:
+ * "/notebook/<project>/<name>/" or "/vscode/<project>/<name>/". */
+void nb_proxied_url(const char *ide, const char *project, const char *name, char *out,
+                    size_t len);
 
 /* ctrl.c */
 /* ctrl_follow.c: brings a running notebook's Job and server in line and

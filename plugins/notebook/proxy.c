@@ -1,11 +1,16 @@
-/* proxy.c — cubed's reverse proxy in front of the servers: the core checks
- * the caller (session or bearer token, project:operate on the Notebook,
- * which admits its owner and project ops/creators) and `resolve` then
- * names the loopback port of a server this plugin started, with the
- * server's secret as the one added header. Jupyter knows its base URL and
- * gets the path unchanged; code-server gets it with the prefix removed. */
+/* proxy.c — cubed's reverse proxy in front of the servers: the core serves
+ * them from its apps origin and checks the caller (the apps origin's
+ * cookie or a bearer token, project:operate on the Notebook, which admits
+ * its owner and project ops/creators), and `resolve` then admits ops only
+ * with ops_access and names the loopback port of a server this plugin
+ * started, with the server's secret as the one added header; a notebook
+ * that is not running is answered with what to do. Jupyter knows its base
+ * URL and gets the path unchanged; code-server gets it with the prefix
+ * removed. */
 #include <stdio.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "notebook.h"
 
@@ -29,6 +34,32 @@ void nb_auth_header(const struct nb_entry *e, char *name, size_t nlen, char *val
     }
 }
 
+/* The notebook exists (the core checked) but no server of it runs:
+ * answers 503 saying whether it is on its way or how to start it. */
+static int not_running(struct nb *nb, cube_req *req, const char *p, const char *n)
+{
+    int rc;
+    char *text = nb->host->obj_get(nb->self, NB_KIND, p, n, &rc);
+    cJSON *obj = text ? cJSON_Parse(text) : NULL;
+    nb->host->free(text);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
+    const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "phase"));
+    const char *reason = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "reason"));
+    char msg[400];
+    if (!phase || !strcmp(phase, "Pending") || !strcmp(phase, "Starting")) {
+        snprintf(msg, sizeof msg, "notebook %s/%s is starting (phase %s): try again in a "
+                 "few seconds", p, n, phase ? phase : "Pending");
+        nb->host->resp_header(req, "Retry-After", "2");
+    } else {
+        snprintf(msg, sizeof msg, "notebook %s/%s is not running (phase %s%s%s): start it "
+                 "with POST /api/v1/projects/%s/notebooks/%s/restart (Restart in the "
+                 "console)", p, n, phase, reason ? ", " : "", reason ? reason : "", p, n);
+    }
+    cJSON_Delete(obj);
+    nb->host->resp_error(req, 503, "Unavailable", msg);
+    return CUBE_EUNAVAIL;
+}
+
 static int resolve(struct nb *nb, cube_req *req, struct cube_proxy_upstream *up,
                    const char *ide)
 {
@@ -39,7 +70,7 @@ static int resolve(struct nb *nb, cube_req *req, struct cube_proxy_upstream *up,
         return CUBE_ENOTFOUND;
     nb_key(p, n, key, sizeof key);
     if (nb_table_get(&nb->table, key, &e) < 0)
-        return CUBE_EUNAVAIL;                 /* the notebook exists but is not running */
+        return not_running(nb, req, p, n);
     if (strcmp(e.ide, ide))
         return CUBE_ENOTFOUND;
     if (owner_only_refuses(nb, req, &e))

@@ -42,11 +42,13 @@ const char NB_COLUMNS[] =
     "{\"name\":\"URL\",\"jsonPath\":\".status.url\",\"type\":\"string\"},"
     "{\"name\":\"Last activity\",\"jsonPath\":\".status.lastActivity\",\"type\":\"string\"}]";
 
+/* The host's message puts the field first ("spec.ide: ..."): msg is the
+ * rest only. */
 static int fail(char *field, size_t flen, char *msg, size_t mlen, const char *f,
                 const char *m)
 {
     snprintf(field, flen, "%s", f);
-    snprintf(msg, mlen, "%s: %s", f, m);
+    snprintf(msg, mlen, "%s", m);
     return CUBE_EINVAL;
 }
 

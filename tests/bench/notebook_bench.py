@@ -80,7 +80,7 @@ class Cube:
     def start(self):
         self.n += 1
         name = f"nb{self.n}"
-        base = f"http://127.0.0.1:{self.c.port}/notebook/bench/{name}/api/status"
+        base = f"http://127.0.0.1:{self.c.apps_port}/notebook/bench/{name}/api/status"
         t0 = time.time()
         r = self.api("POST", "/api/v1/projects/bench/notebooks", {"metadata": {"name": name}})
         assert r.status == 201, r.body
@@ -259,7 +259,7 @@ def main():
                   f"jupyterhub {times['hub'][-1]:.2f} s", flush=True)
         name, _, _ = cube.start()
         secret, port = cube.secret_and_port(name)
-        proxied = latency(f"http://127.0.0.1:{cube.c.port}/notebook/bench/{name}/api/status",
+        proxied = latency(f"http://127.0.0.1:{cube.c.apps_port}/notebook/bench/{name}/api/status",
                           cube.auth)
         direct = latency(f"http://127.0.0.1:{port}/notebook/bench/{name}/api/status",
                          {"Authorization": "token " + secret})

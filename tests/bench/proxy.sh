@@ -62,9 +62,11 @@ EOF
 # --- cubed with the probe prefix -------------------------------------------------------
 
 CPORT=$(free_port "$NPORT") || die "no free loopback port"
+APORT=$(free_port "$CPORT") || die "no free loopback port"   # the apps listener
 mkdir -p "$TMP/data" "$TMP/conf.d"
 cat >"$TMP/cube.yaml" <<EOF
 listen: "127.0.0.1:$CPORT"
+apps_listen: "127.0.0.1:$APORT"
 data_dir: "$TMP/data"
 database: sqlite
 plugin_dir: "$PLUGIN_DIR"
@@ -95,7 +97,7 @@ mint_token "$CPORT" "$ADMIN_TOKEN"
 AUTH="Authorization: Bearer $TOKEN"
 
 DIRECT=http://127.0.0.1:$NPORT$FILE
-PROXIED=http://127.0.0.1:$CPORT$FILE
+PROXIED=http://127.0.0.1:$APORT$FILE   # proxied servers answer on the apps origin
 curl -sS -H "$AUTH" "$PROXIED" | cmp -s - "$TMP/www$FILE" ||
     die "the proxied GET did not return the upstream's file"
 

@@ -1,7 +1,8 @@
 """cubetest — start a real cubed for a test and talk to it over HTTP.
 
 Stdlib only. A Cubed instance gets a temp dir (data dir, cube.yaml, conf.d),
-a free loopback port, and is stopped (SIGTERM) when the test ends.
+a free loopback port, another for the apps listener (proxied servers), and
+is stopped (SIGTERM) when the test ends.
 """
 import gzip
 import http.client
@@ -12,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.parse
 
 CUBED = os.environ.get("CUBED", "build/core/cubed")
 PLUGIN_DIR = os.environ.get("CUBE_TEST_PLUGIN_DIR", "build/plugins")
@@ -78,6 +80,20 @@ class Client:
     def get(self, path, **kw):
         return self.request("GET", path, **kw)
 
+    def apps_request(self, method, path, body=None, headers=None, timeout=10):
+        """The same on the apps listener (proxied servers)."""
+        h = dict(self.headers)
+        h.update(headers or {})
+        return self.cubed.apps_request(method, path, body, h, timeout)
+
+    def apps_get(self, path, **kw):
+        return self.apps_request("GET", path, **kw)
+
+    def open_app(self, path):
+        """A Client holding the apps origin's cookie for the proxied object
+        at path, got through the console's hand-over as a browser does."""
+        return Client(self.cubed, {"Cookie": self.cubed.hand_over(self.headers, path)})
+
 
 class Cubed:
     """A running cubed. `plugins` maps name -> config dict (or None)."""
@@ -87,8 +103,10 @@ class Cubed:
         self.tmp = tempfile.TemporaryDirectory(prefix="cube-test-")
         self.dir = self.tmp.name
         self.port = free_port()
+        self.apps_port = free_port()
         os.makedirs(os.path.join(self.dir, "conf.d"))
-        cfg = {"listen": f"127.0.0.1:{self.port}", "data_dir": "var",
+        cfg = {"listen": f"127.0.0.1:{self.port}", "apps_listen": f"127.0.0.1:{self.apps_port}",
+               "data_dir": "var",
                "plugin_dir": os.path.abspath(plugin_dir), "conf_dir": "conf.d",
                "web_root": "web", "log": {"level": "info", "access": "text"}}
         cfg.update(cube or {})
@@ -144,8 +162,8 @@ class Cubed:
         with open(self.log_path) as f:
             return f.read()
 
-    def request(self, method, path, body=None, headers=None, timeout=10):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+    def request(self, method, path, body=None, headers=None, timeout=10, port=None):
+        conn = http.client.HTTPConnection("127.0.0.1", port or self.port, timeout=timeout)
         try:
             if isinstance(body, (dict, list)):
                 body = json.dumps(body)
@@ -161,6 +179,27 @@ class Cubed:
 
     def get(self, path, **kw):
         return self.request("GET", path, **kw)
+
+    def apps_request(self, method, path, body=None, headers=None, timeout=10):
+        """A request to the apps listener, where proxied servers answer."""
+        return self.request(method, path, body, headers, timeout, port=self.apps_port)
+
+    def apps_get(self, path, **kw):
+        return self.apps_request("GET", path, **kw)
+
+    def hand_over(self, headers, path):
+        """Follows the console's hand-over for a proxied path as a browser
+        would (a GET at the console origin, then the apps origin's
+        callback) and returns the "cube_app=..." cookie it set."""
+        r = self.request("GET", path, headers=headers)
+        if r.status != 302 or "/_cube/apps/callback?" not in (r.header("location") or ""):
+            raise AssertionError(f"hand-over of {path}: {r.status} {r.header('location')} "
+                                 f"{r.body}")
+        u = urllib.parse.urlsplit(r.header("location"))
+        r = self.apps_request("GET", f"{u.path}?{u.query}")
+        if r.status != 303 or not r.header("set-cookie"):
+            raise AssertionError(f"hand-over callback of {path}: {r.status} {r.body}")
+        return r.header("set-cookie").split(";")[0]
 
     def stop(self, sig=signal.SIGTERM, timeout=15):
         if self.proc and self.proc.poll() is None:

@@ -229,7 +229,8 @@ class OpenApi(unittest.TestCase):
         self.assertEqual(self.perm(PW + "/{name}", "get"), view)
         for method in ("put", "patch", "delete"):
             self.assertEqual(self.perm(PW + "/{name}", method), operate, method)
-        self.assertEqual(self.perm(PW + "/{name}/status", "put"), operate)
+        # a controller owns its kind's status: administrators only
+        self.assertEqual(self.perm(PW + "/{name}/status", "put"), ("admin", "project"))
         self.assertEqual(self.perm(PW + "/{name}/events", "get"), view)
         # cluster kinds: signed-in users read, administrators write
         self.assertEqual(self.perm("/api/v1/gadgets", "get"), ("user", None))

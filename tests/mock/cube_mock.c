@@ -420,9 +420,19 @@ static void drain_stream(cube_req *r)
 
 int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream *up)
 {
+    struct cube_mock_response out = {0};
+    int rc = cube_mock_proxy_answer(i, path, up, &out);
+    cube_mock_response_free(&out);
+    return rc;
+}
+
+int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *up,
+                           struct cube_mock_response *answer)
+{
     const struct cube_proxy_desc *d = cube_mock_proxy(i);
     struct cube_mock_response out = {0};
     cube_req r = {.method = "GET", .path = path, .out = &out};
+    *answer = out;
     char head[512];
     size_t segs = 0, n = 0;
     if (!d)
@@ -441,7 +451,7 @@ int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream 
     memset(up, 0, sizeof *up);
     up->size = sizeof *up;
     int rc = d->resolve(M.state, &r, up);
-    free(out.body), free(out.content_type), free(out.headers);
+    *answer = out;
     return rc;
 }
 

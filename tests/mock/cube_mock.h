@@ -167,6 +167,10 @@ const struct cube_proxy_desc *cube_mock_proxy(int i);
  * set them) with a zeroed *up; returns resolve's result, or
  * CUBE_ENOTFOUND when the path is not under the prefix. */
 int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream *up);
+/* As cube_mock_proxy_resolve, keeping what resolve answered itself (status
+ * 0 when nothing) in *answer (release with cube_mock_response_free). */
+int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *up,
+                           struct cube_mock_response *answer);
 const struct cube_ui_desc *cube_mock_ui(int i);
 /* Calls fini (if any) with state and forgets (frees) everything, 1.1 state included. */
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state);

@@ -57,7 +57,8 @@ static int prefix_ok(const char *p)
     size_t len;
     const char *first = p && p[0] == '/' ? segment(p, 0, &len) : NULL;
     return first && first[0] != '{' && p[strlen(p) - 1] != '/' &&
-           !(len == 3 && !strncmp(first, "api", 3)) && !(len == 2 && !strncmp(first, "ui", 2));
+           !(len == 3 && !strncmp(first, "api", 3)) && !(len == 2 && !strncmp(first, "ui", 2)) &&
+           !(len == 5 && !strncmp(first, "_cube", 5));
 }
 
 /* A CUBE_PERM_* value; 2 for the project ones (they need {project}). */

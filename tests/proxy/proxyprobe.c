@@ -96,6 +96,7 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
     try_bad("bad_kind", "/other/{project}/{name}", CUBE_PERM_PROJECT_OPERATE, "Nope");
     try_bad("core_route", "/healthz/{project}", CUBE_PERM_PROJECT_VIEW, NULL);
     try_bad("trailing_slash", "/other/", CUBE_PERM_USER, NULL);
+    try_bad("reserved", "/_cube/{project}", CUBE_PERM_PROJECT_VIEW, NULL);
     strcat(RESULTS, "}");
     return CUBE_OK;
 }

@@ -4,7 +4,8 @@ proxyprobe plugin resolves /probe/p1/jup to it and adds Jupyter's own token
 server runs with base_url=/probe/p1/jup/ (the path is forwarded as is).
 Checks the REST API (contents round trip, kernel start), a kernel's
 WebSocket channel executing code, and the HTML tree page for a signed-in
-browser session, which sends no X-CSRF-Token."""
+browser, handed over from the console origin to the apps listener, whose
+cookie-authenticated writes send no X-CSRF-Token."""
 import json
 import os
 import subprocess
@@ -42,7 +43,7 @@ class Jupyter(unittest.TestCase):
         cls.c.make_project("p1", [("nbuser", "ops")])
         deadline = time.time() + 30
         while time.time() < deadline:
-            r = cls.u.get(f"{BASE}/api")
+            r = cls.u.apps_get(f"{BASE}/api")
             if r.status == 200:
                 return
             time.sleep(0.1)
@@ -60,18 +61,18 @@ class Jupyter(unittest.TestCase):
 
     def test_contents_round_trip(self):
         nb = {"type": "file", "format": "text", "content": "x = 1\n" * 5000}
-        r = self.u.request("PUT", f"{BASE}/api/contents/big.py", nb)
+        r = self.u.apps_request("PUT", f"{BASE}/api/contents/big.py", nb)
         self.assertIn(r.status, (200, 201), r.body)
-        r = self.u.get(f"{BASE}/api/contents/big.py?content=1")
+        r = self.u.apps_get(f"{BASE}/api/contents/big.py?content=1")
         self.assertEqual(r.status, 200, r.body)
         self.assertEqual(r.json()["content"], nb["content"])
 
     def test_kernel_executes_code_over_its_websocket(self):
-        r = self.u.request("POST", f"{BASE}/api/kernels", {"name": "python3"})
+        r = self.u.apps_request("POST", f"{BASE}/api/kernels", {"name": "python3"})
         self.assertEqual(r.status, 201, r.body)
         kid = r.json()["id"]
         ws = websocket.create_connection(
-            f"ws://127.0.0.1:{self.c.port}{BASE}/api/kernels/{kid}/channels",
+            f"ws://127.0.0.1:{self.c.apps_port}{BASE}/api/kernels/{kid}/channels",
             header=[f"Authorization: {self.u.headers['Authorization']}"], timeout=30)
         session = uuid.uuid4().hex
         ws.send(json.dumps({
@@ -87,18 +88,17 @@ class Jupyter(unittest.TestCase):
                 break
         ws.close()
         self.assertEqual(out, "42\n")
-        r = self.u.request("DELETE", f"{BASE}/api/kernels/{kid}")
+        r = self.u.apps_request("DELETE", f"{BASE}/api/kernels/{kid}")
         self.assertEqual(r.status, 204, r.body)
 
     def test_browser_session_gets_the_tree_page(self):
         s = self.c.login("admin", self.c.admin_password)
-        r = self.c.get(f"{BASE}/tree", headers={"Cookie": s.headers["Cookie"],
-                                                "Accept": "text/html"})
+        app = s.open_app(f"{BASE}/tree")
+        r = app.apps_get(f"{BASE}/tree", headers={"Accept": "text/html"})
         self.assertEqual(r.status, 200, r.body[:300])
         self.assertIn("<html", r.body)
         # a cookie-authenticated write without Cube's X-CSRF-Token passes
-        r = self.c.request("POST", f"{BASE}/api/contents", {"type": "notebook"},
-                           headers={"Cookie": s.headers["Cookie"]})
+        r = app.apps_request("POST", f"{BASE}/api/contents", {"type": "notebook"})
         self.assertEqual(r.status, 201, r.body)
         r = self.c.get(f"{BASE}/tree", headers={"Accept": "text/html"})
         self.assertEqual((r.status, r.header("location")),

@@ -32,7 +32,7 @@ static void registrations_as_the_host_checks_them(void **state)
      * have, are cubed's alone: test_proxy.py checks those) */
     const char *want[] = {"\"api\":-1", "\"ui\":-1", "\"param_first\":-1", "\"overlap\":-4",
                           "\"overlap_param\":-4", "\"bad_perm\":-1", "\"no_project\":-1",
-                          "\"bad_kind\":-1", "\"trailing_slash\":-1"};
+                          "\"bad_kind\":-1", "\"trailing_slash\":-1", "\"reserved\":-1"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(r.body, want[i]))
             fail_msg("%s not in %s", want[i], r.body);

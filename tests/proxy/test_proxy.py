@@ -1,7 +1,10 @@
 """The core reverse proxy (register_proxy) through a real cubed: the
 proxyprobe plugin registers /probe/{project}/{name} (project:view, login
 redirect) and /probeop/{project}/{name} (project:operate on ProbeApp
-objects, prefix stripped), resolving to a stdlib upstream this test runs."""
+objects, prefix stripped), resolving to a stdlib upstream this test runs.
+Proxied servers answer on the apps listener only; the console origin
+hands browsers over to it (tests/security/test_apps_origin.py attacks
+that boundary)."""
 import hashlib
 import http.client
 import json
@@ -54,7 +57,8 @@ class Proxy(unittest.TestCase):
         cls.up.stop()
 
     def conn(self):
-        return http.client.HTTPConnection("127.0.0.1", self.c.port, timeout=10)
+        """A connection to the apps listener, where proxied servers answer."""
+        return http.client.HTTPConnection("127.0.0.1", self.c.apps_port, timeout=10)
 
     # -- registration ---------------------------------------------------------
 
@@ -62,13 +66,13 @@ class Proxy(unittest.TestCase):
         got = self.c.get("/api/v1/proxyprobe/registrations").json()
         want = {"api": -1, "ui": -1, "param_first": -1, "overlap": -4, "overlap_param": -4,
                 "bad_perm": -1, "no_project": -1, "bad_kind": -1, "core_route": -1,
-                "trailing_slash": -1}
+                "trailing_slash": -1, "reserved": -1}
         self.assertEqual(got, want)
 
     # -- relaying ------------------------------------------------------------
 
     def test_get_keeps_path_and_query_adds_forwarding_headers(self):
-        r = self.ops.get("/probe/p1/app1/some/where%2Fx?a=1&b=x+y&flag&e=")
+        r = self.ops.apps_get("/probe/p1/app1/some/where%2Fx?a=1&b=x+y&flag&e=")
         self.assertEqual(r.status, 200, r.body)
         rec = r.json()
         self.assertEqual(rec["path"], "/probe/p1/app1/some/where%2Fx?a=1&b=x+y&flag&e=")
@@ -77,13 +81,13 @@ class Proxy(unittest.TestCase):
         self.assertNotIn("authorization", h)
         self.assertEqual(h["x-forwarded-for"], "127.0.0.1")
         self.assertEqual(h["x-forwarded-proto"], "http")
-        self.assertEqual(h["x-forwarded-host"], f"127.0.0.1:{self.c.port}")
+        self.assertEqual(h["x-forwarded-host"], f"127.0.0.1:{self.c.apps_port}")
         # a caller's own X-Forwarded-* are not believed (no front proxy here)
-        r = self.ops.get("/probe/p1/app1/x", headers={"X-Forwarded-For": "10.9.9.9",
+        r = self.ops.apps_get("/probe/p1/app1/x", headers={"X-Forwarded-For": "10.9.9.9",
                                                       "X-Forwarded-Host": "evil"})
         h = headers_of(r.json())
         self.assertEqual((h["x-forwarded-for"], h["x-forwarded-host"]),
-                         ("127.0.0.1", f"127.0.0.1:{self.c.port}"))
+                         ("127.0.0.1", f"127.0.0.1:{self.c.apps_port}"))
         self.assertTrue(r.header("x-request-id"))
         c = self.conn()
         c.request("GET", "/probe/p1/app1/cookies", headers=self.ops.headers)
@@ -95,7 +99,7 @@ class Proxy(unittest.TestCase):
 
     def test_post_body_arrives_intact(self):
         body = os.urandom(300_000)
-        r = self.ops.request("POST", "/probe/p1/app1/upload", body=body,
+        r = self.ops.apps_request("POST", "/probe/p1/app1/upload", body=body,
                              headers={"Content-Type": "application/octet-stream"})
         self.assertEqual(r.status, 200, r.body)
         rec = r.json()
@@ -114,25 +118,35 @@ class Proxy(unittest.TestCase):
         c.close()
 
     def test_head_and_close_delimited_and_big_answers(self):
-        r = self.ops.request("HEAD", "/probe/p1/app1/big?n=5000")
+        r = self.ops.apps_request("HEAD", "/probe/p1/app1/big?n=5000")
         self.assertEqual((r.status, r.header("content-length"), r.body), (200, "5000", ""))
-        r = self.ops.get("/probe/p1/app1/close")
+        r = self.ops.apps_get("/probe/p1/app1/close")
         self.assertEqual((r.status, r.body), (200, "until the end" * 1000))
-        r = self.ops.get("/probe/p1/app1/big?n=3000001")
+        r = self.ops.apps_get("/probe/p1/app1/big?n=3000001")
         self.assertEqual((r.status, len(r.body)), (200, 3000001))
         self.assertEqual(r.body[:32], "0123456789abcdef" * 2)
 
-    def test_session_cookie_never_reaches_upstream_and_needs_no_csrf(self):
+    def test_cube_cookies_never_reach_upstream_and_need_no_csrf(self):
         s = self.c.login("admin", self.c.admin_password)
-        cookie = s.headers["Cookie"]
-        r = self.c.request("POST", "/probe/p1/app1/form", body="x=1",
-                           headers={"Cookie": f"theirs=1; {cookie}; _xsrf=abc"})
+        session = s.headers["Cookie"]
+        app = self.c.hand_over(s.headers, "/probe/p1/app1/")
+        # the console's session cookie alone is no credential here
+        r = self.c.apps_request("POST", "/probe/p1/app1/form", body="x=1",
+                                headers={"Cookie": session})
+        self.assertEqual(r.status, 401, r.body)
+        r = self.c.apps_request("POST", "/probe/p1/app1/form", body="x=1",
+                                headers={"Cookie": f"theirs=1; {session}; {app}; _xsrf=abc"})
         self.assertEqual(r.status, 200, r.body)  # no X-CSRF-Token sent
         h = headers_of(r.json())
         self.assertEqual(h["cookie"], "theirs=1; _xsrf=abc")
         self.assertNotIn("cube_session", json.dumps(r.json()))
-        r = self.c.request("GET", "/probe/p1/app1/x", headers={"Cookie": cookie})
+        self.assertNotIn("cube_app", json.dumps(r.json()))
+        r = self.c.apps_request("GET", "/probe/p1/app1/x", headers={"Cookie": app})
         self.assertNotIn("cookie", headers_of(r.json()))
+        # an upstream cannot set Cube's cookies
+        r = self.c.apps_request("GET", "/probe/p1/app1/cookies?set=cube", headers={"Cookie": app})
+        self.assertEqual(r.status, 200, r.body)
+        self.assertNotIn("cube_", r.header("set-cookie") or "")
 
     def test_streamed_answer_arrives_incrementally(self):
         c = self.conn()
@@ -151,10 +165,10 @@ class Proxy(unittest.TestCase):
         self.assertGreater(total, 0.75)
 
     def test_connections_to_the_upstream_are_reused(self):
-        self.ops.get("/probe/p1/app1/warm")
+        self.ops.apps_get("/probe/p1/app1/warm")
         before = self.up.connections
         for i in range(20):
-            self.assertEqual(self.ops.get(f"/probe/p1/app1/seq{i}").status, 200)
+            self.assertEqual(self.ops.apps_get(f"/probe/p1/app1/seq{i}").status, 200)
         self.assertLessEqual(self.up.connections - before, 2)
 
     def test_many_concurrent_requests(self):
@@ -186,7 +200,7 @@ class Proxy(unittest.TestCase):
     # -- WebSockets -------------------------------------------------------------
 
     def ws(self, path, **kw):
-        return websocket.create_connection(f"ws://127.0.0.1:{self.c.port}{path}", timeout=10,
+        return websocket.create_connection(f"ws://127.0.0.1:{self.c.apps_port}{path}", timeout=10,
                                            **kw)
 
     def test_websocket_echo_both_ways(self):
@@ -213,9 +227,10 @@ class Proxy(unittest.TestCase):
         self.assertEqual(ws.sock.recv(10), b"")  # then the relay closes
         ws.sock.close()
 
-    def test_websocket_with_session_cookie_and_many_at_once(self):
+    def test_websocket_with_the_apps_cookie_and_many_at_once(self):
         s = self.c.login("ops1", "password-" + "x" * 8)
-        socks = [self.ws("/probe/p1/app1/ws", cookie=s.headers["Cookie"]) for _ in range(20)]
+        cookie = self.c.hand_over(s.headers, "/probe/p1/app1/")
+        socks = [self.ws("/probe/p1/app1/ws", cookie=cookie) for _ in range(20)]
         for i, ws in enumerate(socks):
             self.assertEqual(ws.recv(), "welcome")
             ws.send(f"m{i}")
@@ -231,49 +246,66 @@ class Proxy(unittest.TestCase):
     # -- who may pass -------------------------------------------------------------
 
     def test_anonymous_gets_401_or_a_login_redirect(self):
-        r = self.c.get("/probe/p1/app1/tree")
+        r = self.c.apps_get("/probe/p1/app1/tree")
         self.assertEqual(r.status, 401, r.body)
+        # an anonymous browser goes to the console origin, which signs in
+        r = self.c.apps_get("/probe/p1/app1/tree?x=1", headers={"Accept": "text/html,*/*"})
+        self.assertEqual(r.status, 302)
+        self.assertEqual(r.header("location"),
+                         f"http://127.0.0.1:{self.c.port}/probe/p1/app1/tree?x=1")
         r = self.c.get("/probe/p1/app1/tree?x=1", headers={"Accept": "text/html,*/*"})
         self.assertEqual(r.status, 302)
         self.assertEqual(r.header("location"), "/login?next=%2Fprobe%2Fp1%2Fapp1%2Ftree%3Fx%3D1")
-        r = self.c.get("/probeop/p1/app1/", headers={"Accept": "text/html"})
+        r = self.c.apps_get("/probeop/p1/app1/", headers={"Accept": "text/html"})
         self.assertEqual(r.status, 401)  # no login_redirect on this prefix
 
-    def test_non_members_get_404_viewers_403_on_operate(self):
-        self.assertEqual(self.outsider.get("/probe/p1/app1/").status, 404)
-        self.assertEqual(self.outsider.get("/probeop/p1/app1/").status, 404)
-        self.assertEqual(self.viewer.get("/probe/p1/app1/").status, 200)
+    def test_the_console_origin_hands_over_and_never_relays(self):
+        before = len(self.up.requests)
+        r = self.ops.get("/probe/p1/app1/lab?a=1")
+        self.assertEqual(r.status, 302, r.body)
+        self.assertRegex(r.header("location"), rf"^http://127\.0\.0\.1:{self.c.apps_port}"
+                         r"/_cube/apps/callback\?code=[0-9a-f]{64}$")
+        r = self.ops.request("POST", "/probe/p1/app1/form", body="x=1")
+        self.assertEqual(r.status, 421, r.body)
         self.assertEqual(self.viewer.get("/probeop/p1/app1/").status, 403)
-        self.assertEqual(self.ops.get("/probeop/p1/nosuch/").status, 404)
+        self.assertEqual(self.outsider.get("/probe/p1/app1/").status, 404)
+        self.assertEqual(len(self.up.requests), before, "nothing was relayed")
+
+    def test_non_members_get_404_viewers_403_on_operate(self):
+        self.assertEqual(self.outsider.apps_get("/probe/p1/app1/").status, 404)
+        self.assertEqual(self.outsider.apps_get("/probeop/p1/app1/").status, 404)
+        self.assertEqual(self.viewer.apps_get("/probe/p1/app1/").status, 200)
+        self.assertEqual(self.viewer.apps_get("/probeop/p1/app1/").status, 403)
+        self.assertEqual(self.ops.apps_get("/probeop/p1/nosuch/").status, 404)
         self.assertEqual(self.c.get("/probe/nosuchproject/app1/",
                                     headers=self.ops.headers).status, 404)
 
     def test_operate_admits_the_owning_dev_only(self):
-        self.assertEqual(self.dev.get("/probeop/p1/app1/x").status, 403)
-        r = self.dev.get("/probeop/p1/devapp/x?q=1")
+        self.assertEqual(self.dev.apps_get("/probeop/p1/app1/x").status, 403)
+        r = self.dev.apps_get("/probeop/p1/devapp/x?q=1")
         self.assertEqual(r.status, 200, r.body)
         self.assertEqual(r.json()["path"], "/x?q=1")  # strip_prefix
-        self.assertEqual(self.dev.get("/probeop/p1/devapp").json()["path"], "/")
+        self.assertEqual(self.dev.apps_get("/probeop/p1/devapp").json()["path"], "/")
 
     # -- failures -----------------------------------------------------------------
 
     def test_upstream_failures(self):
-        r = self.ops.get("/probe/p1/down/x")
+        r = self.ops.apps_get("/probe/p1/down/x")
         self.assertEqual(r.status, 502, r.body)
         self.assertEqual(r.json()["error"]["code"], "BadGateway")
-        r = self.ops.get("/probe/p1/starting/x")
+        r = self.ops.apps_get("/probe/p1/starting/x")
         self.assertEqual((r.status, r.header("retry-after")), (503, "2"))
-        self.assertEqual(self.ops.get("/probe/p1/gone/x").status, 404)
-        self.assertEqual(self.ops.get("/probe/p1/remote/x").status, 503)
+        self.assertEqual(self.ops.apps_get("/probe/p1/gone/x").status, 404)
+        self.assertEqual(self.ops.apps_get("/probe/p1/remote/x").status, 503)
 
     def test_broken_upstream_answers_are_502(self):
         for path in ("garbage", "hangup"):
-            r = self.ops.get(f"/probe/p1/app1/{path}")
+            r = self.ops.apps_get(f"/probe/p1/app1/{path}")
             self.assertEqual(r.status, 502, f"{path}: {r.body}")
             self.assertEqual(r.json()["error"]["code"], "BadGateway")
 
     def test_http10_client_and_other_methods(self):
-        s = socket.create_connection(("127.0.0.1", self.c.port), timeout=10)
+        s = socket.create_connection(("127.0.0.1", self.c.apps_port), timeout=10)
         s.sendall(f"GET /probe/p1/app1/old HTTP/1.0\r\nAuthorization: "
                   f"{self.ops.headers['Authorization']}\r\n\r\n".encode())
         data = b""
@@ -284,7 +316,7 @@ class Proxy(unittest.TestCase):
         self.assertTrue(head.startswith(b"HTTP/1.") and b" 200 " in head, head)
         self.assertEqual(json.loads(body)["path"], "/probe/p1/app1/old")
         for method in ("OPTIONS", "DELETE", "PATCH"):
-            r = self.ops.request(method, "/probe/p1/app1/m")
+            r = self.ops.apps_request(method, "/probe/p1/app1/m")
             self.assertEqual((r.status, r.json()["method"]), (200, method))
 
     def test_bodies_beyond_the_limit_get_413(self):
@@ -301,7 +333,7 @@ class Proxy(unittest.TestCase):
     def send_chunked_until_answered(self, chunks):
         """Streams a chunked body from a thread (ignoring the reset that
         follows an early answer) and returns the status the server sent."""
-        s = socket.create_connection(("127.0.0.1", self.c.port), timeout=10)
+        s = socket.create_connection(("127.0.0.1", self.c.apps_port), timeout=10)
         head = (f"POST /probe/p1/app1/big-chunked HTTP/1.1\r\nHost: x\r\n"
                 f"Authorization: {self.ops.headers['Authorization']}\r\n"
                 "Transfer-Encoding: chunked\r\n\r\n").encode()
@@ -325,7 +357,7 @@ class Proxy(unittest.TestCase):
         return status
 
     def test_metrics_count_per_prefix(self):
-        self.ops.get("/probe/p1/app1/counted")
+        self.ops.apps_get("/probe/p1/app1/counted")
         m = self.c.get("/metrics").body
         self.assertIn('cube_proxy_requests_total{prefix="/probe/{project}/{name}",code="200"}',
                       m)
@@ -350,8 +382,12 @@ class FrontProxy(unittest.TestCase):
             front = {"X-Remote-User": "fp-user"}
             self.assertEqual(c.get("/api/v1/auth/me", headers=front).status, 200)
             c.make_project("p1", [("fp-user", "viewer")])
-            r = c.get("/probe/p1/app1/x", headers=dict(front, **{
-                "X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https",
+            # the user header signs in at the console origin only: the apps
+            # origin takes the cookie the hand-over set
+            self.assertEqual(c.apps_get("/probe/p1/app1/x", headers=front).status, 401)
+            app = c.hand_over(front, "/probe/p1/app1/x")
+            r = c.apps_get("/probe/p1/app1/x", headers=dict(front, **{
+                "Cookie": app, "X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https",
                 "X-Forwarded-Host": "cube.example.org"}))
             self.assertEqual(r.status, 200, r.body)
             h = headers_of(r.json())
@@ -389,10 +425,10 @@ class Tls(unittest.TestCase):
             ctx = ssl.create_default_context(cafile=cert)
             ctx.check_hostname = False
 
-            def https(method, path, body=None, headers=None):
+            def https(method, path, body=None, headers=None, port=c.port):
                 for _ in range(250):
                     try:
-                        h = http.client.HTTPSConnection("127.0.0.1", c.port, context=ctx,
+                        h = http.client.HTTPSConnection("127.0.0.1", port, context=ctx,
                                                         timeout=10)
                         h.request(method, path, body=body, headers=headers or {})
                         r = h.getresponse()
@@ -404,13 +440,27 @@ class Tls(unittest.TestCase):
             status, cookie, _ = https("POST", "/api/v1/auth/login", json.dumps(
                 {"username": "admin", "password": c.admin_password}))
             self.assertEqual(status, 200)
+            session = cookie.split(";")[0]
+            h = http.client.HTTPSConnection("127.0.0.1", c.port, context=ctx, timeout=10)
+            h.request("GET", "/probe/p1/app1/x", headers={"Cookie": session})
+            r = h.getresponse()
+            r.read()
+            self.assertEqual(r.status, 302)
+            where = r.getheader("location")
+            self.assertTrue(where.startswith(f"https://127.0.0.1:{c.apps_port}/"), where)
+            status, cookie, _ = https("GET", where.split(str(c.apps_port), 1)[1],
+                                      port=c.apps_port)
+            self.assertEqual(status, 303)
+            self.assertIn("; Secure", cookie)
             cookie = cookie.split(";")[0]
-            status, _, body = https("GET", "/probe/p1/app1/x", headers={"Cookie": cookie})
+            status, _, body = https("GET", "/probe/p1/app1/x", headers={"Cookie": cookie},
+                                    port=c.apps_port)
             self.assertEqual(status, 200)
             self.assertEqual(headers_of(json.loads(body))["x-forwarded-proto"], "https")
-            status, _, body = https("GET", "/probe/p1/app1/stream", headers={"Cookie": cookie})
+            status, _, body = https("GET", "/probe/p1/app1/stream", headers={"Cookie": cookie},
+                                    port=c.apps_port)
             self.assertEqual((status, body.count(b"tick")), (200, 5))
-            ws = websocket.create_connection(f"wss://127.0.0.1:{c.port}/probe/p1/app1/ws",
+            ws = websocket.create_connection(f"wss://127.0.0.1:{c.apps_port}/probe/p1/app1/ws",
                                              cookie=cookie, timeout=10,
                                              sslopt={"ca_certs": cert, "check_hostname": False})
             self.assertEqual(ws.recv(), "welcome")
@@ -433,14 +483,14 @@ class Shutdown(unittest.TestCase):
         c = Cubed(plugins={"proxyprobe": {"port": up.port, "down_port": dead_port()}},
                   plugin_dir=os.environ["CUBE_PROXY_PLUGIN_DIR"])
         try:
-            token = c.admin().headers["Cookie"]
-            ws = websocket.create_connection(f"ws://127.0.0.1:{c.port}/probe/p/a/ws",
+            token = c.hand_over(c.admin().headers, "/probe/p/a/")
+            ws = websocket.create_connection(f"ws://127.0.0.1:{c.apps_port}/probe/p/a/ws",
                                              cookie=token, timeout=10)
             self.assertEqual(ws.recv(), "welcome")
-            hang = socket.create_connection(("127.0.0.1", c.port), timeout=20)
+            hang = socket.create_connection(("127.0.0.1", c.apps_port), timeout=20)
             hang.sendall(f"GET /probe/p/a/hang HTTP/1.1\r\nHost: x\r\nCookie: {token}"
                          "\r\n\r\n".encode())
-            stream = socket.create_connection(("127.0.0.1", c.port), timeout=20)
+            stream = socket.create_connection(("127.0.0.1", c.apps_port), timeout=20)
             stream.sendall(f"GET /probe/p/a/stream HTTP/1.1\r\nHost: x\r\nCookie: {token}"
                            "\r\n\r\n".encode())
             self.assertIn(b"200", stream.recv(100))

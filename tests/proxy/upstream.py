@@ -8,7 +8,8 @@ Every request is recorded (method, path, headers, body digest); answers:
   /hang        never answers (holds the request for a minute)
   /garbage     answers something that is not HTTP
   /hangup      closes the connection without answering
-  anything     JSON describing the request it got
+  anything     JSON describing the request it got (?set=cube: it also tries
+               to set Cube's own cookies)
 """
 import base64
 import hashlib
@@ -104,7 +105,9 @@ class Handler(BaseHTTPRequestHandler):
                "headers": [[k, v] for k, v in self.headers.items()],
                "body_len": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
         self.server.requests.append(rec)
-        self.answer(200, json.dumps(rec).encode())
+        planted = [("Set-Cookie", "cube_session=planted; Path=/"),
+                   ("Set-Cookie", " cube_app=planted; Path=/")] if "set=cube" in self.path else []
+        self.answer(200, json.dumps(rec).encode(), extra=planted)
 
     def stream(self):
         self.send_response(200)

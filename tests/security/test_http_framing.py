@@ -166,7 +166,7 @@ class ProxiedFraming(unittest.TestCase):
 
     def refused(self, data, status):
         before = len(self.up.requests)
-        raw, closed, took = exchange(self.c.port, data)
+        raw, closed, took = exchange(self.c.apps_port, data)  # where proxied servers answer
         self.assertLess(took, PROMPT, raw[:200])
         self.assertEqual(statuses(raw), [status], raw[:400])
         self.assertTrue(closed)
@@ -174,8 +174,8 @@ class ProxiedFraming(unittest.TestCase):
         self.assertEqual(len(self.up.requests), before, "nothing may reach the upstream")
 
     def test_the_proxy_works(self):
-        raw, _, _ = exchange(self.c.port, self.head(b"GET", b"/probe/p1/app1/ok?a=1&b=x+y") +
-                             b"Connection: close\r\n\r\n")
+        raw, _, _ = exchange(self.c.apps_port, self.head(b"GET", b"/probe/p1/app1/ok?a=1&b=x+y")
+                             + b"Connection: close\r\n\r\n")
         self.assertEqual(statuses(raw), [200], raw[:400])
         self.assertEqual(self.up.last()["path"], "/probe/p1/app1/ok?a=1&b=x+y")
 

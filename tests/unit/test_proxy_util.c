@@ -40,6 +40,9 @@ static void session_cookie_is_stripped(void **state)
     assert_int_equal(proxy_strip_cookie("cube_session=a;cube_session=b ;k=v", out, sizeof out),
                      3);
     assert_string_equal(out, "k=v");
+    /* the apps origin's cookie goes too */
+    assert_int_equal(proxy_strip_cookie("cube_app=abc; k=v; cube_app=def", out, sizeof out), 3);
+    assert_string_equal(out, "k=v");
     /* a cookie merely named like it stays */
     assert_true(proxy_strip_cookie("my_cube_session=1", out, sizeof out) > 0);
     assert_string_equal(out, "my_cube_session=1");

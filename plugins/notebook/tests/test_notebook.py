@@ -1,8 +1,9 @@
 """Notebooks through a running cubed with executor-local and Debian's
 Jupyter: a created notebook runs as its owner's Job and answers; through
-cubed's reverse proxy the tree page answers 200, a kernel executes 1+1 over
-a proxied WebSocket, another dev gets 403, project ops pass and an anonymous
-browser is redirected to login; a notebook with half a (simulated) GPU gets
+cubed's apps origin the tree page answers 200, a kernel executes 1+1 over
+a proxied WebSocket, another dev gets 403, project ops pass (ops_access:
+true here; an audit event says so) and an anonymous browser is redirected
+to login; a stopped notebook's address says how to start it; a notebook with half a (simulated) GPU gets
 it pinned and sees CUBE_API/CUBE_TOKEN/CUBE_PROJECT; stop and restart; idle
 culling stops a notebook with an event, but not while a browser is
 connected; a hard expiry warns, is renewed and then stops it; a restart of
@@ -49,6 +50,7 @@ class Notebooks(unittest.TestCase):
             raise unittest.SkipTest("Jupyter is not installed (apt-get install jupyter-notebook)")
         cls.c = Cubed(plugins={"accel-sim": ACCEL, "executor-local": None,
                                "notebook": {"cull_interval_seconds": 1,
+                                            "ops_access": True,
                                             "idle_timeout_seconds": 3600,
                                             "expiry_warning_seconds": 4}},
                       plugin_dir=plugin_dir())
@@ -131,16 +133,25 @@ class Notebooks(unittest.TestCase):
     def test_2_proxy_tree_kernel_and_access(self):
         self.assertNotIn("refused the proxy prefix", self.c.output())
         self.wait("nb", ("Running",))
-        r = self.alice.get("/notebook/lab/nb/tree")
+        r = self.alice.apps_get("/notebook/lab/nb/tree")
         self.assertEqual(r.status, 200, r.body[:500])
         self.assertIn("Jupyter", r.body)
-        r = self.alice.get("/notebook/lab/nb/api/status", headers={"Host": "cube.example.org"})
-        self.assertEqual(r.status, 200, "cubed's own host name reaches Jupyter: " + r.body[:300])
-        self.assertEqual(self.bob.get("/notebook/lab/nb/tree").status, 403)
-        self.assertEqual(self.olga.get("/notebook/lab/nb/api/status").status, 200,
-                         "project ops pass (ops_access: true)")
-        self.assertEqual(self.c.admin().get("/notebook/lab/nb/api/status").status, 200,
-                         "a session cookie works as well as a bearer token")
+        r = self.alice.apps_get("/notebook/lab/nb/api/status",
+                                headers={"Host": "apps.example.org"})
+        self.assertEqual(r.status, 200, "the apps origin's host name reaches Jupyter: " +
+                         r.body[:300])
+        self.assertEqual(self.bob.apps_get("/notebook/lab/nb/tree").status, 403)
+        for _ in range(2):
+            self.assertEqual(self.olga.apps_get("/notebook/lab/nb/api/status").status, 200,
+                             "project ops pass (ops_access: true)")
+        opened = [e for e in self.alice.get(f"{BASE}/nb/events").json()["items"]
+                  if e.get("reason") == "OpenedByOther"]
+        self.assertEqual([e["user"] for e in opened], ["olga"], "audited once")
+        app = self.c.admin().open_app("/notebook/lab/nb/")
+        self.assertEqual(app.apps_get("/notebook/lab/nb/api/status").status, 200,
+                         "the hand-over's cookie works as well as a bearer token")
+        self.assertEqual(self.c.admin().get("/notebook/lab/nb/api/status").status, 302,
+                         "the console origin hands over, never serves the notebook")
         r = self.c.get("/notebook/lab/nb/tree", headers={"Accept": "text/html"})
         self.assertEqual(r.status, 302, r.body[:300])
         self.assertIn("next=", r.header("location"))
@@ -165,11 +176,12 @@ class Notebooks(unittest.TestCase):
 
     def execute(self, name, code):
         import websocket
-        r = self.alice.request("POST", f"/notebook/lab/{name}/api/kernels", {"name": "python3"})
+        r = self.alice.apps_request("POST", f"/notebook/lab/{name}/api/kernels",
+                                    {"name": "python3"})
         self.assertEqual(r.status, 201, r.body)
         kid = r.json()["id"]
         ws = websocket.create_connection(
-            f"ws://127.0.0.1:{self.c.port}/notebook/lab/{name}/api/kernels/{kid}/channels",
+            f"ws://127.0.0.1:{self.c.apps_port}/notebook/lab/{name}/api/kernels/{kid}/channels",
             header=[f"Authorization: {self.alice.headers['Authorization']}"], timeout=30)
         msg_id = uuid.uuid4().hex
         ws.send(json.dumps({
@@ -199,6 +211,10 @@ class Notebooks(unittest.TestCase):
         st = self.wait("cycle", ("Stopped",))
         self.assertEqual(st["reason"], "Stopped")
         self.assertNotIn("url", st)
+        r = self.alice.apps_get("/notebook/lab/cycle/lab")
+        self.assertEqual(r.status, 503, r.body)
+        self.assertIn("not running (phase Stopped", r.body)
+        self.assertIn("/api/v1/projects/lab/notebooks/cycle/restart", r.body)
         r = self.alice.request("POST", f"{BASE}/cycle/restart", {})
         self.assertEqual(r.status, 200, r.body)
         st = self.wait("cycle", ("Running", "Failed"))
@@ -240,10 +256,11 @@ class Notebooks(unittest.TestCase):
         self.create("conn", {"idleTimeoutSeconds": 3})
         st = self.wait("conn", ("Running", "Failed"))
         self.assertEqual(st["phase"], "Running", st)
-        r = self.alice.request("POST", "/notebook/lab/conn/api/kernels", {"name": "python3"})
+        r = self.alice.apps_request("POST", "/notebook/lab/conn/api/kernels", {"name": "python3"})
         self.assertEqual(r.status, 201, r.body)
         ws = websocket.create_connection(
-            f"ws://127.0.0.1:{self.c.port}/notebook/lab/conn/api/kernels/{r.json()['id']}/channels",
+            f"ws://127.0.0.1:{self.c.apps_port}/notebook/lab/conn/api/kernels/{r.json()['id']}"
+            "/channels",
             header=[f"Authorization: {self.alice.headers['Authorization']}"], timeout=30)
         try:
             time.sleep(6)   # twice the timeout, six culling rounds
@@ -265,6 +282,7 @@ class Notebooks(unittest.TestCase):
             r = self.alice.request("POST", BASE, {"metadata": {"name": "bad"}, "spec": spec})
             self.assertTrue(400 <= r.status < 500, (spec, r.status, r.body))
             self.assertIn(field, r.body, spec)
+            self.assertNotIn(f"{field}: {field}", r.body, "the field is named once")
 
     def test_6_restart_of_cubed_keeps_it_reachable(self):
         self.create("keep")
@@ -280,7 +298,7 @@ class Notebooks(unittest.TestCase):
         self.assertEqual(self.port_of(st2), port)
         deadline = time.time() + 10
         while time.time() < deadline:
-            r = self.alice.get("/notebook/lab/keep/api/status")
+            r = self.alice.apps_get("/notebook/lab/keep/api/status")
             if r.status == 200:
                 break
             time.sleep(0.1)
@@ -332,7 +350,7 @@ class VSCode(unittest.TestCase):
                 time.sleep(0.2)
                 st = alice.get(f"{BASE}/code").json().get("status", {})
             self.assertEqual((st.get("phase"), st.get("url")), ("Running", "/vscode/lab/code/"), st)
-            r = alice.get("/vscode/lab/code/")
+            r = alice.apps_get("/vscode/lab/code/")
             self.assertIn(r.status, (200, 302), r.body[:300])
             self.assertNotIn("login", r.header("location") or "", "the proxy's cookie signs in")
             alice.request("DELETE", f"{BASE}/code")

@@ -1,8 +1,9 @@
 /* test_unit.c — the notebook plugin against the fake host: spec checks
  * name their field, defaults come from the config, the Job a notebook runs
  * as (owner, ownerReferences, port, base URL, no secret), the private
- * server files (mode 0600, reloaded after a restart) and the launch
- * action that accepts a server's secret once per generation. */
+ * server files (mode 0600, reloaded after a restart), the launch action
+ * that accepts a server's secret once per generation, ops kept out by
+ * default, a stopped notebook's proxy answer and open's own redirect. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,6 +97,7 @@ static void bad_specs_name_their_field(void **st)
                         "spec.env.CUBE_TOKEN");
     assert_string_equal(check("{\"ide\":\"vscode\"}", msg, sizeof msg), "spec.ide");
     assert_non_null(strstr(msg, "vscode.enabled"));
+    assert_null(strstr(msg, "spec.ide"));   /* the host puts the field first */
     assert_string_equal(check("{\"ide\":\"jupyter\",\"resources\":{\"cpu\":\"500m\","
                               "\"memory\":\"2Gi\",\"nvidia.com/gpu\":0.25},"
                               "\"env\":{\"SEED\":\"1\"}}", msg, sizeof msg), "");
@@ -253,11 +255,79 @@ static void proxy_resolves_only_ready_servers(void **st)
     assert_string_equal(up.header_name, "Authorization");
     assert_string_equal(up.header_value, "token 0123456789abcdef0123456789abcdef");
     assert_int_equal(resolve_as(1, "alice", "dev", &up), CUBE_ENOTFOUND);    /* not VS Code */
-    assert_int_equal(resolve_as(0, "olga", "ops", &up), CUBE_OK);            /* ops_access */
-    nb->conf.ops_access = 0;
-    assert_int_equal(resolve_as(0, "olga", "ops", &up), CUBE_EPERM);
+    assert_int_equal(resolve_as(0, "olga", "ops", &up), CUBE_EPERM);    /* ops_access: false */
+    nb->conf.ops_access = 1;
+    assert_int_equal(resolve_as(0, "olga", "ops", &up), CUBE_OK);
     assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_OK);
     nb_table_drop(&nb->table, "p/r1");
+}
+
+/* Project ops do not run code in others' notebooks unless configured. */
+static void ops_access_is_off_by_default(void **st)
+{
+    (void)st;
+    struct nb *nb = state;
+    assert_int_equal(nb->conf.ops_access, 0);          /* CONFIG does not set it */
+    cJSON *schema = cJSON_Parse(NB_CONFIG_SCHEMA);
+    const cJSON *d = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+        schema, "properties"), "ops_access"), "default");
+    assert_true(cJSON_IsFalse(d));                     /* what the host applies */
+    cJSON_Delete(schema);
+}
+
+/* A notebook that is not running is answered with what to do. */
+static void a_stopped_notebook_says_how_to_start_it(void **st)
+{
+    (void)st;
+    struct nb *nb = state;
+    struct cube_proxy_upstream up;
+    struct cube_mock_response r;
+    int rc;
+    char *o = nb->host->obj_create(nb->self,
+        "{\"kind\":\"Notebook\",\"metadata\":{\"name\":\"s1\",\"project\":\"p\"},"
+        "\"spec\":{\"ide\":\"jupyter\"}}", &rc);
+    nb->host->free(o);
+    o = nb->host->obj_update_status(nb->self, NB_KIND, "p", "s1",
+                                    "{\"phase\":\"Stopped\",\"reason\":\"Idle\"}", NULL, &rc);
+    assert_non_null(o);
+    nb->host->free(o);
+    cube_mock_set_user("alice", "dev");
+    assert_int_equal(cube_mock_proxy_answer(0, "/notebook/p/s1/lab", &up, &r), CUBE_EUNAVAIL);
+    assert_int_equal(r.status, 503);
+    assert_non_null(strstr(r.body, "not running (phase Stopped, Idle)"));
+    assert_non_null(strstr(r.body, "POST /api/v1/projects/p/notebooks/s1/restart"));
+    cube_mock_response_free(&r);
+    o = nb->host->obj_update_status(nb->self, NB_KIND, "p", "s1", "{\"phase\":\"Pending\"}",
+                                    NULL, &rc);
+    nb->host->free(o);
+    assert_int_equal(cube_mock_proxy_answer(0, "/notebook/p/s1/lab", &up, &r), CUBE_EUNAVAIL);
+    assert_int_equal(r.status, 503);
+    assert_non_null(strstr(r.body, "is starting"));
+    assert_non_null(strstr(r.headers, "Retry-After: 2"));
+    cube_mock_response_free(&r);
+}
+
+/* open redirects to the notebook's own proxied path, whatever a status
+ * writer put in status.url. */
+static void open_goes_to_the_notebooks_own_path(void **st)
+{
+    (void)st;
+    struct nb *nb = state;
+    int rc;
+    char *o = nb->host->obj_create(nb->self,
+        "{\"kind\":\"Notebook\",\"metadata\":{\"name\":\"o1\",\"project\":\"p\"},"
+        "\"spec\":{\"ide\":\"jupyter\"}}", &rc);
+    nb->host->free(o);
+    o = nb->host->obj_update_status(nb->self, NB_KIND, "p", "o1", "{\"phase\":\"Running\","
+                                    "\"url\":\"https://evil.example/login\"}", NULL, &rc);
+    assert_non_null(o);
+    nb->host->free(o);
+    struct cube_mock_response r = cube_mock_request("GET", "/api/v1/projects/p/notebooks/o1/open",
+                                                    NULL, NULL, NULL);
+    assert_int_equal(r.status, 302);
+    assert_non_null(strstr(r.headers, "Location: /notebook/p/o1/\n"));
+    assert_null(strstr(r.headers, "evil"));
+    cube_mock_response_free(&r);
 }
 
 int main(void)
@@ -272,6 +342,9 @@ int main(void)
         cmocka_unit_test(server_files_are_private_and_reload),
         cmocka_unit_test_setup_teardown(launch_is_accepted_once, setup, teardown),
         cmocka_unit_test_setup_teardown(proxy_resolves_only_ready_servers, setup, teardown),
+        cmocka_unit_test_setup_teardown(ops_access_is_off_by_default, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_stopped_notebook_says_how_to_start_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(open_goes_to_the_notebooks_own_path, setup, teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

@@ -25,7 +25,7 @@ function page() {
 }
 
 describe('notebooks page', { timeout: 30000 }, () => {
-  it('lists notebooks with Open on the proxied URL and stops one', async () => {
+  it('lists notebooks with Open on their open action and stops one', async () => {
     let phase = 'Running';
     const { calls } = mockFetch({
       [`GET ${LIST}`]: () => ({
@@ -33,7 +33,7 @@ describe('notebooks page', { timeout: 30000 }, () => {
           kind: 'NotebookList',
           items: [
             { metadata: { name: 'lab1', owner: 'alice' }, spec: { ide: 'jupyter', resources: { cpu: '1' } },
-              status: { phase, url: '/notebook/lab/lab1/', lastActivity: '2026-01-02T03:04:05Z' } },
+              status: { phase, url: 'javascript:alert(1)', lastActivity: '2026-01-02T03:04:05Z' } },
             { metadata: { name: 'queued', owner: 'bob' }, spec: { ide: 'vscode' },
               status: { phase: 'Pending', message: 'quota: nvidia.com/gpu 4/4 used' } },
           ],
@@ -48,7 +48,8 @@ describe('notebooks page', { timeout: 30000 }, () => {
     expect(await screen.findByText('lab1')).toBeInTheDocument();
     expect(screen.getByText('quota: nvidia.com/gpu 4/4 used')).toBeInTheDocument();
     const open = screen.getAllByText('Open')[0].closest('a')!;
-    expect(open).toHaveAttribute('href', '/notebook/lab/lab1/');
+    // never status.url itself: the server redirects to the notebook's own path
+    expect(open).toHaveAttribute('href', `${LIST}/lab1/open`);
     fireEvent.click(screen.getAllByText('Stop')[0]);
     fireEvent.click(await screen.findByText('OK'));
     await waitFor(() => expect(calls.some((c) => c.method === 'POST' && c.path === `${LIST}/lab1/stop`)).toBe(true));

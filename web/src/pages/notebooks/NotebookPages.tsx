@@ -1,6 +1,8 @@
 // NotebookPages — a project's notebooks (/p/:project/notebooks): their IDE,
 // phase, owner, resources, last activity and expiry, refreshed every few
-// seconds; Open (the proxied URL, in a new tab), stop, restart and renew;
+// seconds; Open (in a new tab, through the notebook's open action: the
+// server decides where it goes, and the console origin hands the tab over
+// to the apps origin, where proxied servers live), stop, restart and renew;
 // and a form that creates one (IDE, cpu, memory, devices, idle timeout).
 
 import { useEffect, useState } from 'react';
@@ -57,8 +59,8 @@ function NotebookActions({ nb, project, onDone }: { nb: Notebook; project: strin
   };
   return (
     <Space size="small" wrap>
-      <Button type="primary" size="small" disabled={!running || !nb.status?.url}
-        href={nb.status?.url} target="_blank" rel="noopener">
+      <Button type="primary" size="small" disabled={!running}
+        href={resourcePath('notebooks', project, name, 'open')} target="_blank" rel="noopener">
         {t('notebooks.open')}
       </Button>
       <Popconfirm title={t('notebooks.confirmStop', { name })} onConfirm={() => act('stop', t('notebooks.stop'))}>
