@@ -4,15 +4,26 @@
  * Part of the Cube plugin ABI (append-only; see cube_plugin.h). A plugin
  * that runs web servers on users' behalf (notebooks, TensorBoard, model
  * servers, dashboards) registers a path prefix, and the core serves every
- * request under it: it authenticates the caller (session cookie or bearer
- * token), checks the prefix's permission exactly as for a route, asks the
+ * request under it: it authenticates the caller (bearer token, or in a
+ * browser the apps origin's own cookie, see below), checks the prefix's
+ * permission exactly as for a route, asks the
  * plugin's `resolve` which upstream to use, and relays the request and the
  * answer in both directions — streamed bodies and WebSocket upgrades
  * included. The plugin never touches the bytes.
  *
+ * Since 1.5 (the host's behaviour; the slots are unchanged) proxied
+ * prefixes are served only on the apps origin — cubed's second listener
+ * (apps_listen) or the configured apps_origin — never on the console's
+ * origin, because an upstream serves whatever its owner wants, scripts
+ * included. The console origin hands a browser over with a one-use code
+ * that becomes an HttpOnly cookie (cube_app) valid for one object's prefix
+ * only and never accepted by the API; the console session cookie is not
+ * read there. Plugins write console-origin paths (status.url
+ * "/notebook/p/n/"); the host redirects them to the apps origin.
+ *
  * What the core does to a proxied request: it drops the caller's
- * Authorization and Cookie headers for cube_session/CSRF (upstreams never
- * see Cube credentials), adds X-Forwarded-For/-Proto/-Host, adds the one
+ * Authorization and Cookie headers for Cube's cookies (upstreams never
+ * see Cube credentials, and may not Set-Cookie them), adds X-Forwarded-For/-Proto/-Host, adds the one
  * header the plugin names (a notebook's own token, say), and forwards the
  * path and query unchanged unless `strip_prefix` is set.
  *
@@ -24,7 +35,8 @@
  * the body exceeds the server's limits.max_body_bytes. A request waiting
  * for its upstream holds no HTTP thread. Cookie-authenticated writes under
  * a prefix need no X-CSRF-Token (the upstream's pages cannot know it; the
- * session cookie is SameSite=Lax and upstreams keep their own XSRF check).
+ * apps cookie is SameSite=Lax, scoped to the object, and upstreams keep
+ * their own XSRF check).
  * The caller's X-Forwarded-* are replaced (extended, for a front proxy
  * listed in auth.trusted_header.proxies).
  */
