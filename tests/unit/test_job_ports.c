@@ -1,0 +1,146 @@
+/* test_job_ports.c — the ports of distributed Jobs (core/job_ports.c): no
+ * port is ever held by two live Jobs of one node, a retry takes fresh ports
+ * and gives back the old ones, a used-up range fails cleanly, a restart
+ * takes back what running Jobs' statuses record. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "jobs.h"
+#include "strmap.h"
+
+static struct cube_sched S;
+static struct sched_node NODE = {.name = "n0", .port_min = 40000, .port_max = 40003};
+
+static int setup(void **st)
+{
+    (void)st;
+    memset(&S, 0, sizeof S);
+    pthread_mutex_init(&S.mu, NULL);
+    S.nodes = cube_strmap_new();
+    S.ports = cube_strmap_new();
+    cube_strmap_put(S.nodes, "n0", &NODE, NULL);
+    return 0;
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    cube_strmap_free(S.nodes, NULL);
+    cube_strmap_free(S.ports, free);
+    pthread_mutex_destroy(&S.mu);
+    return 0;
+}
+
+/* A Job of mode with n replicas on n0, its status as admission left it. */
+static cJSON *job(const char *mode, int n, cJSON **status)
+{
+    cJSON *j = cJSON_CreateObject(), *spec = cJSON_AddObjectToObject(j, "spec");
+    cJSON_AddStringToObject(spec, "distributed", mode);
+    cJSON_AddNumberToObject(spec, "replicas", n);
+    *status = cJSON_AddObjectToObject(j, "status");
+    cJSON *reps = cJSON_AddArrayToObject(*status, "replicas");
+    for (int i = 0; i < n; i++) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "node", "n0");
+        cJSON_AddItemToArray(reps, r);
+    }
+    return j;
+}
+
+static int master(const cJSON *status)
+{
+    return (int)cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(status, "ports"),
+                                                         "master"));
+}
+
+static void live_jobs_never_share_a_port(void **st)
+{
+    (void)st;
+    cJSON *sa, *sb, *a = job("pytorch", 2, &sa), *b = job("pytorch", 2, &sb);
+    assert_int_equal(job_ports_assign(&S, "p/a", a, sa), 0);
+    assert_int_equal(job_ports_assign(&S, "p/b", b, sb), 0);
+    assert_in_range(master(sa), 40000, 40003);
+    assert_in_range(master(sb), 40000, 40003);
+    assert_int_not_equal(master(sa), master(sb));
+    assert_null(job_ports_missing(a));
+    /* a retry of a: a fresh port, its old one given back */
+    assert_int_equal(job_ports_assign(&S, "p/a", a, sa), 0);
+    assert_int_not_equal(master(sa), master(sb));
+    assert_int_equal(cube_strmap_size(S.ports), 2);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+static void a_used_up_range_fails_and_takes_nothing(void **st)
+{
+    (void)st;
+    cJSON *s1, *s2, *tf = job("tensorflow", 3, &s1), *more = job("tensorflow", 2, &s2);
+    assert_int_equal(job_ports_assign(&S, "p/tf", tf, s1), 0);
+    assert_int_equal(cube_strmap_size(S.ports), 3);
+    /* one port left of four: two workers cannot have theirs */
+    assert_int_equal(job_ports_assign(&S, "p/more", more, s2), -1);
+    assert_int_equal(cube_strmap_size(S.ports), 3);
+    assert_non_null(job_ports_missing(more));
+    job_ports_release(&S, "p/tf");
+    assert_int_equal(cube_strmap_size(S.ports), 0);
+    assert_int_equal(job_ports_assign(&S, "p/more", more, s2), 0);
+    assert_null(job_ports_missing(more));
+    job_ports_release(&S, "p/more");
+    cJSON_Delete(tf);
+    cJSON_Delete(more);
+}
+
+static void a_restart_takes_back_running_jobs_ports(void **st)
+{
+    (void)st;
+    cJSON *s, *j = job("pytorch", 2, &s);
+    assert_int_equal(job_ports_assign(&S, "p/r", j, s), 0);
+    int port = master(s);
+    job_ports_release(&S, "p/r");        /* as if cubed restarted */
+    job_ports_restore(&S, "p/r", j);
+    cJSON *s2, *other = job("pytorch", 2, &s2);
+    for (int i = 0; i < 3; i++) {        /* the other three ports, never port */
+        char id[16];
+        snprintf(id, sizeof id, "p/o%d", i);
+        assert_int_equal(job_ports_assign(&S, id, other, s2), 0);
+        assert_int_not_equal(master(s2), port);
+    }
+    cJSON_Delete(j);
+    cJSON_Delete(other);
+}
+
+static void ranges_are_checked(void **st)
+{
+    (void)st;
+    const char *good = "{\"min\":29500,\"max\":30999}";
+    const char *bad[] = {"{\"min\":80,\"max\":90}", "{\"min\":3000,\"max\":2000}",
+                         "{\"min\":1.5,\"max\":2000}", "{\"min\":2000}", "{\"min\":2000,"
+                         "\"max\":70000}"};
+    cJSON *o = cJSON_Parse(good);
+    assert_true(job_ports_range_ok(o));
+    cJSON_Delete(o);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        o = cJSON_Parse(bad[i]);
+        assert_false(job_ports_range_ok(o));
+        cJSON_Delete(o);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(live_jobs_never_share_a_port, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_used_up_range_fails_and_takes_nothing, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_restart_takes_back_running_jobs_ports, setup,
+                                        teardown),
+        cmocka_unit_test(ranges_are_checked),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
