@@ -220,6 +220,26 @@ static int readable(struct tree *t, const struct stat *st, size_t at)
     return CUBE_OK;
 }
 
+/* Opens the last segment of t->path in the directory d for reading. */
+static int open_in(struct tree *t, const struct dir *d, const char *last, int *fd,
+                   struct stat *st)
+{
+    size_t at = strlen(t->path);
+    if (!member_may(t, &d->st, MAY_X))
+        return mode_fail(t, d->at, &d->st, "entered");
+    /* O_NONBLOCK: a FIFO planted there must not hang the open (it is
+     * refused below; regular files ignore the flag) */
+    int f = openat(d->fd, last, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (f < 0)
+        return open_error(t, d->fd, last, errno, at, 0);
+    int rc = fstat(f, st) < 0 ? fail(t, CUBE_EIO, at, strerror(errno)) : readable(t, st, at);
+    if (rc == CUBE_OK)
+        *fd = f;
+    else
+        close(f);
+    return rc;
+}
+
 int cube_ffs_open(struct cube_logstore *ls, const char *project, const char *path,
                   int *fd, struct stat *st, char *why, size_t why_len)
 {
@@ -228,28 +248,14 @@ int cube_ffs_open(struct cube_logstore *ls, const char *project, const char *pat
     char *last;
     *fd = -1;
     int rc = tree_begin(&t, project, path, why, why_len);
-    if (rc == CUBE_OK && !*path && (rc = open_root(ls, project, &t, 0, &d)) == CUBE_OK &&
-        (rc = readable(&t, &d.st, 0)) == CUBE_OK) {
-        *fd = d.fd;
+    if (rc == CUBE_OK && *path) {
+        if ((rc = reach(ls, project, &t, 0, &d, &last)) == CUBE_OK)
+            rc = open_in(&t, &d, last, fd, st);
+    } else if (rc == CUBE_OK && (rc = open_root(ls, project, &t, 0, &d)) == CUBE_OK &&
+               (rc = readable(&t, &d.st, 0)) == CUBE_OK) {
+        *fd = d.fd;   /* the project directory itself */
         *st = d.st;
         d.fd = -1;
-    } else if (rc == CUBE_OK && *path && (rc = reach(ls, project, &t, 0, &d, &last)) == CUBE_OK) {
-        size_t at = strlen(path);
-        if (!member_may(&t, &d.st, MAY_X))
-            rc = mode_fail(&t, d.at, &d.st, "entered");
-        /* O_NONBLOCK: a FIFO planted there must not hang the open (it is
-         * refused below; regular files ignore the flag) */
-        int f = rc ? -1 : openat(d.fd, last, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-        if (!rc && f < 0)
-            rc = open_error(&t, d.fd, last, errno, at, 0);
-        else if (!rc && fstat(f, st) < 0)
-            rc = fail(&t, CUBE_EIO, at, strerror(errno));
-        else if (!rc)
-            rc = readable(&t, st, at);
-        if (rc == CUBE_OK)
-            *fd = f;
-        else if (f >= 0)
-            close(f);
     }
     if (d.fd >= 0)
         close(d.fd);
