@@ -196,6 +196,11 @@ int cube_auth_role(cube_req *req, const char *project)
     return auth_index_role(req->ctx->auth, project, p->user);
 }
 
+int cube_auth_project_exists(struct cube_ctx *ctx, const char *project)
+{
+    return ctx->auth && project && auth_index_has_project(ctx->auth, project);
+}
+
 /* -- checks ------------------------------------------------------------- */
 
 static int unsafe_method(const char *m)

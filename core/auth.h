@@ -86,6 +86,9 @@ int cube_auth_check_owner(cube_req *req, int perm, const char *project,
                           const char *owner);
 /* The caller's role in project (CUBE_ROLE_ADMIN for administrators). */
 int cube_auth_role(cube_req *req, const char *project);
+/* 1 when the project exists (administrators pass project checks for any
+ * name: routes that write under a project ask this too). */
+int cube_auth_project_exists(struct cube_ctx *ctx, const char *project);
 /* The request's principal (identify first). */
 const struct cube_principal *cube_auth_who(cube_req *req);
 /* The actor for audit and metadata.owner: the user, or "anonymous". */

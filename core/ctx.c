@@ -9,6 +9,7 @@
 #include "auth.h"
 #include "jobs.h"
 #include "cube_build.h"
+#include "files_http.h"
 #include "http_req.h"
 #include "logstore.h"
 #include "objcache.h"
@@ -82,6 +83,7 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
     }
     if (core_metrics_init(ctx) < 0 || cube_core_routes_register(ctx) < 0 ||
         cube_resources_routes_register(ctx) < 0 || cube_ui_routes_register(ctx) < 0 ||
+        cube_files_routes_register(ctx) < 0 ||
         cube_auth_init(ctx) < 0 ||
         cube_sched_init(ctx) < 0)
         return -1;

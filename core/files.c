@@ -44,6 +44,11 @@ static int path_ok(const char *path)
     }
 }
 
+int cube_files_path_ok(const char *path)
+{
+    return path_ok(path);
+}
+
 /* The CUBE_E code for a failed open or stat of `name` in dirfd: a symlink
  * is refused; a file where a directory is wanted is "not found" when
  * reading and "exists" when writing. */

@@ -52,6 +52,8 @@ int cube_logstore_remove_object(struct cube_logstore *ls, const char *kind,
 
 /* Project files. path: relative, "/"-separated, no "..", "." or empty
  * segments, no leading '.', at most 1024 bytes (CUBE_EINVAL). */
+/* 1 when path is such a path. */
+int cube_files_path_ok(const char *path);
 int cube_files_write(struct cube_logstore *ls, const char *project,
                      const char *path, const void *data, size_t len);
 char *cube_files_read(struct cube_logstore *ls, const char *project,

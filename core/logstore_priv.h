@@ -1,5 +1,5 @@
 /* logstore_priv.h — the store's record, shared by logstore.c (log streams)
- * and files.c (project files), and the hooks the unit tests use to drive a
+ * and files*.c (project files), and the hooks the unit tests use to drive a
  * follower without an HTTP server. Not for other core files. */
 #ifndef CUBE_LOGSTORE_PRIV_H
 #define CUBE_LOGSTORE_PRIV_H

@@ -24,6 +24,14 @@
 /* ---- routes with a fixed shape ---------------------------------------------- */
 
 #define STR_PROP(n) "\"" n "\":{\"type\":\"string\"}"
+#define FILES "/api/v1/projects/{project}/files"
+#define FILE_PROPS STR_PROP("name") ",\"size\":{\"type\":\"integer\"},\"dir\":{\"type\":" \
+    "\"boolean\"}," STR_PROP("modified")
+#define FILE_ENTRY "{\"type\":\"object\",\"properties\":{" FILE_PROPS "," STR_PROP("path") "}}"
+#define FILE_LIST "{\"type\":\"object\",\"properties\":{" STR_PROP("path") ",\"items\":{" \
+    "\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{" FILE_PROPS "}}}," \
+    "\"truncated\":{\"type\":\"boolean\"}}}"
+#define BYTES "{\"type\":\"string\",\"format\":\"binary\"}"
 
 static const struct fixed_resp {
     const char *method, *path, *code, *desc, *ctype, *schema;
@@ -48,6 +56,17 @@ static const struct fixed_resp {
      "{\"$ref\":\"" OPENAPI_REF "EventList\"}", Q_EVENTS},
     {"GET", "/api/v1/openapi.json", "200", "This document (OpenAPI 3.0.3)", OPENAPI_JSON,
      "{\"type\":\"object\"}", Q_NONE},
+    {"GET", FILES, "200", "The project directory's listing", OPENAPI_JSON, FILE_LIST, Q_NONE},
+    {"GET", FILES "/{path*}", "200", "The file's bytes; for a directory, its listing "
+     "(application/json, as GET .../files)", "application/octet-stream", BYTES, Q_NONE},
+    {"GET", FILES "/{path*}", "206", "The range a Range header asked for",
+     "application/octet-stream", BYTES, Q_NONE},
+    {"PUT", FILES "/{path*}", "201", "Created: the file's entry", OPENAPI_JSON, FILE_ENTRY,
+     Q_NONE},
+    {"PUT", FILES "/{path*}", "200", "Replaced: the file's entry", OPENAPI_JSON, FILE_ENTRY,
+     Q_NONE},
+    {"DELETE", FILES "/{path*}", "200", "Deleted: what the entry was", OPENAPI_JSON,
+     FILE_ENTRY, Q_NONE},
 };
 
 static void fixed_route(struct doc *d, const struct cube_route_entry *e)

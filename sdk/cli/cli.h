@@ -70,6 +70,8 @@ int cmd_wait(struct cli *cli, int argc, char **argv);
 int cmd_members(struct cli *cli, int argc, char **argv);
 int cmd_passwd(struct cli *cli, int argc, char **argv);
 int cmd_completion(struct cli *cli, int argc, char **argv);
+int cmd_cp(struct cli *cli, int argc, char **argv);
+int cmd_ls(struct cli *cli, int argc, char **argv);
 /* create token NAME (cmd_account.c), reached through cubectl create. */
 int cmd_create_token(struct cli *cli, const char *name, const char *duration);
 /* stop, restart, renew, run, rerun, backfill, export, and any other

@@ -70,7 +70,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
 }
 
 static struct curl_slist *headers_for(const struct http_client *c,
-                                      const char *accept, const char *ctype)
+                                      const char *accept, const char *ctype,
+                                      int expect)
 {
     char line[4096];
     struct curl_slist *h = NULL;
@@ -84,8 +85,9 @@ static struct curl_slist *headers_for(const struct http_client *c,
         snprintf(line, sizeof line, "Content-Type: %s", ctype);
         h = curl_slist_append(h, line);
     }
-    /* no 100-continue round trip before bodies */
-    return curl_slist_append(h, "Expect:");
+    /* no 100-continue round trip before bodies, but for uploads: there
+     * the server may refuse (413) before the body is sent */
+    return curl_slist_append(h, expect ? "Expect: 100-continue" : "Expect:");
 }
 
 static void set_method(CURL *curl, const char *method, const char *body)
@@ -94,7 +96,7 @@ static void set_method(CURL *curl, const char *method, const char *body)
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
         curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
     }
-    if (strcmp(method, "GET") && strcmp(method, "POST"))
+    if (strcmp(method, "GET") && strcmp(method, "POST") && strcmp(method, "HEAD"))
         curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     else if (!strcmp(method, "POST") && !body)
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
@@ -129,11 +131,36 @@ static void set_common(struct http_client *c, const char *url,
 struct req {
     const char *method, *path, *ctype, *body, *accept;
     long idle_s;   /* streams: end when silent this long; 0 = never */
+    FILE *upload;  /* a body read from here (PUT), or NULL */
+    long long upload_size;  /* < 0: unknown */
+    int head;      /* HEAD: no body */
+    int transfer;  /* no overall time limit (uploads) */
 };
+
+static size_t on_read(char *buf, size_t size, size_t nmemb, void *ud)
+{
+    FILE *f = ud;
+    size_t n = fread(buf, 1, size * nmemb, f);
+    return n == 0 && ferror(f) ? CURL_READFUNC_ABORT : n;
+}
+
+/* A PUT body from a file, or a HEAD. */
+static void set_body_source(CURL *curl, const struct req *r)
+{
+    if (r->head)
+        curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    if (!r->upload)
+        return;
+    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(curl, CURLOPT_READDATA, r->upload);
+    if (r->upload_size >= 0)
+        curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->upload_size);
+}
 
 static void set_limits(CURL *curl, const struct sink *s, const struct req *r)
 {
-    if (!s->fn)
+    if (!s->fn && !r->transfer)
         curl_easy_setopt(curl, CURLOPT_TIMEOUT, REQUEST_TIMEOUT_S);
     if (r->idle_s > 0) {
         curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -149,12 +176,14 @@ static int perform(struct http_client *c, const struct req *r, struct sink *s)
         fprintf(stderr, "error: out of memory\n");
         return -1;
     }
-    struct curl_slist *h = headers_for(c, r->accept, r->ctype);
+    struct curl_slist *h = headers_for(c, r->accept, r->ctype, r->upload != NULL);
     set_common(c, url, h, s);
     set_method(c->curl, r->method, r->body);
+    set_body_source(c->curl, r);
     set_limits(c->curl, s, r);
     if (c->verbose)
-        fprintf(stderr, "> %s %s%s\n", r->method, url, r->body ? " (with body)" : "");
+        fprintf(stderr, "> %s %s%s\n", r->method, url,
+                r->body || r->upload ? " (with body)" : "");
     double t0 = now_ms();
     CURLcode rc = curl_easy_perform(c->curl);
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &s->resp->status);
@@ -177,7 +206,7 @@ int http_do(struct http_client *c, const char *method, const char *path,
             const char *ctype, const char *body, struct http_resp *resp)
 {
     struct sink s = {.c = c, .resp = resp};
-    struct req r = {method, path, ctype, body, "application/json", 0};
+    struct req r = {method, path, ctype, body, "application/json", 0, NULL, 0, 0, 0};
     memset(resp, 0, sizeof *resp);
     if (perform(c, &r, &s))
         return -1;
@@ -193,7 +222,41 @@ int http_stream(struct http_client *c, const char *path, const char *accept,
                 long idle_s, http_chunk_fn fn, void *ud, struct http_resp *resp)
 {
     struct sink s = {.c = c, .resp = resp, .fn = fn, .ud = ud};
-    struct req r = {"GET", path, NULL, NULL, accept, idle_s};
+    struct req r = {"GET", path, NULL, NULL, accept, idle_s, NULL, 0, 0, 0};
     memset(resp, 0, sizeof *resp);
     return perform(c, &r, &s);
+}
+
+int http_upload(struct http_client *c, const char *path, FILE *f, long long size,
+                long idle_s, struct http_resp *resp)
+{
+    struct sink s = {.c = c, .resp = resp};
+    struct req r = {"PUT", path, "application/octet-stream", NULL, "application/json",
+                    idle_s, f, size, 0, 1};
+    memset(resp, 0, sizeof *resp);
+    if (perform(c, &r, &s))
+        return -1;
+    /* a refusal may close the connection while the body is still going:
+     * then the server's answer says more than the broken transfer */
+    if (resp->broken[0] && (resp->status < 300 || !resp->body.len)) {
+        fprintf(stderr, "error: PUT %s%s: %s\n", c->server, path, resp->broken);
+        return -1;
+    }
+    return 0;
+}
+
+int http_head(struct http_client *c, const char *path, struct http_resp *resp,
+              char *ctype, size_t len)
+{
+    struct sink s = {.c = c, .resp = resp};
+    struct req r = {"HEAD", path, NULL, NULL, "*/*", 0, NULL, 0, 1, 0};
+    memset(resp, 0, sizeof *resp);
+    if (len)
+        ctype[0] = '\0';
+    if (perform(c, &r, &s))
+        return -1;
+    char *ct = NULL;
+    if (curl_easy_getinfo(c->curl, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct && len)
+        snprintf(ctype, len, "%s", ct);
+    return 0;
 }

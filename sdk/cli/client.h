@@ -4,6 +4,7 @@
 #define CUBECTL_CLIENT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <curl/curl.h>
 
@@ -44,6 +45,18 @@ int http_do(struct http_client *c, const char *method, const char *path,
  * be reached. */
 int http_stream(struct http_client *c, const char *path, const char *accept,
                 long idle_s, http_chunk_fn fn, void *ud, struct http_resp *resp);
+/* PUTs size bytes read from f (size < 0: unknown, sent chunked) to
+ * server + path as application/octet-stream, announced with Expect:
+ * 100-continue so that a refusal (413) comes before the body, and collects
+ * the answer into resp. No overall time limit; a transfer silent for
+ * idle_s ends. Returns 0 once a response came, or -1 after printing why
+ * (unreachable, or the transfer broke off). */
+int http_upload(struct http_client *c, const char *path, FILE *f, long long size,
+                long idle_s, struct http_resp *resp);
+/* HEADs server + path: resp gets the status (no body); ctype (len bytes)
+ * the Content-Type, "" when none. Returns 0, or -1 after printing why. */
+int http_head(struct http_client *c, const char *path, struct http_resp *resp,
+              char *ctype, size_t len);
 /* Frees resp's body and zeroes it. */
 void http_resp_free(struct http_resp *resp);
 

@@ -1,6 +1,7 @@
 /* cmd_completion.c — cubectl completion bash|zsh: a script that completes
  * commands, flags' values, kinds (cubectl kinds -o name), object names
- * (cubectl get KIND -o name), projects and contexts. The zsh script runs
+ * (cubectl get KIND -o name), projects, contexts and the project's files
+ * after ':' for cp and ls (cubectl ls -o name). The zsh script runs
  * the bash one through bashcompinit. */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,22 @@ static const char bash_body[] =
     "_cubectl_words() {\n"
     "    local IFS=$'\\n'\n"
     "    COMPREPLY=($(compgen -W \"$1\" -- \"$cur\"))\n"
+    "}\n"
+    "\n"
+    "# Paths on the server (:PATH) of cp and ls. Bash splits \":da\" into \":\" and\n"
+    "# \"da\" when COMP_WORDBREAKS holds ':' (the default): the words offered are\n"
+    "# then what follows the colon.\n"
+    "_cubectl_remote() {\n"
+    "    local path pre=\"\" dir=\"\"\n"
+    "    if [[ $cur == :* ]]; then path=\"${cur#:}\"; pre=\":\"\n"
+    "    elif [[ $prev == : ]]; then path=\"$cur\"\n"
+    "    else return\n"
+    "    fi\n"
+    "    [[ $path == */* ]] && dir=\"${path%/*}/\"\n"
+    "    _cubectl_words \"$(cubectl \"$@\" ls -o name \":$dir\" 2>/dev/null | awk -v p=\"$pre$dir\" '{print p $0}')\"\n"
+    "    if [[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == */ ]]; then\n"
+    "        compopt -o nospace 2>/dev/null\n"
+    "    fi\n"
     "}\n"
     "\n"
     "_cubectl() {\n"
@@ -67,6 +84,8 @@ static const char bash_body[] =
     "        fi ;;\n"
     "    completion)\n"
     "        _cubectl_words \"$(printf '%s\\n' bash zsh)\" ;;\n"
+    "    cp|ls)\n"
+    "        _cubectl_remote \"${global[@]}\" ;;\n"
     "    members)\n"
     "        ((${#args[@]} == 0)) && _cubectl_words \"$(printf '%s\\n' list add set remove)\" ;;\n"
     "    OBJECT_COMMANDS)\n"

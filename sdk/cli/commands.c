@@ -17,6 +17,8 @@ const struct command cli_commands[] = {
     {"delete", cmd_delete, "delete objects by name, selector or file"},
     {"wait", cmd_wait, "wait until objects have a field's value, or are gone"},
     {"logs", cmd_logs, "print (or follow) an object's or a task's logs"},
+    {"cp", cmd_cp, "copy files to or from the project's files (:PATH)"},
+    {"ls", cmd_ls, "list the project's files"},
     {"stop", cmd_verb, "stop a job, a notebook or a pipeline run"},
     {"restart", cmd_verb, "start a notebook's server again"},
     {"renew", cmd_verb, "push a notebook's expiry out"},
@@ -47,8 +49,7 @@ void cli_help(FILE *f)
         fprintf(f, "  %-11s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f, "  %-11s %s\n", "ACTION", "any other action of a kind: cubectl ACTION "
                "KIND/NAME [--field k=v]");
-    fprintf(f, "\nNot yet: 'top' (resource use) comes with the monitoring feature; 'cp'\n"
-               "waits for an HTTP API for project files.\n"
+    fprintf(f, "\nNot yet: 'top' (resource use) comes with the monitoring feature.\n"
                "\nThe project is -p, else the context's, else the server's default project.\n"
                "Run 'cubectl COMMAND --help' for a command's flags.\n");
 }

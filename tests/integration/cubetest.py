@@ -51,8 +51,9 @@ def to_yaml(obj, indent=0):
 
 
 class Response:
-    def __init__(self, status, headers, body):
+    def __init__(self, status, headers, body, raw=b""):
         self.status, self.headers, self.body = status, headers, body
+        self.raw = raw  # the body's bytes (decompressed), for binary answers
 
     def json(self):
         return json.loads(self.body)
@@ -173,7 +174,7 @@ class Cubed:
             hdrs = {k.lower(): v for k, v in r.getheaders()}
             if hdrs.get("content-encoding") == "gzip":
                 data = gzip.decompress(data)
-            return Response(r.status, hdrs, data.decode("utf-8", "replace"))
+            return Response(r.status, hdrs, data.decode("utf-8", "replace"), data)
         finally:
             conn.close()
 
