@@ -91,16 +91,6 @@ static int members_unique(const cJSON *members, struct cube_op_error *e)
     return 0;
 }
 
-static int creator_count(const cJSON *members)
-{
-    const cJSON *m;
-    int n = 0;
-    cJSON_ArrayForEach(m, members)
-        n += cube_role_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role")))
-             == CUBE_ROLE_CREATOR;
-    return n;
-}
-
 /* 409 when a write would leave a project that had a creator without one
  * (the members routes refuse the same; PUT, PATCH and apply of
  * spec.members come here). Removing a deleted user (the core's purge) is
@@ -110,8 +100,8 @@ static int keeps_creator(const struct cube_actor *who, const cJSON *members,
 {
     const cJSON *was = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(old, "spec"), "members");
-    if (!old || strcmp(who->user, AUTH_SYSTEM_ACTOR) == 0 || creator_count(was) == 0 ||
-        creator_count(members) > 0)
+    if (!old || strcmp(who->user, AUTH_SYSTEM_ACTOR) == 0 || auth_creator_count(was) == 0 ||
+        auth_creator_count(members) > 0)
         return 0;
     cube_op_fail(e, 409, "Conflict", "spec.members", "spec.members: a project keeps at least "
                  "one creator (this change removes or demotes the last one)");

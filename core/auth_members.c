@@ -33,7 +33,7 @@ static cJSON *find_member(cJSON *members, const char *user)
     return NULL;
 }
 
-static int creators(const cJSON *members)
+int auth_creator_count(const cJSON *members)
 {
     const cJSON *m;
     int n = 0;
@@ -103,7 +103,7 @@ static int edit_set(cJSON *members, const char *user, int role, struct cube_op_e
         return -1;
     }
     int was = cube_role_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role")));
-    if (was == CUBE_ROLE_CREATOR && role != CUBE_ROLE_CREATOR && creators(members) == 1) {
+    if (was == CUBE_ROLE_CREATOR && role != CUBE_ROLE_CREATOR && auth_creator_count(members) == 1) {
         cube_op_fail(e, 409, "Conflict", "role", "%s is the project's last creator", user);
         return -1;
     }
@@ -120,7 +120,7 @@ static int edit_remove(cJSON *members, const char *user, int role, struct cube_o
         return -1;
     }
     int was = cube_role_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role")));
-    if (was == CUBE_ROLE_CREATOR && creators(members) == 1) {
+    if (was == CUBE_ROLE_CREATOR && auth_creator_count(members) == 1) {
         cube_op_fail(e, 409, "Conflict", "user", "%s is the project's last creator", user);
         return -1;
     }

@@ -167,6 +167,9 @@ int auth_normalise_user(const char *in, char out[CUBE_USER_MAX]);
 /* -- auth_http.c / auth_members.c ------------------------------------- */
 int auth_routes_register(struct cube_auth *a);
 int auth_members_routes_register(struct cube_auth *a);
+/* How many of a Project's spec.members are creators (auth_members.c): the
+ * last one stays on every path that changes membership. */
+int auth_creator_count(const cJSON *members);
 int auth_token_routes_register(struct cube_auth *a);
 /* The body as a JSON object; NULL after answering 400 (malformed, not an
  * object, or holding a NUL). what describes the expected shape. */

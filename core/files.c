@@ -133,7 +133,7 @@ static int walk(struct cube_logstore *ls, const char *project, char *path,
     return cur;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int cube_ls_write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
     while (len) {
@@ -172,7 +172,7 @@ int cube_files_write(struct cube_logstore *ls, const char *project,
     if (fd < 0) {
         rc = seg_error(dfd, tmp, errno, 1);
     } else {
-        int bad = fchmod(fd, FILE_MODE) < 0 || write_all(fd, data, len) < 0 ||
+        int bad = fchmod(fd, FILE_MODE) < 0 || cube_ls_write_all(fd, data, len) < 0 ||
                   fsync(fd) < 0;
         if (close(fd) < 0)
             bad = 1;

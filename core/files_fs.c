@@ -273,21 +273,6 @@ static int changeable(struct tree *t, const struct dir *d, const struct stat *ol
     return CUBE_OK;
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Writes data to a temp file in d and renames it to last. */
 static int put(struct tree *t, const struct dir *d, const char *last, const void *data,
                size_t len, struct stat *st)
@@ -301,7 +286,7 @@ static int put(struct tree *t, const struct dir *d, const char *last, const void
         return open_error(t, d->fd, tmp, errno, d->at, 1);
     stamp(t, fd, FILE_MODE);
     int rc = CUBE_OK;
-    if (write_all(fd, data, len) < 0 || fsync(fd) < 0)
+    if (cube_ls_write_all(fd, data, len) < 0 || fsync(fd) < 0)
         rc = errno == ENOSPC || errno == EDQUOT
                  ? fail(t, CUBE_EUNAVAIL, at, "cannot be written: no space left")
                  : fail(t, CUBE_EIO, at, strerror(errno));

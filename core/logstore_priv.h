@@ -90,6 +90,10 @@ void cube_ls_empty_free(struct cube_logstore *ls);
 /* 1 when s is a valid kind/project/name/stream word (see logstore.h). */
 int cube_ls_name_ok(const char *s);
 
+/* Writes all of data to fd, retrying short writes and EINTR (files.c):
+ * 0, or -1 with errno set. */
+int cube_ls_write_all(int fd, const void *data, size_t len);
+
 /* Test hooks. Creates a follower of the stream as cube_logstore_respond
  * would, without an HTTP request: fills *desc with its read and close
  * callbacks (the caller must call close exactly once). Wakes it would get

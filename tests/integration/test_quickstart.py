@@ -82,7 +82,9 @@ def tasks_for(names):
                                "--model_path": f"models/{t}.joblib"}})
     tasks.append({"name": "evaluate", "template": "model-evaluate",
                   "upstream": ["sklearn-random-forest", "split"],
-                  "args": {"--model_path": "models/sklearn-random-forest.joblib",
+                  "args": {"--model_path": "{{ tasks.sklearn-random-forest.outputs.model_path }}",
+                           "--model_sha256":
+                               "{{ tasks.sklearn-random-forest.outputs.model_sha256 }}",
                            "--test_csv": "{{ tasks.split.outputs.test_csv }}"}})
     missing = set(names) - {t["template"] for t in tasks} - set(left_out)
     assert not missing, f"built-in templates this test does not run: {sorted(missing)}"
