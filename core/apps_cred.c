@@ -28,7 +28,6 @@ struct cube_apps *apps_new(struct cube_ctx *ctx)
         return NULL;
     }
     a->ctx = ctx;
-    a->quiesced_fd = MHD_INVALID_SOCKET;
     pthread_mutex_init(&a->mu, NULL);
     return a;
 }

@@ -29,7 +29,6 @@ struct cube_strmap;
 struct cube_apps {
     struct cube_ctx *ctx;
     struct cube_http *http;        /* the listener; NULL until started */
-    MHD_socket quiesced_fd;        /* its socket after quiesce, closed at stop */
     pthread_mutex_t mu;
     struct cube_strmap *creds;     /* "c"/"s" + hex SHA-256 of the secret; "m"... */
     unsigned puts;                 /* since the last purge of expired entries */

@@ -428,6 +428,19 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     cube_log(CUBE_LOG_DEBUG, "mhd", "%s", msg);
 }
 
+/* New connections while stopping are closed at once. This stands in for
+ * MHD_quiesce_daemon, which with epoll and internal threads races the
+ * daemon's own removal of the listen socket from its epoll set and can
+ * abort the process (MHD_PANIC "Failed to remove listen FD from epoll set",
+ * libmicrohttpd 0.9.75). */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
+                                     socklen_t addrlen)
+{
+    (void)addr, (void)addrlen;
+    const struct cube_http *http = cls;
+    return atomic_load(&http->stopping) ? MHD_NO : MHD_YES;
+}
+
 struct MHD_Daemon *cube_http_daemon_start(struct cube_http *http, const char *host,
                                           int port, int tls)
 {
@@ -456,7 +469,7 @@ struct MHD_Daemon *cube_http_daemon_start(struct cube_http *http, const char *ho
         {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, http->tls_key},
         {MHD_OPTION_END, 0, NULL},
     };
-    return MHD_start_daemon(flags, 0, NULL, NULL, on_request, http,
+    return MHD_start_daemon(flags, 0, accept_policy, http, on_request, http,
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
@@ -521,9 +534,7 @@ void cube_http_stop(struct cube_ctx *ctx, unsigned grace_ms)
     struct cube_http *http = ctx->http;
     if (!http)
         return;
-    atomic_store(&http->stopping, 1);
-    /* Stop accepting; the socket may be closed only after stop_daemon. */
-    MHD_socket listen_fd = MHD_quiesce_daemon(http->daemon);
+    atomic_store(&http->stopping, 1);   /* accept_policy turns newcomers away */
     cube_apps_listen_quiesce(ctx);
     cube_http_streams_shutdown(http);
     cube_proxy_http_stop(ctx);
@@ -537,8 +548,6 @@ void cube_http_stop(struct cube_ctx *ctx, unsigned grace_ms)
         cube_log(CUBE_LOG_WARN, "http", "closing %d unfinished request(s)",
                  atomic_load(&http->inflight));
     MHD_stop_daemon(http->daemon);
-    if (listen_fd != MHD_INVALID_SOCKET)
-        close(listen_fd);
     http_free(http);
     ctx->http = NULL;
 }

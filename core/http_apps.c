@@ -107,8 +107,7 @@ void cube_apps_listen_quiesce(struct cube_ctx *ctx)
 {
     struct cube_apps *a = apps_of(ctx);
     if (a && a->http) {
-        atomic_store(&a->http->stopping, 1);
-        a->quiesced_fd = MHD_quiesce_daemon(a->http->daemon);
+        atomic_store(&a->http->stopping, 1);   /* its accept policy refuses */
     }
 }
 
@@ -122,9 +121,6 @@ void cube_apps_listen_stop(struct cube_ctx *ctx, unsigned grace_ms)
         usleep(10000);
     MHD_stop_daemon(h->daemon);
     h->daemon = NULL;
-    if (a->quiesced_fd != MHD_INVALID_SOCKET)
-        close(a->quiesced_fd);
-    a->quiesced_fd = MHD_INVALID_SOCKET;
 }
 
 void cube_apps_free(struct cube_ctx *ctx)
