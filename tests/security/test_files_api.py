@@ -225,6 +225,16 @@ class FilesApi(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.root, "v.txt")))
         self.assertEqual(self.vera.get(P + "/readme.txt").raw, b"hello\n")
 
+    def test_an_anonymous_caller_gets_401(self):
+        for method, path, body in (("GET", P, None), ("GET", P + "/readme.txt", None),
+                                   ("PUT", P + "/anon.txt", b"x"),
+                                   ("DELETE", P + "/readme.txt", None)):
+            r = self.c.request(method, path, body)
+            self.assertEqual(r.status, 401, f"{method} {path}: {r.body}")
+            self.assertNotIn("hello", r.body)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "anon.txt")))
+        self.assertTrue(os.path.exists(os.path.join(self.root, "readme.txt")))
+
     def test_a_non_member_gets_404(self):
         for method, path, body in (("GET", P, None), ("GET", P + "/readme.txt", None),
                                    ("PUT", P + "/m.txt", b"x"),

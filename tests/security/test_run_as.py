@@ -157,6 +157,25 @@ class RunAs(unittest.TestCase):
         r = self.mallory.request("DELETE", P + "/pipelineruns/" + run)
         self.assertIn(r.status, (200, 202), r.body)
 
+    def test_viewers_outsiders_and_anonymous_callers_start_nothing(self):
+        r = self.mallory.request("POST", P + "/pipelines", {
+            "metadata": {"name": "guarded"}, "spec": {"tasks": [whoami_task()]}})
+        self.assertEqual(r.status, 201, r.body)
+        # every user joins public as a dev: make vic a viewer, take outsider out
+        vic = self.c.make_user("vic")
+        out = self.c.make_user("outsider")
+        r = self.a.request("PUT", "/api/v1/projects/public/members/vic", {"role": "viewer"})
+        self.assertEqual(r.status, 200, r.body)
+        r = self.a.request("DELETE", "/api/v1/projects/public/members/outsider")
+        self.assertIn(r.status, (200, 204), r.body)
+        for who, want in ((vic, 403), (out, 404), (self.c, 401)):
+            for action, body in (("run", {}), ("backfill", {"start": "2026-01-01",
+                                                            "end": "2026-01-02"})):
+                r = who.request("POST", f"{P}/pipelines/guarded/{action}", body)
+                self.assertEqual(r.status, want, f"{action}: {r.body}")
+        runs = self.a.get(f"{P}/pipelineruns?labelSelector=pipeline%3Dguarded").json()
+        self.assertEqual(runs["items"], [])
+
     def test_another_devs_pipeline_cannot_be_run(self):
         r = self.alice.request("POST", P + "/pipelines", {
             "metadata": {"name": "alice-only"}, "spec": {"tasks": [whoami_task()]}})
