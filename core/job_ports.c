@@ -69,6 +69,18 @@ void job_ports_release(struct cube_sched *s, const char *job_id)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* Records node's port as job_id's (caller holds mu): 0, or -1 (memory). */
+static int mark_taken(struct cube_sched *s, const char *job_id, const char *node, int port)
+{
+    char key[200], *owner = strdup(job_id);
+    port_key(node, port, key, sizeof key);
+    if (!owner || cube_strmap_put(s->ports, key, owner, NULL) < 0) {
+        free(owner);
+        return -1;
+    }
+    return 0;
+}
+
 /* One free port of node for job_id, or 0 (caller holds mu). */
 static int take_one(struct cube_sched *s, const char *job_id, const char *node)
 {
@@ -81,11 +93,8 @@ static int take_one(struct cube_sched *s, const char *job_id, const char *node)
         port_key(node, port, key, sizeof key);
         if (cube_strmap_get(s->ports, key))
             continue;
-        char *owner = strdup(job_id);
-        if (!owner || cube_strmap_put(s->ports, key, owner, NULL) < 0) {
-            free(owner);
+        if (mark_taken(s, job_id, node, port) < 0)
             return 0;
-        }
         next_cursor = (next_cursor + i + 1) % span;
         return port;
     }
@@ -114,23 +123,14 @@ void job_ports_restore(struct cube_sched *s, const char *job_id, const cJSON *jo
         cJSON_GetObjectItemCaseSensitive(status, "ports"), "master");
     const char *node0 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetArrayItem(reps, 0), "node"));
-    char key[200];
     pthread_mutex_lock(&s->mu);
-    if (cJSON_IsNumber(master) && node0) {
-        port_key(node0, (int)master->valuedouble, key, sizeof key);
-        char *owner = strdup(job_id);
-        if (!owner || cube_strmap_put(s->ports, key, owner, NULL) < 0)
-            free(owner);
-    }
+    if (cJSON_IsNumber(master) && node0)
+        mark_taken(s, job_id, node0, (int)master->valuedouble);
     cJSON_ArrayForEach(r, reps) {
         const cJSON *port = cJSON_GetObjectItemCaseSensitive(r, "port");
         const char *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
-        if (!cJSON_IsNumber(port) || !node)
-            continue;
-        port_key(node, (int)port->valuedouble, key, sizeof key);
-        char *owner = strdup(job_id);
-        if (!owner || cube_strmap_put(s->ports, key, owner, NULL) < 0)
-            free(owner);
+        if (cJSON_IsNumber(port) && node)
+            mark_taken(s, job_id, node, (int)port->valuedouble);
     }
     pthread_mutex_unlock(&s->mu);
 }

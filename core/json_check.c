@@ -122,14 +122,22 @@ static int walk_string(struct walk *w, int is_name)
 
 static int walk_value(struct walk *w);
 
+/* Skips blanks; when the next byte is c, steps over it and returns 1. */
+static int eat(struct walk *w, unsigned char c)
+{
+    skip_space(w);
+    if (w->p < w->end && *w->p == c) {
+        w->p++;
+        return 1;
+    }
+    return 0;
+}
+
 static int walk_object(struct walk *w)
 {
     w->p++;
-    skip_space(w);
-    if (w->p < w->end && *w->p == '}') {
-        w->p++;
+    if (eat(w, '}'))
         return 0;
-    }
     while (w->p < w->end) {
         skip_space(w);
         if (w->p >= w->end || *w->p != '"')
@@ -138,22 +146,15 @@ static int walk_object(struct walk *w)
         if (walk_string(w, 1))
             return 1;
         size_t saved = path_key(&w->path, (const char *)name, (size_t)(w->p - 1 - name));
-        skip_space(w);
-        if (w->p >= w->end || *w->p != ':')
+        if (!eat(w, ':'))
             break;
-        w->p++;
         if (walk_value(w))
             return 1;
         path_pop(&w->path, saved);
-        skip_space(w);
-        if (w->p < w->end && *w->p == ',') {
-            w->p++;
+        if (eat(w, ','))
             continue;
-        }
-        if (w->p < w->end && *w->p == '}') {
-            w->p++;
+        if (eat(w, '}'))
             return 0;
-        }
         break;
     }
     return fault(w->f, &w->path, "is not JSON this server reads", "");
@@ -162,25 +163,17 @@ static int walk_object(struct walk *w)
 static int walk_array(struct walk *w)
 {
     w->p++;
-    skip_space(w);
-    if (w->p < w->end && *w->p == ']') {
-        w->p++;
+    if (eat(w, ']'))
         return 0;
-    }
     for (int i = 0; w->p < w->end; i++) {
         size_t saved = path_index(&w->path, i);
         if (walk_value(w))
             return 1;
         path_pop(&w->path, saved);
-        skip_space(w);
-        if (w->p < w->end && *w->p == ',') {
-            w->p++;
+        if (eat(w, ','))
             continue;
-        }
-        if (w->p < w->end && *w->p == ']') {
-            w->p++;
+        if (eat(w, ']'))
             return 0;
-        }
         break;
     }
     return fault(w->f, &w->path, "is not JSON this server reads", "");
