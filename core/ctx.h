@@ -43,6 +43,11 @@ struct cube_plugin {
     int in_init;                   /* register_* allowed only while set */
     int initialised, started;
     int optional;
+    /* Work handed to submit that has not returned yet, and whether submit
+     * still takes more: the loader drains both before the plugin's fini,
+     * so no submitted function runs on freed plugin state. */
+    atomic_int tasks_inflight;
+    atomic_int tasks_closed;
     struct cube_route_entry *pending;   /* routes registered during init */
     struct cube_router *scratch_router; /* validates them until committed */
     struct cube_plugin *next;
@@ -97,6 +102,10 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg);
 void cube_ctx_free(struct cube_ctx *ctx);
 /* Fills ctx->host with the ABI 1.0 table (host.c). */
 void cube_host_table_init(struct cube_host *host);
+/* Refuses the plugin's further submits (CUBE_ESTATE) and waits until every
+ * function it submitted has returned. Called by the loader after the
+ * plugin's stop and before its fini. */
+void cube_host_tasks_drain(struct cube_plugin *self);
 /* Registers a route: the core's at once; a plugin's is checked now and
  * staged until cube_ctx_commit_routes, so a plugin whose init fails leaves
  * no route behind. */
