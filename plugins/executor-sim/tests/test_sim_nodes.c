@@ -223,20 +223,6 @@ static void bad_config_names_the_setting(void **st)
                  "\"count\":1}]}", "node_groups[1]:");
 }
 
-static void host_without_executor_slots(void **st)
-{
-    (void)st;
-    cube_plugin *self;
-    const struct cube_host *h = cube_mock_host(NULL, &self);
-    struct cube_host old = *h;
-    old.size = offsetof(struct cube_host, register_executor);
-    void *s = NULL;
-    assert_int_equal(cube_plugin_executor_sim()->init(&old, self, &s), CUBE_EVERSION);
-    assert_null(s);
-    assert_non_null(strstr(cube_mock_last_error(), "ABI 1.3"));
-    cube_mock_reset(NULL, NULL);
-}
-
 static void admin_routes_add_and_remove(void **st)
 {
     (void)st;
@@ -291,7 +277,6 @@ int main(void)
         cmocka_unit_test_teardown(uneven_domains_split_evenly, teardown),
         cmocka_unit_test_teardown(ten_thousand_nodes_fast, teardown),
         cmocka_unit_test(bad_config_names_the_setting),
-        cmocka_unit_test(host_without_executor_slots),
         cmocka_unit_test_teardown(admin_routes_add_and_remove, teardown),
         cmocka_unit_test_teardown(admin_routes_can_be_turned_off, teardown),
     };
