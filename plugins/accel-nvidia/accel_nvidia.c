@@ -239,11 +239,6 @@ static int nv_init(const struct cube_host *host, cube_plugin *self, void **state
     n->self = self;
     pthread_mutex_init(&n->mu, NULL);
     int rc = read_config(n, lib, sizeof lib, err, sizeof err);
-    if (rc == CUBE_OK && !CUBE_HOST_HAS(host, register_accel)) {
-        host->log(self, CUBE_LOG_WARN, "this host has no accelerator slots (ABI < 1.3): idle");
-        *state = n;
-        return CUBE_OK;
-    }
     const struct cube_accel_desc desc = {
         .size = sizeof desc, .name = "nvidia", .resource = n->resource,
         .discover = nv_discover, .pin_env = nv_pin_env, .usage = nv_usage,

@@ -300,10 +300,6 @@ static int accel_sim_init(const struct cube_host *host, cube_plugin *self, void 
     a->self = self;
     int rc = read_config(a, json, err, sizeof err);
     host->free(json);
-    if (rc == CUBE_OK && !CUBE_HOST_HAS(host, register_accel)) {
-        snprintf(err, sizeof err, "this host lacks the ABI 1.3 accelerator slots");
-        rc = CUBE_EVERSION;
-    }
     const struct cube_accel_desc desc = {
         .size = sizeof desc, .name = "sim", .resource = a->resource,
         .discover = sim_discover, .pin_env = sim_pin_env, .usage = sim_usage,

@@ -52,13 +52,6 @@ static double mono_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Checks the host has the ABI 1.3 executor slots. */
-static int host_ok(const struct cube_host *h)
-{
-    return CUBE_HOST_HAS(h, register_executor) && CUBE_HOST_HAS(h, node_set) &&
-           CUBE_HOST_HAS(h, node_remove) && CUBE_HOST_HAS(h, replica_exited);
-}
-
 static void sim_free(struct sim *s)
 {
     sim_run_free(s);
@@ -96,10 +89,6 @@ static int setup(struct sim *s)
 
 static int sim_init(const struct cube_host *host, cube_plugin *self, void **state)
 {
-    if (!host_ok(host)) {
-        host->set_error(self, "this host lacks the ABI 1.3 executor slots");
-        return CUBE_EVERSION;
-    }
     struct sim *s = calloc(1, sizeof *s);
     if (!s) {
         host->set_error(self, "out of memory");

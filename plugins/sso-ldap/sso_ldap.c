@@ -176,13 +176,6 @@ static int sso_ldap_init(const struct cube_host *host, cube_plugin *self, void *
         host->set_error(self, "%s", err);
         goto fail;
     }
-    if (!CUBE_HOST_HAS(host, register_auth_provider)) {
-        host->set_error(self, "sso-ldap: this cubed has no login-method slot "
-                        "(plugin ABI 1.2 needed, host is %u.%u)", host->abi_major,
-                        host->abi_minor);
-        rc = CUBE_EVERSION;
-        goto fail;
-    }
     int v;
     ldap_get_option(NULL, LDAP_OPT_PROTOCOL_VERSION, &v); /* libldap's global init, once */
     *state = s;
