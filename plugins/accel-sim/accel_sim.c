@@ -12,31 +12,9 @@
 #include <cjson/cJSON.h>
 #include <cube/cube.h>
 
-#define MAX_DEVICES 256
-#define ENV_NAME "^[A-Za-z_][A-Za-z0-9_]*$"
-#define QTY_BYTES "^[0-9]+(\\\\.[0-9]+)?([eE][0-9]+|[KMGTPE]i|[kMGTPE])?$"
+#include "config_schema.h"   /* ACCEL_SIM_CONFIG_SCHEMA: config.schema.json, embedded at build time */
 
-static const char SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"resource\":{\"type\":\"string\",\"default\":\"sim.cube.dev/gpu\",\"maxLength\":63,"
-    "\"pattern\":\"^[a-z0-9.-]+/[a-z0-9.-]+$\",\"description\":\"The extended resource served\"},"
-    "\"visible_env\":{\"type\":\"string\",\"default\":\"SIM_VISIBLE_DEVICES\",\"maxLength\":64,"
-    "\"pattern\":\"" ENV_NAME "\",\"description\":\"Variable listing a replica's device ids\"},"
-    "\"share_env\":{\"type\":\"string\",\"default\":\"SIM_DEVICE_SHARE\",\"maxLength\":64,"
-    "\"pattern\":\"" ENV_NAME "\",\"description\":\"Variable holding a fractional share\"},"
-    "\"devices\":{\"type\":\"array\",\"default\":[],\"items\":{\"type\":\"object\","
-    "\"additionalProperties\":false,\"required\":[\"id\"],\"properties\":{"
-    "\"id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,"
-    "\"pattern\":\"^[A-Za-z0-9._:-]+$\"},"
-    "\"model\":{\"type\":\"string\",\"default\":\"sim\",\"minLength\":1,\"maxLength\":63},"
-    "\"memory\":{\"type\":\"string\",\"default\":\"16Gi\",\"pattern\":\"" QTY_BYTES "\"},"
-    "\"numa\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1024,\"default\":0},"
-    "\"domain\":{\"type\":\"string\",\"maxLength\":63},"
-    "\"healthy\":{\"type\":\"boolean\",\"default\":true},"
-    "\"utilization\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"default\":0,"
-    "\"description\":\"What usage reports (0..1)\"},"
-    "\"memory_used\":{\"type\":\"string\",\"default\":\"0\",\"pattern\":\"" QTY_BYTES "\"}"
-    "}}}}}";
+#define MAX_DEVICES 256
 
 struct accel_sim {
     const struct cube_host *host;
@@ -332,6 +310,6 @@ CUBE_PLUGIN_DEFINE(accel_sim,
     .vendor = "Cube",
     .license = "Apache-2.0",
     .description = "Simulated accelerator devices declared in the config (vendor \"sim\")",
-    .config_schema = SCHEMA,
+    .config_schema = ACCEL_SIM_CONFIG_SCHEMA,
     .init = accel_sim_init,
     .fini = accel_sim_fini)

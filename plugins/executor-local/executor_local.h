@@ -82,8 +82,6 @@ int xl_conf_load(struct xl_conf *c, const char *config_json, const char *data_di
 void xl_conf_free(struct xl_conf *c);
 /* Parses a byte quantity ("512Mi", "1G", "1048576"); -1 when invalid. */
 int64_t xl_parse_bytes(const char *s);
-/* The JSON Schema of the config section. */
-extern const char xl_conf_schema[];
 
 /* -- replica.c --------------------------------------------------------- */
 

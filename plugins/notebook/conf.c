@@ -8,46 +8,6 @@
 
 #include "notebook.h"
 
-#define SECONDS(name, def, min, max, what)                                     \
-    "\"" name "\":{\"type\":\"integer\",\"minimum\":" #min ",\"maximum\":" #max \
-    ",\"default\":" #def ",\"description\":\"" what "\"}"
-
-const char NB_CONFIG_SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    SECONDS("idle_timeout_seconds", 3600, 0, 31536000,
-            "Default spec.idleTimeoutSeconds: a server idle this long is stopped (0: never)") ","
-    SECONDS("expires_after_seconds", 0, 0, 31536000,
-            "Default hard expiry of notebooks without devices (0: none)") ","
-    SECONDS("gpu_expires_after_seconds", 259200, 0, 31536000,
-            "Default hard expiry of notebooks that hold devices (0: none)") ","
-    SECONDS("expiry_warning_seconds", 86400, 0, 31536000,
-            "A warning event this long before a notebook expires") ","
-    SECONDS("cull_interval_seconds", 60, 1, 86400,
-            "How often running servers are asked for their activity") ","
-    SECONDS("start_timeout_seconds", 180, 5, 86400,
-            "A server that does not answer this long after its Job runs has failed") ","
-    "\"ops_access\":{\"type\":\"boolean\",\"default\":false,\"description\":"
-    "\"Project ops and creators may open other users' notebooks, running code as their "
-    "owner (each such session is an audit event); else only the owner\"},"
-    "\"cull_connected\":{\"type\":\"boolean\",\"default\":false,\"description\":"
-    "\"Also stop idle servers that still have browser connections\"},"
-    "\"jupyter_command\":{\"type\":\"string\",\"maxLength\":255,\"default\":\"\","
-    "\"description\":\"Jupyter's executable; empty: jupyter-lab when installed, else jupyter-notebook\"},"
-    "\"python\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,\"pattern\":\"^/\","
-    "\"default\":\"/usr/bin/python3\",\"description\":\"The interpreter that runs the launcher\"},"
-    "\"sdk_pythonpath\":{\"type\":\"string\",\"maxLength\":1024,\"default\":\"\",\"pattern\":\"^(/.*)?$\","
-    "\"description\":\"Put on PYTHONPATH inside notebooks (the Cube Python SDK); empty: none\"},"
-    "\"pool\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,\"default\":\"default\","
-    "\"description\":\"The pool notebook Jobs run in\"},"
-    "\"vscode\":{\"type\":\"object\",\"additionalProperties\":false,\"default\":{},"
-    "\"properties\":{"
-    "\"enabled\":{\"type\":\"boolean\",\"default\":false,\"description\":"
-    "\"Offer ide: vscode (npm's code-server)\"},"
-    "\"version\":{\"type\":\"string\",\"maxLength\":32,\"default\":\"4.96.4\","
-    "\"description\":\"The code-server version (runs on Node 20)\"},"
-    "\"command\":{\"type\":\"string\",\"maxLength\":255,\"default\":\"\","
-    "\"description\":\"code-server's executable; empty: found on PATH\"}}}}}";
-
 static char *dup_conf(struct nb *nb, const char *path, const char *def)
 {
     const char *v = nb->host->config_string(nb->self, path, def);

@@ -72,15 +72,11 @@ struct nb {
 };
 
 /* conf.c */
-extern const char NB_CONFIG_SCHEMA[];
 /* Reads the validated config; 0, or -1 with msg set. */
 int nb_conf_load(struct nb *nb, char *msg, size_t len);
 void nb_conf_free(struct nb_conf *c);
 
 /* spec.c */
-extern const char NB_SPEC_SCHEMA[];
-extern const char NB_STATUS_SCHEMA[];
-extern const char NB_COLUMNS[];
 /* The kind's validate callback (cube_kind_desc.validate). */
 int nb_validate(void *state, const char *object_json, const char *old_json,
                 char *field, size_t field_len, char *msg, size_t msg_len);
