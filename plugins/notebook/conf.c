@@ -1,6 +1,9 @@
-/* conf.c — the notebook plugin's `config:` section: its JSON Schema (the
- * core validates types, ranges and unknown keys and names file:line) and
- * reading it into struct nb_conf, with the checks a schema cannot state. */
+/* conf.c — the notebook plugin's `config:` section, read into struct
+ * nb_conf with the checks its JSON Schema (config.schema.json: the core
+ * validates types, ranges and unknown keys and names file:line) cannot
+ * state, and the programs it names or ships (Jupyter, the launcher). */
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +55,23 @@ static int resolve_jupyter(struct nb *nb, char *msg, size_t len)
     return 0;
 }
 
+/* The launcher a notebook's Job runs, cube-notebook-launcher.py beside
+ * this plugin (installed with it, copied next to it in the build tree):
+ * an absolute path, readable, else an error naming where it was looked for. */
+static int find_launcher(struct nb *nb, char *msg, size_t len)
+{
+    Dl_info info;
+    char near[sizeof nb->launcher];
+    const char *so = dladdr((void *)find_launcher, &info) ? info.dli_fname : NULL;
+    const char *slash = so ? strrchr(so, '/') : NULL;
+    snprintf(near, sizeof near, "%.*s/" NB_LAUNCHER, slash ? (int)(slash - so) : 1,
+             slash ? so : ".");
+    if (!realpath(near, nb->launcher) || access(nb->launcher, R_OK) != 0)
+        return snprintf(msg, len, "the notebook launcher %s is missing or unreadable: "
+                        "install it beside the plugin", near), -1;
+    return 0;
+}
+
 int nb_conf_load(struct nb *nb, char *msg, size_t len)
 {
     const struct cube_host *h = nb->host;
@@ -78,7 +98,7 @@ int nb_conf_load(struct nb *nb, char *msg, size_t len)
         return snprintf(msg, len, "python: must be an absolute path (got %s)", c->python), -1;
     if (*c->pythonpath && c->pythonpath[0] != '/')
         return snprintf(msg, len, "sdk_pythonpath: must be an absolute path"), -1;
-    return resolve_jupyter(nb, msg, len);
+    return find_launcher(nb, msg, len) < 0 ? -1 : resolve_jupyter(nb, msg, len);
 }
 
 void nb_conf_free(struct nb_conf *c)

@@ -50,10 +50,10 @@ static int run_validate(void *state, const char *object_json, const char *old_js
 {
     (void)state;
     cJSON *obj = cJSON_Parse(object_json), *old = old_json ? cJSON_Parse(old_json) : NULL;
-    const char *creator = pl_str(cJSON_GetObjectItemCaseSensitive(obj, "spec"), "creator");
-    const char *was = old ? pl_str(cJSON_GetObjectItemCaseSensitive(old, "spec"), "creator")
+    const char *creator = cu_str(cJSON_GetObjectItemCaseSensitive(obj, "spec"), "creator");
+    const char *was = old ? cu_str(cJSON_GetObjectItemCaseSensitive(old, "spec"), "creator")
                           : NULL;
-    const char *want = was ? was : pl_meta(obj, "owner");
+    const char *want = was ? was : cu_meta(obj, "owner");
     int bad = creator && (!want || strcmp(creator, want) != 0);
     if (bad) {
         snprintf(field, flen, "spec.creator");
@@ -71,7 +71,7 @@ static int run_defaulting(void *state, const char *object_json, char **out)
     (void)state;
     cJSON *obj = cJSON_Parse(object_json);
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
-    const char *owner = pl_meta(obj, "owner");
+    const char *owner = cu_meta(obj, "owner");
     if (cJSON_IsObject(spec) && owner && !cJSON_HasObjectItem(spec, "creator")) {
         cJSON_AddStringToObject(spec, "creator", owner);
         *out = cJSON_PrintUnformatted(obj);
