@@ -9,6 +9,12 @@ const char *cu_str(const cJSON *o, const char *key)
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
+const char *cu_str_or(const cJSON *o, const char *key, const char *def)
+{
+    const char *s = cu_str(o, key);
+    return s ? s : def;
+}
+
 double cu_num(const cJSON *o, const char *key, double def)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);

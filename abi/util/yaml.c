@@ -448,3 +448,15 @@ fail:
     cu_yaml_doc_free(doc);
     return -1;
 }
+
+cJSON *cu_yaml_parse_all(const char *text, size_t len, const char *name, char *err,
+                         size_t errlen)
+{
+    struct cu_yaml_doc doc;
+    struct cu_yaml_error e;
+    if (cu_yaml_load(text, len, CU_YAML_MULTI, &doc, &e)) {
+        cu_yaml_error_format(&e, name, err, errlen);
+        return NULL;
+    }
+    return doc.root;   /* no marks were recorded: nothing else to free */
+}

@@ -11,6 +11,8 @@
 
 /* Member key of o when it is a string, else NULL (borrowed from o). */
 const char *cu_str(const cJSON *o, const char *key);
+/* cu_str, or def when the member is absent or not a string. */
+const char *cu_str_or(const cJSON *o, const char *key, const char *def);
 /* Member key of o when it is a number, else def. */
 double cu_num(const cJSON *o, const char *key, double def);
 /* 1 when member key of o is true, 0 when false, def otherwise. */

@@ -63,6 +63,10 @@ void cu_yaml_doc_free(struct cu_yaml_doc *doc);
  * "name: message") in err, also for an empty document. */
 cJSON *cu_yaml_parse(const char *text, size_t len, const char *name, char *err,
                      size_t errlen);
+/* A stream of documents as a new array of the non-empty ones (empty input:
+ * []): NULL with "name:line:col: message" in err. */
+cJSON *cu_yaml_parse_all(const char *text, size_t len, const char *name, char *err,
+                         size_t errlen);
 /* Writes e as "name:line:col: message" (name NULL: "line L: message"). */
 void cu_yaml_error_format(const struct cu_yaml_error *e, const char *name, char *out,
                           size_t len);

@@ -204,6 +204,8 @@ static void json_helpers(void **st)
     assert_string_equal(cu_str(o, "s"), "x");
     assert_null(cu_str(o, "n"));
     assert_null(cu_str(NULL, "s"));
+    assert_string_equal(cu_str_or(o, "n", "-"), "-");
+    assert_string_equal(cu_str_or(o, "s", "-"), "x");
     assert_true(cu_num(o, "n", 0) == 2);
     assert_true(cu_num(o, "s", -1) == -1);
     assert_int_equal(cu_bool(o, "t", 0), 1);
