@@ -56,16 +56,18 @@ static int resolve_jupyter(struct nb *nb, char *msg, size_t len)
 }
 
 /* The launcher a notebook's Job runs, cube-notebook-launcher.py beside
- * this plugin (installed with it, copied next to it in the build tree):
+ * this plugin's .so (installed with it, copied next to it in the build
+ * tree; the .so's real path counts, so a plugin dir of symlinks works):
  * an absolute path, readable, else an error naming where it was looked for. */
 static int find_launcher(struct nb *nb, char *msg, size_t len)
 {
     Dl_info info;
-    char near[sizeof nb->launcher];
-    const char *so = dladdr((void *)find_launcher, &info) ? info.dli_fname : NULL;
-    const char *slash = so ? strrchr(so, '/') : NULL;
-    snprintf(near, sizeof near, "%.*s/" NB_LAUNCHER, slash ? (int)(slash - so) : 1,
-             slash ? so : ".");
+    char so[sizeof nb->launcher], near[sizeof nb->launcher];
+    if (!dladdr((void *)find_launcher, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, so))
+        snprintf(so, sizeof so, "./plugin");
+    const char *slash = strrchr(so, '/');
+    snprintf(near, sizeof near, "%.*s/" NB_LAUNCHER, (int)(slash - so), so);
     if (!realpath(near, nb->launcher) || access(nb->launcher, R_OK) != 0)
         return snprintf(msg, len, "the notebook launcher %s is missing or unreadable: "
                         "install it beside the plugin", near), -1;

@@ -91,7 +91,7 @@ struct pl {
     cube_metric *passes;           /* reconcile seconds by kind (histogram) */
     cube_metric *jobs;             /* task Jobs created (counter) */
     pthread_mutex_t dirs_mu;       /* guards dirs (started on first use) */
-    struct pl_dirmaker *dirs;      /* makes task directories (taskdirs.c) */
+    struct cu_queue *dirs;         /* makes task directories (taskdirs.c) */
     pthread_mutex_t vouch_mu;      /* guards vouch */
     struct pl_vouch vouch[PL_VOUCH_SLOTS];
 };
