@@ -1,5 +1,5 @@
 /* conf.c — the executor-local configuration: read from the config JSON the
- * host hands over, already validated against xl_conf_schema with its
+ * host hands over, already validated against config.schema.json with its
  * defaults applied (cubed and the fake host both do that), so every key is
  * present and of its schema's type and range. Checked here only what the
  * schema cannot say, each error naming its setting. */
@@ -17,66 +17,6 @@
 
 #include <cjson/cJSON.h>
 
-#define QTY "^[0-9]+(Ki|Mi|Gi|Ti|K|M|G|T)?$"
-
-const char xl_conf_schema[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"node_name\":{\"type\":\"string\",\"maxLength\":253,\"default\":\"\","
-    "\"description\":\"Node name (default: the short hostname)\"},"
-    "\"pool\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,\"default\":\"default\","
-    "\"description\":\"Pool the node belongs to\"},"
-    "\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
-    "\"description\":\"Node labels\"},"
-    "\"reserved_cpus\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4096,\"default\":0,"
-    "\"description\":\"CPUs kept out of the advertised capacity\"},"
-    "\"reserved_memory\":{\"type\":\"string\",\"pattern\":\"" QTY "\",\"default\":\"0\","
-    "\"description\":\"Memory kept out of the advertised capacity (512Mi, 2Gi)\"},"
-    "\"uid_min\":{\"type\":\"integer\",\"minimum\":1000,\"maximum\":2147483646,"
-    "\"default\":20000,\"description\":\"Lowest uid/gid of accounts made for Cube users\"},"
-    "\"uid_max\":{\"type\":\"integer\",\"minimum\":1000,\"maximum\":2147483646,"
-    "\"default\":29999,\"description\":\"Highest uid/gid of those accounts\"},"
-    "\"user_prefix\":{\"type\":\"string\",\"pattern\":\"^[a-z_][a-z0-9_-]{0,15}$\","
-    "\"default\":\"cube-\",\"description\":\"OS account name prefix\"},"
-    "\"group_prefix\":{\"type\":\"string\",\"pattern\":\"^[a-z_][a-z0-9_-]{0,15}$\","
-    "\"default\":\"cube-p-\",\"description\":\"OS group name prefix of projects\"},"
-    "\"home_root\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"Where homes live (default: <plugin data dir>/home)\"},"
-    "\"projects_root\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"Project shared dirs (default: <data dir>/projects)\"},"
-    "\"run_dir\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"Supervisor state (default: a tmpfs dir, else <plugin data dir>/run)\"},"
-    "\"sandbox\":{\"type\":\"string\",\"enum\":[\"none\",\"bubblewrap\"],\"default\":\"none\","
-    "\"description\":\"bubblewrap: read-only system, private /tmp\"},"
-    "\"cgroup\":{\"type\":\"string\",\"enum\":[\"auto\",\"v1\",\"v2\",\"off\"],"
-    "\"default\":\"auto\",\"description\":\"cgroup version for limits\"},"
-    "\"cgroup_parent\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"Parent cgroup path (default: automatic)\"},"
-    "\"pids_max\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4194304,\"default\":4096,"
-    "\"description\":\"Processes and threads per replica: pids.max of its cgroup (0: none of "
-    "its own; pids_max_total still applies)\"},"
-    "\"pids_max_total\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4194304,"
-    "\"default\":0,\"description\":\"Processes and threads of all replicas together: "
-    "pids.max of the parent cgroup they run under, so that replicas cannot exhaust the "
-    "machine's pids (0: half of the kernel's pid_max or threads-max, whichever is lower, "
-    "computed at start)\"},"
-    "\"job_port_min\":{\"type\":\"integer\",\"minimum\":1024,\"maximum\":65535,"
-    "\"default\":29500,\"description\":\"First network port handed to distributed Jobs "
-    "(MASTER_PORT, TF_CONFIG); Cube never gives one port to two live Jobs\"},"
-    "\"job_port_max\":{\"type\":\"integer\",\"minimum\":1024,\"maximum\":65535,"
-    "\"default\":30999,\"description\":\"Last port of that range\"},"
-    "\"timeout_grace_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600,"
-    "\"default\":10,\"description\":\"SIGTERM to SIGKILL on timeout\"},"
-    "\"poll_ms\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":1000,\"default\":10,"
-    "\"description\":\"How often output and ends are collected\"},"
-    "\"path\":{\"type\":\"string\",\"minLength\":1,"
-    "\"default\":\"/usr/local/bin:/usr/bin:/bin\","
-    "\"description\":\"PATH of replicas that set none\"},"
-    "\"launcher\":{\"type\":\"boolean\",\"default\":true,"
-    "\"description\":\"Start supervisors by forking a long-lived launcher process "
-    "instead of an exec per replica\"},"
-    "\"supervisor\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"The supervisor program (default: " XL_SUPERVISOR_PROGRAM
-    " beside the plugin)\"}}}";
 
 /* Writes "<key>: <reason>" into err; returns CUBE_EINVAL. */
 CUBE_PRINTF(4, 5)

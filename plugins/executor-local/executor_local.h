@@ -75,7 +75,7 @@ struct xl_conf {
 
 /* Reads the config JSON into c, checking what the schema cannot. The JSON
  * is what the host hands over (config_json): validated against
- * xl_conf_schema, its defaults applied. data_dir is the plugin's private
+ * config.schema.json, its defaults applied. data_dir is the plugin's private
  * directory. On error writes "<setting>: <reason>" into err and returns
  * CUBE_EINVAL. */
 int xl_conf_load(struct xl_conf *c, const char *config_json, const char *data_dir,
@@ -84,8 +84,6 @@ int xl_conf_load(struct xl_conf *c, const char *config_json, const char *data_di
 void xl_conf_free(struct xl_conf *c);
 /* Parses a byte quantity ("512Mi", "1G", "1048576"); -1 when invalid. */
 int64_t xl_parse_bytes(const char *s);
-/* The JSON Schema of the config section. */
-extern const char xl_conf_schema[];
 
 /* -- replica.c --------------------------------------------------------- */
 

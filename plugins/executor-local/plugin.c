@@ -3,6 +3,7 @@
  * callback, and the timers that collect output, report ends and keep the
  * node document current. */
 #include "executor_local.h"
+#include "config_schema.h"   /* XL_CONF_SCHEMA: config.schema.json, embedded at build time */
 
 #include <errno.h>
 #include <signal.h>
@@ -396,7 +397,7 @@ CUBE_PLUGIN_DEFINE(executor_local,
     .vendor = "Cube",
     .license = "Apache-2.0",
     .description = "Runs job replicas as processes on this machine (own accounts, cgroups)",
-    .config_schema = xl_conf_schema,
+    .config_schema = XL_CONF_SCHEMA,
     .init = xl_init,
     .start = xl_plugin_start,
     .fini = xl_fini)

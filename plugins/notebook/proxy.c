@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/json.h>
 
 #include "notebook.h"
 
@@ -40,8 +41,7 @@ static int not_running(struct nb *nb, cube_req *req, const char *p, const char *
 {
     int rc;
     char *text = nb->host->obj_get(nb->self, NB_KIND, p, n, &rc);
-    cJSON *obj = text ? cJSON_Parse(text) : NULL;
-    nb->host->free(text);
+    cJSON *obj = cu_json_take(nb->host, text);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "phase"));
     const char *reason = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "reason"));

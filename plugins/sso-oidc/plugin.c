@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 
 #include "oidc.h"
+#include "config_schema.h"   /* OIDC_CONFIG_SCHEMA: config.schema.json, embedded at build time */
 
 /* Releases everything o holds (after a failed init, or from fini). */
 static void destroy(struct oidc *o)

@@ -47,7 +47,7 @@ static void descriptor_is_complete(void **st)
 static int load_via_host(struct xl_conf *c, const char *json, const char *data_dir,
                          char *err, size_t len)
 {
-    char *cfg = cube_mock_config(xl_conf_schema, json, err, len);
+    char *cfg = cube_mock_config(cube_plugin_executor_local()->config_schema, json, err, len);
     if (!cfg)
         return CUBE_EINVAL;
     int rc = xl_conf_load(c, cfg, data_dir, err, len);

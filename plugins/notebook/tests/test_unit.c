@@ -18,6 +18,7 @@
 
 #include "cube_mock.h"
 #include "notebook.h"
+#include "config_schema.h"   /* NB_CONFIG_SCHEMA */
 
 const struct cube_plugin_desc *cube_plugin_notebook(void);
 

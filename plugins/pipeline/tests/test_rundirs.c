@@ -107,7 +107,7 @@ static const char *start_chain(void)
         "POST", "/api/v1/projects/demo/pipelines/chain/run", NULL, NULL, "{}");
     assert_int_equal(r.status, 201);
     cJSON *o = cJSON_Parse(r.body);
-    snprintf(run, sizeof run, "%s", pl_meta(o, "name"));
+    snprintf(run, sizeof run, "%s", cu_meta(o, "name"));
     cJSON_Delete(o);
     cube_mock_response_free(&r);
     for (int i = 0; i < 20 && cube_mock_controllers_pending(); i++)
