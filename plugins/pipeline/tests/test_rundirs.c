@@ -127,7 +127,9 @@ static void succeeds(const char *run, const char *task)
     pl->host->free(out);
     for (int i = 0; i < 20 && cube_mock_controllers_pending(); i++)
         cube_mock_run_controllers();
-    usleep(200 * 1000);   /* the plugin's thread makes what a pass handed over */
+    /* What a pass handed the plugin's directory worker is made before the
+     * test looks: stopping it drains its queue (the next pass starts one). */
+    pl_task_dirs_stop(pl);
 }
 
 /* 1 when task's Job runs through the wrapper. */
