@@ -315,6 +315,8 @@ static void dump_ext_descriptors(void)
     FIELD(cube_ui_desc, asset_dir, const char *);
     FIELD(cube_ui_desc, link, const char *);
     FIELD(cube_ui_desc, order, int);
+    FIELD(cube_ui_desc, route, const char *);
+    FIELD(cube_ui_desc, kind, const char *);
     END(cube_ui_desc);
 }
 #endif

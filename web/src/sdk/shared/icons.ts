@@ -1,0 +1,3 @@
+// The shared module "@ant-design/icons".
+export * from '@ant-design/icons';
+export { default } from '@ant-design/icons';
