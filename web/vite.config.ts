@@ -42,6 +42,8 @@ export default defineConfig({
   },
   server: {
     proxy: { '/api': { target: api, changeOrigin: false }, '/ui': api },
+    // the tests of the plugins' pages live in plugins/*/ui
+    fs: { allow: [path.dirname(webDir)] },
   },
   test: {
     environment: 'jsdom',
