@@ -23,7 +23,8 @@
  * the signed-in user and project, the generic resource components and
  * definePage(), which renders a React component inside the console),
  * "react", "react/jsx-runtime", "react-dom", "react-dom/client" (React 18),
- * "antd" (Ant Design 5), "@ant-design/icons" and "echarts" (ECharts 5).
+ * "antd" (Ant Design 5) and "echarts" (ECharts 5, load it with import()
+ * where it is needed: it is large).
  * The console's import map resolves them to its own copies, so a page
  * leaves them out of its bundle and shares the console's React tree. The
  * SDK is versioned apart from this ABI (@cube/console-sdk 1.x; its

@@ -3,11 +3,12 @@
 // A console page is an ES module a plugin ships in its asset directory
 // (abi/cube/cube_ui.h). Built against this SDK, it imports
 //     @cube/console-sdk, react, react/jsx-runtime, react-dom,
-//     react-dom/client, antd, @ant-design/icons, echarts
+//     react-dom/client, antd, echarts
 // without bundling them: the console's import map resolves each of these
 // bare specifiers to the console's own copy (React 18, Ant Design 5,
 // ECharts 5), so a page shares the console's React tree, theme, language
-// and router. Mark them external in the page's build.
+// and router. Mark them external in the page's build. Icons
+// (@ant-design/icons) a page bundles: only those it uses.
 //
 // Compatibility: every name below keeps working with every console of the
 // same SDK major (1.x); minors only add. The shared libraries keep their
