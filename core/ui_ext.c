@@ -61,6 +61,49 @@ static int check_module(const char *module, char *err, size_t errlen)
     return 0;
 }
 
+/* A console route (since 1.5): "/seg/:param/...", no empty segment. */
+static int check_route(const char *route, char *err, size_t errlen)
+{
+    if (check_text("route", route, 1, err, errlen) < 0)
+        return -1;
+    const char *p = route;
+    while (*p == '/') {
+        const char *seg = ++p;
+        if (*p == ':')
+            p++;
+        while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+               (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')
+            p++;
+        size_t len = (size_t)(p - seg) - (*seg == ':');
+        if (len == 0 || len > 63 || (*p && *p != '/')) {
+            snprintf(err, errlen, "route: '%s' must be '/'-separated segments of "
+                     "[A-Za-z0-9._-] or ':name' parameters", route);
+            return -1;
+        }
+    }
+    if (*p || route[0] != '/') {
+        snprintf(err, errlen, "route: '%s' must start with '/'", route);
+        return -1;
+    }
+    return 0;
+}
+
+/* route and kind (since 1.5): a route needs a module, a kind a route. */
+static int check_page_route(const struct cube_ui_desc *d, char *err, size_t errlen)
+{
+    if (d->route && !d->module) {
+        snprintf(err, errlen, "route: only for an entry with a module");
+        return -1;
+    }
+    if (d->route && check_route(d->route, err, errlen) < 0)
+        return -1;
+    if (d->kind && !d->route) {
+        snprintf(err, errlen, "kind: only for an entry with a route");
+        return -1;
+    }
+    return d->kind ? check_text("kind", d->kind, 1, err, errlen) : 0;
+}
+
 /* The directory holding the plugin's .so (symlinks followed), malloc'd. */
 static char *plugin_file_dir(const struct cube_plugin *p)
 {
@@ -126,6 +169,8 @@ static void entry_free(struct cube_ui_entry *e)
     free(e->module);
     free(e->asset_dir);
     free(e->link);
+    free(e->route);
+    free(e->kind);
     free(e);
 }
 
@@ -148,6 +193,8 @@ static int check_fields(const struct cube_ui_desc *d, int *perm, char *err,
                  "\"admin\"", d->permission ? d->permission : "(null)");
         return -1;
     }
+    if (check_page_route(d, err, errlen) < 0)
+        return -1;
     if (d->module)
         return check_module(d->module, err, errlen);
     if (!d->link) {
@@ -197,8 +244,11 @@ static struct cube_ui_entry *entry_copy(const struct cube_ui_desc *d)
     e->module = d->module ? strdup(d->module) : NULL;
     e->link = d->module ? NULL : strdup(d->link);
     e->order = d->order;
+    e->route = d->route ? strdup(d->route) : NULL;
+    e->kind = d->kind ? strdup(d->kind) : NULL;
     if (!e->id || !e->group || !e->label || (d->label_zh && !e->label_zh) ||
-        (d->module && !e->module) || (!d->module && !e->link)) {
+        (d->module && !e->module) || (!d->module && !e->link) ||
+        (d->route && !e->route) || (d->kind && !e->kind)) {
         entry_free(e);
         return NULL;
     }

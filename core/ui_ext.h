@@ -24,6 +24,7 @@ struct cube_ui_entry {
     char *asset_dir;               /* canonical absolute path; NULL without module */
     char *link;                    /* NULL when module is set */
     int order;
+    char *route, *kind;            /* since 1.5; NULL when not given */
     struct cube_ui_entry *next;
 };
 

@@ -42,8 +42,14 @@ static cJSON *entry_json(const struct cube_ui_entry *e)
         return o;
     }
     char *path = NULL, *url = NULL;
-    if (asprintf(&path, "/x/%s/%s", e->plugin->name, e->id) >= 0)
+    if (e->route) {
+        cJSON_AddStringToObject(o, "path", e->route);
+        cJSON_AddStringToObject(o, "route", e->route);
+        if (e->kind)
+            cJSON_AddStringToObject(o, "kind", e->kind);
+    } else if (asprintf(&path, "/x/%s/%s", e->plugin->name, e->id) >= 0) {
         cJSON_AddStringToObject(o, "path", path);
+    }
     if (asprintf(&url, "/ui/plugins/%s/%s", e->plugin->name, e->module) >= 0)
         cJSON_AddStringToObject(o, "module_url", url);
     free(path);

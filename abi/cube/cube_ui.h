@@ -17,8 +17,22 @@
  * with `element` an empty <div> in the page's content area and `context`
  * {api(path, init) -> Promise<Response> (the console's authenticated
  * fetch), t(key) and lang ("en" | "zh"), navigate(path), user, project}.
- * The module brings its own code; it must not assume the console's
- * libraries are loaded.
+ *
+ * What a module may import (since 1.5): the console's runtime SDK, by the
+ * bare specifiers "@cube/console-sdk" (the API client, i18n, navigation,
+ * the signed-in user and project, the generic resource components and
+ * definePage(), which renders a React component inside the console),
+ * "react", "react/jsx-runtime", "react-dom", "react-dom/client" (React 18),
+ * "antd" (Ant Design 5) and "echarts" (ECharts 5, load it with import()
+ * where it is needed: it is large).
+ * The console's import map resolves them to its own copies, so a page
+ * leaves them out of its bundle and shares the console's React tree. The
+ * SDK is versioned apart from this ABI (@cube/console-sdk 1.x; its
+ * declaration file is installed with these headers, see the README
+ * "Writing a console page"); its names keep working within a major. A
+ * module may import nothing else from the console; everything else it
+ * uses it brings itself, and files it loads relative to its own URL come
+ * from asset_dir.
  */
 #ifndef CUBE_UI_H
 #define CUBE_UI_H
@@ -57,6 +71,22 @@ struct cube_ui_desc {
     const char *link;
     /** Position within the group, lowest first. */
     int order;
+
+    /* since 1.5 */
+    /** Console path pattern the page owns, with every path below it, e.g.
+     *  "/p/:project/pipelines" (the page tells its views apart by the path,
+     *  e.g. "/p/:project/pipelines/:name/runs/:run"). Segments are 1 to 63
+     *  of [A-Za-z0-9._-], or ":name" for a parameter; ":project" is the
+     *  current project. At most 128 bytes. Paths the console itself uses
+     *  win over a plugin's. NULL: the page is at /x/<plugin>/<id>. Only
+     *  with module. */
+    const char *route;
+    /** The kind (cube_kind_desc.kind) this page is the console page of:
+     *  the kind's sidebar entry opens route, links to one of its objects
+     *  open route + "/<name>" (instead of the generic kind pages), and the
+     *  entry gets no sidebar item of its own. NULL: none. Only with
+     *  route. */
+    const char *kind;
 };
 
 #ifdef __cplusplus

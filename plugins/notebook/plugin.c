@@ -23,6 +23,21 @@ static int register_kind(struct nb *nb)
     return nb->host->register_kind(nb->self, &d) == CUBE_OK ? 0 : -1;
 }
 
+/* The console page (ui/page.js beside the .so, from ui/src): the
+ * Notebook kind's page at /p/:project/notebooks. Without it (a build
+ * without the console) the API works on, so a refusal only warns. */
+static void register_page(struct nb *nb)
+{
+    const struct cube_ui_desc page = {
+        .size = sizeof page, .id = "notebooks", .group = "Development",
+        .label = "Notebooks", .label_zh = "Notebook", .permission = CUBE_PERM_USER,
+        .module = "page.js", .order = 10, .route = "/p/:project/notebooks",
+        .kind = NB_KIND,
+    };
+    if (nb->host->register_ui(nb->self, &page) != CUBE_OK)
+        nb->host->log(nb->self, CUBE_LOG_WARN, "console page not registered (see above)");
+}
+
 static void nb_free(struct nb *nb)
 {
     nb_conf_free(&nb->conf);
@@ -55,6 +70,7 @@ static int nb_init(const struct cube_host *host, cube_plugin *self, void **state
         nb_table_fini(&nb->table);
         goto fail;
     }
+    register_page(nb);
     nb->cull_timer = host->timer_add(self, (uint64_t)nb->conf.cull_interval_ms,
                                      (uint64_t)nb->conf.cull_interval_ms, nb_cull, NULL);
     host->log(self, CUBE_LOG_INFO, "Jupyter: %s; VS Code: %s; idle timeout %lld s",

@@ -90,6 +90,21 @@ static void metrics(struct pl *p)
     p->jobs = p->host->metric_register(p->self, &jobs);
 }
 
+/* The console page (ui/page.js beside the .so, from ui/src): the
+ * Pipeline kind's pages under /p/:project/pipelines. Without it (a build
+ * without the console) the API works on, so a refusal only warns. */
+static void register_page(struct pl *p)
+{
+    const struct cube_ui_desc page = {
+        .size = sizeof page, .id = "pipelines", .group = "Pipelines",
+        .label = "Pipelines", .label_zh = "流水线", .permission = CUBE_PERM_USER,
+        .module = "page.js", .order = 20, .route = "/p/:project/pipelines",
+        .kind = "Pipeline",
+    };
+    if (p->host->register_ui(p->self, &page) != CUBE_OK)
+        p->host->log(p->self, CUBE_LOG_WARN, "console page not registered (see above)");
+}
+
 static int pl_init(const struct cube_host *host, cube_plugin *self, void **state)
 {
     struct pl *p = calloc(1, sizeof *p);
@@ -116,6 +131,7 @@ static int pl_init(const struct cube_host *host, cube_plugin *self, void **state
         *state = NULL;
         return CUBE_EINVAL;
     }
+    register_page(p);
     return CUBE_OK;
 }
 

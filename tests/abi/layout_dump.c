@@ -315,6 +315,10 @@ static void dump_ext_descriptors(void)
     FIELD(cube_ui_desc, asset_dir, const char *);
     FIELD(cube_ui_desc, link, const char *);
     FIELD(cube_ui_desc, order, int);
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_ui_desc, route, const char *);
+    FIELD(cube_ui_desc, kind, const char *);
+#endif
     END(cube_ui_desc);
 }
 #endif

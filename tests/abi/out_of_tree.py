@@ -9,16 +9,24 @@ usage: out_of_tree.py MESON BUILD_ROOT SOURCE_ROOT CUBED NM
    only that pkg-config file visible (PKG_CONFIG_LIBDIR) and
    PKG_CONFIG_SYSROOT_DIR pointing at the temporary root;
 3. checks the .so exports only its entry, loads it into cubed and GETs
-   /api/v1/vendor-hello (load_plugin.check_plugin)."""
+   /api/v1/vendor-hello (load_plugin.check_plugin);
+4. builds its console page (`make page`, tsc) as a vendor would after
+   `npm install`: with only the installed SDK declaration
+   (<datadir>/cube/console-sdk) and TypeScript and React's types linked
+   into ui/node_modules; the page must import the SDK and React rather
+   than bundle them, and cubed must serve it at
+   /ui/plugins/vendor-hello/page.js. Without the console's node_modules
+   (no npm) this part is skipped and says so."""
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
 import check_symbols
-from cubed_harness import TestFailure, expect
+from cubed_harness import Cubed, TestFailure, expect
 from load_plugin import check_plugin
 
 SKIP = 77  # meson's "skipped" exit status
@@ -51,6 +59,49 @@ def build_example(source_root, work, root, pc_dir):
     return src, so
 
 
+def build_page(source_root, src, root, pc_dir):
+    """`make page` with the installed SDK; returns page.js's bytes, or None
+    when TypeScript is not at hand."""
+    web_modules = os.path.join(source_root, "web", "node_modules")
+    tsc = os.path.join(web_modules, "typescript", "bin", "tsc")
+    if not os.path.isfile(tsc) or not shutil.which("node"):
+        print("vendor-hello page: no TypeScript in web/node_modules (npm ci): not built")
+        return None
+    sdk = glob.glob(os.path.join(root, "**", "cube", "console-sdk", "index.d.ts"), recursive=True)
+    expect(len(sdk) == 1, f"expected one installed console-sdk/index.d.ts under {root}, found {sdk}")
+    modules = os.path.join(src, "ui", "node_modules")
+    os.makedirs(os.path.join(modules, "@cube"))
+    os.makedirs(os.path.join(modules, "@types"))
+    os.symlink(os.path.dirname(sdk[0]), os.path.join(modules, "@cube", "console-sdk"))
+    os.symlink(os.path.join(web_modules, "@types", "react"), os.path.join(modules, "@types", "react"))
+    env = dict(os.environ, PKG_CONFIG_LIBDIR=pc_dir, PKG_CONFIG_SYSROOT_DIR=root)
+    env.pop("PKG_CONFIG_PATH", None)
+    proc = subprocess.run(["make", "-C", src, "page", f"TSC=node {tsc}"],
+                          env=env, capture_output=True, text=True)
+    expect(proc.returncode == 0, f"make page failed ({proc.returncode}):\n{proc.stdout}"
+           f"{proc.stderr}")
+    with open(os.path.join(src, "ui", "page.js"), "rb") as f:
+        code = f.read()
+    for spec in (b"@cube/console-sdk", b"react/jsx-runtime"):
+        expect(re.search(rb"""from\s*["']""" + re.escape(spec) + rb"""["']""", code),
+               f"page.js does not import {spec.decode()}")
+    expect(b"react.element" not in code and len(code) < 8192,
+           f"page.js ({len(code)} bytes) holds more than its own code")
+    return code
+
+
+def check_page(cubed, plugin_dir, code):
+    """cubed registers the page and serves the built module."""
+    with Cubed(cubed, plugin_dir, {"50-vendor-hello.yaml": "plugin: vendor-hello\n"}) as c:
+        c.start_ready()
+        status, body = c.get("/ui/plugins/vendor-hello/page.js")[:2]
+        expect(status == 200 and body == code.decode(),
+               f"GET /ui/plugins/vendor-hello/page.js: {status}, {len(body)} bytes")
+        expect("console page not registered" not in c.output(),
+               f"register_ui refused the page:\n{c.output()}")
+        expect(c.stop() == 0, f"cubed exit status after SIGTERM:\n{c.output()}")
+
+
 def main(argv):
     if len(argv) != 5:
         sys.exit(__doc__)
@@ -69,6 +120,9 @@ def main(argv):
                                [("plugin", "vendor-hello"),
                                 ("host_version", "{host_version}"),
                                 ("greeting", "Hello from a vendor")])
+            code = build_page(source_root, plugin_dir, root, pc_dir)
+            if code is not None:
+                check_page(cubed, plugin_dir, code)
     except (TestFailure, subprocess.CalledProcessError) as e:
         detail = getattr(e, "stderr", "") or ""
         print(f"FAIL: {e}\n{detail}")

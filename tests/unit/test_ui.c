@@ -175,6 +175,41 @@ static void links_must_be_console_paths(void **st)
     }
 }
 
+/* Since 1.5: a page may own a console route and be a kind's page. */
+static void routes_and_kinds(void **st)
+{
+    (void)st;
+    struct cube_ui_desc d = page();
+    d.route = "/p/:project/widgets";
+    d.kind = "Widget";
+    assert_int_equal(cube_ui_add(&list, &plug_x, &d, err, sizeof err), CUBE_OK);
+    assert_string_equal(list->route, "/p/:project/widgets");
+    assert_string_equal(list->kind, "Widget");
+    const char *bad[] = {"", "p/widgets", "/", "/p//widgets", "/p/widgets/", "/p/:/w",
+                         "/p/wid gets", "/p/?x", "//evil.example"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        d = page();
+        d.id = "bad";
+        d.route = bad[i];
+        assert_int_equal(cube_ui_add(&list, &plug_x, &d, err, sizeof err), CUBE_EINVAL);
+        if (strncmp(err, "route: ", 7) != 0)
+            fail_msg("route=%s: got \"%s\"", bad[i], err);
+    }
+    d = page();
+    d.id = "bad";
+    d.module = NULL;
+    d.link = "/kinds/jobs";
+    d.route = "/widgets";
+    assert_int_equal(cube_ui_add(&list, &plug_x, &d, err, sizeof err), CUBE_EINVAL);
+    assert_memory_equal(err, "route: ", 7);
+    d = page();
+    d.id = "bad";
+    d.kind = "Widget";
+    assert_int_equal(cube_ui_add(&list, &plug_x, &d, err, sizeof err), CUBE_EINVAL);
+    assert_memory_equal(err, "kind: ", 6);
+    assert_null(list->next);
+}
+
 static void size_and_uniqueness(void **st)
 {
     (void)st;
@@ -224,6 +259,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(accepts_a_link_and_an_absolute_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(refusals_name_the_field, setup, teardown),
         cmocka_unit_test_setup_teardown(links_must_be_console_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(routes_and_kinds, setup, teardown),
         cmocka_unit_test_setup_teardown(size_and_uniqueness, setup, teardown),
         cmocka_unit_test_setup_teardown(one_asset_dir_per_plugin, setup, teardown),
         cmocka_unit_test_setup_teardown(drop_removes_one_plugin, setup, teardown),

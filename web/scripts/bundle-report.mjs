@@ -30,7 +30,8 @@ const sizeOf = (f) => {
 const gzOf = (files) => [...files].filter((f) => f.endsWith('.js')).reduce((n, f) => n + sizeOf(f).gz, 0);
 
 // the shell = the entry and its static imports, on every page
-const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry);
+// (the other entries are the modules shared with plugin pages, sdk-*)
+const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry && k.endsWith('index.html'));
 const first = closure(entryKey);
 
 const files = [...new Set(Object.values(manifest).flatMap((c) => [c.file, ...(c.css ?? [])]))].sort();

@@ -3,6 +3,7 @@
 // pages/<area>/routes.tsx (`export const routes: RouteObject[]` with
 // absolute paths, and `export { default as messages } from './messages'`).
 // An area's code and messages load when one of its paths is first opened.
+// Paths no area owns may belong to a plugin's page (pages/plugin/RoutePage).
 import { lazy, useMemo, type ComponentType, type LazyExoticComponent } from 'react';
 import { matchPath, useLocation, useRoutes, type RouteObject } from 'react-router-dom';
 import { registerMessages, type MessageBundle } from './i18n';
@@ -26,8 +27,6 @@ export const areas: Area[] = [
   { name: 'infra', prefixes: ['/nodes', '/pools'], load: () => import('./pages/infra/routes') },
   { name: 'events', prefixes: ['/events'], load: () => import('./pages/events/routes') },
   { name: 'plugin', prefixes: ['/x/:plugin'], load: () => import('./pages/plugin/routes') },
-  { name: 'notebooks', prefixes: ['/p/:project/notebooks'], load: () => import('./pages/notebooks/routes') },
-  { name: 'pipelines', prefixes: ['/p/:project/pipelines'], load: () => import('./pages/pipelines/routes') },
 ];
 
 /** The area owning `pathname`, if any. */
@@ -53,12 +52,16 @@ function areaComponent(area: Area): LazyExoticComponent<ComponentType> {
   return c;
 }
 
-/** The catch-all route of the signed-in layout: hands the path to its area. */
+const PluginRoutePage = lazy(() => import('./pages/plugin/RoutePage'));
+
+/** The catch-all route of the signed-in layout: hands the path to its
+ *  area, else to the plugin page whose route owns it (GET /api/v1/ui/menu,
+ *  read once), else 404. */
 export function AreaRoutes() {
   const { pathname } = useLocation();
   const area = areaOf(pathname);
   const Component = useMemo(() => (area ? areaComponent(area) : null), [area]);
-  return Component ? <Component /> : <NotFound />;
+  return Component ? <Component /> : <PluginRoutePage />;
 }
 
 // The shell's own pages, each its own chunk.

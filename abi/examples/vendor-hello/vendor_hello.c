@@ -1,7 +1,8 @@
 /* vendor_hello.c — a Cube plugin as a third party writes it: built outside
  * the Cube tree with nothing but the installed headers and cube-plugin.pc
  * (see Makefile). One public route, GET /api/v1/vendor-hello, answers with
- * the host's version and a configured greeting. */
+ * the host's version and a configured greeting; a console page (ui/) shows
+ * it. */
 #include <stdlib.h>
 
 #include <cjson/cJSON.h>
@@ -62,6 +63,15 @@ static int vendor_hello_init(const struct cube_host *host, cube_plugin *self,
         *state = NULL;
         return rc;
     }
+    /* The console page, ui/page.js beside the .so (`make page`), at
+     * /x/vendor-hello/hello. Without it the route works on. */
+    const struct cube_ui_desc page = {
+        .size = sizeof page, .id = "hello", .group = "Examples",
+        .label = "Vendor hello", .label_zh = "厂商问候", .permission = CUBE_PERM_USER,
+        .module = "page.js", .order = 110,
+    };
+    if (host->register_ui(self, &page) != CUBE_OK)
+        host->log(self, CUBE_LOG_WARN, "console page not registered (make page builds it)");
     return CUBE_OK;
 }
 

@@ -61,6 +61,11 @@ export interface UiMenuEntry {
   path?: string;
   module_url?: string;
   order?: number;
+  /** Since ABI 1.5: the console path pattern the page owns (with all
+   *  below it), e.g. "/p/:project/pipelines"; absent: /x/<plugin>/<id>. */
+  route?: string;
+  /** Since ABI 1.5: the kind whose list and objects the page shows. */
+  kind?: string;
 }
 
 export interface UserInfo {

@@ -4,7 +4,9 @@
 // its own page, any other the generic pages of the `kinds` area
 // (/k/:plural for cluster kinds, /p/:project/k/:plural for project kinds).
 // A path may contain :project (the current project). Detail pages are the
-// path plus "/<name>". Add one line here when an area gets a kind page.
+// path plus "/<name>". Add one line here when an area gets a kind page;
+// a plugin's page for its kind (cube_ui.h `kind` and `route`) is added
+// when the console reads GET /api/v1/ui/menu (shell/pluginPages.ts).
 import type { KindInfo } from '../api/types';
 
 export const kindPages: Record<string, string> = {
@@ -13,9 +15,13 @@ export const kindPages: Record<string, string> = {
   Job: '/p/:project/jobs',
   Node: '/nodes',
   Pool: '/pools',
-  Notebook: '/p/:project/notebooks',
-  Pipeline: '/p/:project/pipelines',
 };
+
+/** A plugin's page of `kind` at `route` (a console path pattern). The
+ *  console's own pages win. */
+export function registerKindPage(kind: string, route: string): void {
+  if (!(kind in kindPages)) kindPages[kind] = route;
+}
 
 type KindRef = Pick<KindInfo, 'kind' | 'plural' | 'scope'>;
 

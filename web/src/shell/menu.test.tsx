@@ -6,7 +6,9 @@ import { AuthProvider } from '../auth/AuthContext';
 import { AppRoutes } from '../App';
 import { I18nProvider, translate } from '../i18n';
 import { mockFetch } from '../test/fetchMock';
+import { kindObjectPath } from '../pages/registry';
 import { buildMenu, selectedKey, type MenuNode } from './menu';
+import { notePluginPages } from './pluginPages';
 import './messages';
 
 afterEach(() => vi.unstubAllGlobals());
@@ -64,6 +66,22 @@ describe('sidebar menu', () => {
     expect(en['Monitoring/Board']).toBe('/x/board/main');
     const zh = flat(buildMenu({ kinds, entries, project: 'demo', isAdmin: false, lang: 'zh', t }));
     expect(zh['Examples/问候']).toBe('/x/hello/greet');
+  });
+
+  it("opens a kind's plugin page from the kind's entry, and fills a route's project", () => {
+    const sprocket: KindInfo = { kind: 'Sprocket', plural: 'sprockets', singular: 'sprocket', scope: 'project', group: 'Examples' };
+    const entries = [
+      { plugin: 'sp', id: 'sprockets', group: 'Examples', label: 'Sprocket page', route: '/p/:project/sprockets', kind: 'Sprocket', module_url: '/ui/plugins/sp/page.js' },
+      { plugin: 'sp', id: 'board', group: 'Examples', label: 'Board', route: '/p/:project/board', module_url: '/ui/plugins/sp/page.js' },
+    ];
+    notePluginPages(entries);
+    const m = flat(buildMenu({ kinds: [...kinds, sprocket], entries, project: 'my proj', isAdmin: false, lang: 'en', t }));
+    expect(m['Examples/Sprockets']).toBe('/p/my%20proj/sprockets');
+    expect(m['Examples/Sprocket page']).toBeUndefined();
+    expect(m['Examples/Board']).toBe('/p/my%20proj/board');
+    expect(kindObjectPath(sprocket, 's1', 'demo')).toBe('/p/demo/sprockets/s1');
+    const none = buildMenu({ kinds: [...kinds, sprocket], entries, project: null, isAdmin: false, lang: 'en', t });
+    expect(none.flatMap((n) => n.children ?? []).find((n) => n.label === 'Board')?.disabled).toBe(true);
   });
 
   it('selects the longest matching entry', () => {

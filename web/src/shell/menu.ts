@@ -60,6 +60,13 @@ function titleCase(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
+/** A route with its :project filled in; null when it needs a project and
+ *  none is chosen. */
+function withProject(pattern: string, project: string | null): string | null {
+  if (!pattern.includes('/:project')) return pattern;
+  return project ? pattern.replace('/:project', '/' + encodeURIComponent(project)) : null;
+}
+
 export function buildMenu(inp: MenuInput): MenuNode[] {
   const { t } = inp;
   const top: MenuNode[] = [];
@@ -94,9 +101,13 @@ export function buildMenu(inp: MenuInput): MenuNode[] {
 
   const entries = [...inp.entries].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
   for (const e of entries) {
-    const path = e.path || `/x/${e.plugin}/${e.id}`;
+    // a kind's page (cube_ui.h `kind`) opens from the kind's own entry
+    if (e.kind && e.route && e.module_url) continue;
     const label = inp.lang === 'zh' && e.label_zh ? e.label_zh : e.label;
-    add(e.group || 'Other', { key: path, label, path, icon: e.icon });
+    const pattern = (e.module_url && e.route) || e.path || `/x/${e.plugin}/${e.id}`;
+    const path = withProject(pattern, inp.project);
+    if (path) add(e.group || 'Other', { key: path, label, path, icon: e.icon });
+    else add(e.group || 'Other', { key: `ui:${e.plugin}/${e.id}`, label, icon: e.icon, disabled: true });
   }
 
   const names = [...groups.keys()].sort((a, b) => {

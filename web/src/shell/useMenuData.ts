@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { ApiError, api } from '../api/client';
 import type { KindInfo, UiMenuEntry } from '../api/types';
+import { notePluginPages } from './pluginPages';
 
 export interface MenuData {
   kinds: KindInfo[];
@@ -32,6 +33,7 @@ export function useMenuData(): MenuData {
     let live = true;
     Promise.allSettled([loadKinds(), loadUiMenu()]).then(([k, m]) => {
       if (!live) return;
+      if (m.status === 'fulfilled') notePluginPages(m.value);
       const err = [k, m].find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
       setState({
         kinds: k.status === 'fulfilled' ? k.value : [],

@@ -6,7 +6,8 @@ import { Link } from 'react-router-dom';
 import { api, resourcePath } from '../../api/client';
 import type { CubeObject, ObjectList } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
-import { registerMessages, useT } from '../../i18n';
+import { registerMessages, useI18n, useT } from '../../i18n';
+import { usePluginEntries } from '../../shell/pluginPages';
 import { useProject } from '../../shell/ProjectContext';
 import { ErrorAlert } from '../common/ErrorAlert';
 import { formatTime } from '../common/format';
@@ -26,6 +27,24 @@ interface JobStatus {
   waiting?: string;
 }
 type Job = CubeObject<Record<string, unknown>, JobStatus>;
+
+/** A button for each plugin page of a project kind (e.g. notebooks,
+ *  pipelines), in menu order. `project` is URL-encoded. */
+function PluginPageLinks({ project, user, lang }: { project: string; user: string; lang: string }) {
+  const entries = usePluginEntries(user) ?? [];
+  const pages = entries
+    .filter((e) => e.kind && e.module_url && e.route?.startsWith('/p/:project/'))
+    .sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
+  return (
+    <>
+      {pages.map((e) => (
+        <Link key={`${e.plugin}/${e.id}`} to={e.route!.replace(':project', project)}>
+          <Button>{lang === 'zh' && e.label_zh ? e.label_zh : e.label}</Button>
+        </Link>
+      ))}
+    </>
+  );
+}
 
 /** My Running/Pending jobs across `projects` (one list call per project). */
 export async function myActiveJobs(projects: string[], user: string): Promise<{ jobs: Job[]; errors: string[] }> {
@@ -81,7 +100,7 @@ function MyWork({ projects, user }: { projects: string[]; user: string }) {
 }
 
 export default function Home() {
-  const t = useT();
+  const { t, lang } = useI18n();
   const { me } = useAuth();
   const { project } = useProject();
   const mine = me?.projects ?? [];
@@ -100,8 +119,7 @@ export default function Home() {
           <Card title={t('home.quick')} style={{ minHeight: 240 }}>
             <Space wrap>
               {p && <Link to={`/p/${p}/k/jobs/new`}><Button type="primary">{t('home.newJob')}</Button></Link>}
-              {p && <Link to={`/p/${p}/notebooks`}><Button>{t('home.notebooks')}</Button></Link>}
-              {p && <Link to={`/p/${p}/pipelines`}><Button>{t('home.pipelines')}</Button></Link>}
+              {p && <PluginPageLinks project={p} user={me?.user.name ?? ''} lang={lang} />}
               <Link to="/tokens"><Button>{t('home.tokens')}</Button></Link>
             </Space>
           </Card>

@@ -2,8 +2,13 @@
 // loads its module_url with a dynamic import() and mounts it into an empty
 // <div> (abi/cube/cube_ui.h); leaving the page calls the returned unmount.
 // Load and mount failures are shown with the browser's or module's message.
+// A page with a route of its own (RoutePage) is handed its entry and has
+// no title here (it draws its own). Pages built with the SDK's definePage
+// render through a portal into that <div> (sdk/pageHost.tsx), inside the
+// console's providers.
 
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import { Alert, Typography } from 'antd';
 import { useNavigate, useParams } from 'react-router-dom';
 import { apiFetch, errorMessage } from '../../api/client';
@@ -13,18 +18,22 @@ import { useI18n } from '../../i18n';
 import { useProject } from '../../shell/ProjectContext';
 import { loadUiMenu } from '../../shell/useMenuData';
 import { PageSkeleton } from '../../shell/PageSkeleton';
+import { registerPageHost } from '../../sdk/pageHost';
 import { importModule, mountPlugin, type ModuleLoader, type PluginContext } from './pluginHost';
 
 type State = { phase: 'loading' } | { phase: 'mounted'; entry: UiMenuEntry } | { phase: 'error'; title: string; detail?: string };
 
-export function PluginPage({ load = importModule }: { load?: ModuleLoader }) {
-  const { plugin = '', id = '' } = useParams();
+export function PluginPage({ load = importModule, entry: given }: { load?: ModuleLoader; entry?: UiMenuEntry }) {
+  const params = useParams();
+  const plugin = given?.plugin ?? params.plugin ?? '';
+  const id = given?.id ?? params.id ?? '';
   const { t, lang } = useI18n();
   const navigate = useNavigate();
   const { me } = useAuth();
   const { project } = useProject();
   const host = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<State>({ phase: 'loading' });
+  const [portal, setPortal] = useState<{ node: ReactNode; box: HTMLElement } | null>(null);
   // The context reads the latest values without remounting the page.
   const live = useRef({ t, lang, navigate, me, project });
   live.current = { t, lang, navigate, me, project };
@@ -34,9 +43,9 @@ export function PluginPage({ load = importModule }: { load?: ModuleLoader }) {
     let unmount: (() => void) | null = null;
     setState({ phase: 'loading' });
     (async () => {
-      let entry: UiMenuEntry | undefined;
+      let entry: UiMenuEntry | undefined = given;
       try {
-        entry = (await loadUiMenu()).find((e) => e.plugin === plugin && e.id === id);
+        entry ??= (await loadUiMenu()).find((e) => e.plugin === plugin && e.id === id);
       } catch (e) {
         if (!cancelled) setState({ phase: 'error', title: t('plugin.loadFailed', { plugin }), detail: errorMessage(e) });
         return;
@@ -67,6 +76,9 @@ export function PluginPage({ load = importModule }: { load?: ModuleLoader }) {
           return live.current.project;
         },
       };
+      const unregister = registerPageHost(host.current, (node, box) =>
+        setPortal(node && box ? { node, box } : null),
+      );
       try {
         const un = await mountPlugin(mod, host.current, ctx);
         if (cancelled) un();
@@ -76,6 +88,8 @@ export function PluginPage({ load = importModule }: { load?: ModuleLoader }) {
         }
       } catch (e) {
         if (!cancelled) setState({ phase: 'error', title: t('plugin.mountFailed', { plugin }), detail: errorMessage(e) });
+      } finally {
+        unregister();
       }
     })();
     return () => {
@@ -88,7 +102,7 @@ export function PluginPage({ load = importModule }: { load?: ModuleLoader }) {
     };
   }, [plugin, id, load]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const entry = state.phase === 'mounted' ? state.entry : undefined;
+  const entry = state.phase === 'mounted' && !state.entry.route ? state.entry : undefined;
   return (
     <div>
       {entry && (
@@ -99,6 +113,7 @@ export function PluginPage({ load = importModule }: { load?: ModuleLoader }) {
       {state.phase === 'loading' && <PageSkeleton />}
       {state.phase === 'error' && <Alert type="error" showIcon message={state.title} description={state.detail} />}
       <div ref={host} data-plugin={plugin} />
+      {portal && createPortal(portal.node, portal.box)}
     </div>
   );
 }

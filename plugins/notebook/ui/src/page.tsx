@@ -1,0 +1,18 @@
+// page.tsx — the notebook plugin's console page, an ES module built
+// against @cube/console-sdk (plugin.c registers it for the Notebook kind
+// at /p/:project/notebooks): a project's notebooks with Open, stop,
+// restart, renew and the create form.
+import { definePage, PageRoutes } from '@cube/console-sdk';
+import messages from './messages';
+import { NotebookListPage } from './NotebookPages';
+
+const routes = [
+  { path: '/p/:project/notebooks', element: <NotebookListPage /> },
+  { path: '/p/:project/notebooks/*', element: <NotebookListPage /> },
+];
+
+function NotebookPages() {
+  return <PageRoutes routes={routes} />;
+}
+
+export const { mount } = definePage(NotebookPages, { messages });
