@@ -3,7 +3,7 @@
 #ifndef CUBE_LOGSTORE_FIXTURE_H
 #define CUBE_LOGSTORE_FIXTURE_H
 
-#include "logstore.h"
+#include "logstore/logstore.h"
 
 struct fixture {
     char dir[64];

@@ -21,9 +21,9 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "logstore.h"
+#include "logstore/logstore.h"
 #include "logstore_fixture.h"
-#include "logstore_priv.h"
+#include "logstore/logstore_priv.h"
 
 /* Reads the whole stream as a string (asserts success). */
 static char *read_all(struct cube_logstore *ls, const char *project,

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "logstore.h"
+#include "logstore/logstore.h"
 #include "logstore_fixture.h"
-#include "logstore_priv.h"
+#include "logstore/logstore_priv.h"
 
 /* What a follower reads before it ends (asserts it ends). */
 static void follow_to_end(struct cube_logstore *ls, const char *name, const char *stream,

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "logstore.h"
+#include "logstore/logstore.h"
 #include "logstore_fixture.h"
 
 /* ---- files -------------------------------------------------------- */
