@@ -120,4 +120,14 @@ const char *cube_auth_rule_name(const struct cube_res_rule *r);
 int cube_auth_list_filter(cube_req *req, const struct cube_kind *k,
                           const char *name);
 
+/* The host table's auth (ABI 1.2, host_auth.c) slots (listed by plugins/host_table.c; contracts
+ * in abi/cube/cube_host.h). */
+int cube_slot_register_auth_provider(cube_plugin *self, const struct cube_auth_desc *in);
+int cube_slot_auth_complete(cube_req *req, const char *provider, const char *identity,
+                            const char *next);
+const char *cube_slot_req_user(cube_req *req);
+const char *cube_slot_req_project_role(cube_req *req, const char *project);
+char *cube_slot_token_issue(cube_plugin *self, const char *user, unsigned ttl,
+                            const char *purpose, int *rc);
+
 #endif

@@ -7,7 +7,6 @@
 
 #include "auth_priv.h"
 #include "ctx/ctx.h"
-#include "plugins/host_priv.h"
 #include "http/http_req.h"
 #include "base/log.h"
 #include "base/names.h"
@@ -31,7 +30,7 @@ static const char *provider_problem(struct cube_auth *a, const struct cube_auth_
     return "kind: must be CUBE_AUTH_PASSWORD or CUBE_AUTH_REDIRECT";
 }
 
-static int register_auth_provider(cube_plugin *self, const struct cube_auth_desc *in)
+int cube_slot_register_auth_provider(cube_plugin *self, const struct cube_auth_desc *in)
 {
     struct cube_auth *a = self->ctx->auth;
     struct cube_auth_desc d = {0};
@@ -90,8 +89,8 @@ static const char *safe_next(const char *next)
     return next;
 }
 
-static int auth_complete(cube_req *req, const char *provider, const char *identity,
-                         const char *next)
+int cube_slot_auth_complete(cube_req *req, const char *provider, const char *identity,
+                            const char *next)
 {
     struct cube_auth *a = req->ctx->auth;
     char user[CUBE_USER_MAX], msg[256];
@@ -113,19 +112,19 @@ static int auth_complete(cube_req *req, const char *provider, const char *identi
     return CUBE_OK;
 }
 
-static const char *req_user(cube_req *req)
+const char *cube_slot_req_user(cube_req *req)
 {
     const struct cube_principal *p = cube_auth_who(req);
     return p->via ? p->user : NULL;
 }
 
-static const char *req_project_role(cube_req *req, const char *project)
+const char *cube_slot_req_project_role(cube_req *req, const char *project)
 {
     return cube_role_name(cube_auth_role(req, project));
 }
 
-static char *token_issue(cube_plugin *self, const char *user, unsigned ttl,
-                         const char *purpose, int *rc)
+char *cube_slot_token_issue(cube_plugin *self, const char *user, unsigned ttl,
+                            const char *purpose, int *rc)
 {
     struct cube_auth *a = self->ctx->auth;
     int admin, disabled;
@@ -147,13 +146,4 @@ static char *token_issue(cube_plugin *self, const char *user, unsigned ttl,
     *rc = auth_token_new(a, user, name, ttl, &out, secret, sizeof secret);
     cJSON_Delete(out);
     return *rc == CUBE_OK ? strdup(secret) : NULL;
-}
-
-void cube_host_table_init_1_2(struct cube_host *h)
-{
-    h->register_auth_provider = register_auth_provider;
-    h->auth_complete = auth_complete;
-    h->req_user = req_user;
-    h->req_project_role = req_project_role;
-    h->token_issue = token_issue;
 }

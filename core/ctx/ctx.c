@@ -20,6 +20,7 @@
 #include "http/router.h"
 #include "proxy/proxy.h"
 #include "base/tasks.h"
+#include "plugins/host_slots.h"
 #include "plugins/ui_ext.h"
 
 /* Watch events kept for resuming; older resourceVersions get 410. */

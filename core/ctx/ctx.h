@@ -95,8 +95,6 @@ struct cube_ctx {
 int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg);
 /* Stops plugins, frees everything the context owns (not cfg). */
 void cube_ctx_free(struct cube_ctx *ctx);
-/* Fills ctx->host with the ABI 1.0 table (host.c). */
-void cube_host_table_init(struct cube_host *host);
 /* Registers a route: the core's at once; a plugin's is checked now and
  * staged until cube_ctx_commit_routes, so a plugin whose init fails leaves
  * no route behind. */

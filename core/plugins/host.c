@@ -7,7 +7,7 @@
 
 #include "ctx/ctx.h"
 #include "sched/jobs.h"
-#include "host_priv.h"
+#include "host_slots.h"
 #include "cube_build.h"
 #include "http/http_req.h"
 #include "base/log.h"
@@ -15,36 +15,36 @@
 #include "http/router.h"
 #include "base/tasks.h"
 
-static const char *host_version(void)
+const char *cube_slot_host_version(void)
 {
     return CUBE_VERSION;
 }
 
-static void host_free(void *p)
+void cube_slot_free(void *p)
 {
     free(p);
 }
 
-static void host_logv(cube_plugin *self, int level, const char *fmt, va_list ap)
+void cube_slot_logv(cube_plugin *self, int level, const char *fmt, va_list ap)
 {
     cube_logv(level, self ? self->log_component : "plugin:?", fmt, ap);
 }
 
-static void host_log(cube_plugin *self, int level, const char *fmt, ...)
+void cube_slot_log(cube_plugin *self, int level, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    host_logv(self, level, fmt, ap);
+    cube_slot_logv(self, level, fmt, ap);
     va_end(ap);
 }
 
-static int host_log_enabled(cube_plugin *self, int level)
+int cube_slot_log_enabled(cube_plugin *self, int level)
 {
     (void)self;
     return cube_log_enabled(level);
 }
 
-static void host_set_error(cube_plugin *self, const char *fmt, ...)
+void cube_slot_set_error(cube_plugin *self, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -52,7 +52,7 @@ static void host_set_error(cube_plugin *self, const char *fmt, ...)
     va_end(ap);
 }
 
-static char *host_config_json(cube_plugin *self)
+char *cube_slot_config_json(cube_plugin *self)
 {
     return strdup(self->config_text ? self->config_text : "{}");
 }
@@ -76,14 +76,14 @@ static const cJSON *config_lookup(const cube_plugin *self, const char *path)
     return node;
 }
 
-static const char *host_config_string(cube_plugin *self, const char *path,
-                                      const char *def)
+const char *cube_slot_config_string(cube_plugin *self, const char *path,
+                                    const char *def)
 {
     const cJSON *n = config_lookup(self, path);
     return cJSON_IsString(n) ? n->valuestring : def;
 }
 
-static int64_t host_config_int(cube_plugin *self, const char *path, int64_t def)
+int64_t cube_slot_config_int(cube_plugin *self, const char *path, int64_t def)
 {
     const cJSON *n = config_lookup(self, path);
     if (!cJSON_IsNumber(n) || n->valuedouble != (double)(int64_t)n->valuedouble)
@@ -91,25 +91,25 @@ static int64_t host_config_int(cube_plugin *self, const char *path, int64_t def)
     return (int64_t)n->valuedouble;
 }
 
-static double host_config_double(cube_plugin *self, const char *path, double def)
+double cube_slot_config_double(cube_plugin *self, const char *path, double def)
 {
     const cJSON *n = config_lookup(self, path);
     return cJSON_IsNumber(n) ? n->valuedouble : def;
 }
 
-static int host_config_bool(cube_plugin *self, const char *path, int def)
+int cube_slot_config_bool(cube_plugin *self, const char *path, int def)
 {
     const cJSON *n = config_lookup(self, path);
     return cJSON_IsBool(n) ? cJSON_IsTrue(n) : def;
 }
 
-static const char *host_data_dir(cube_plugin *self)
+const char *cube_slot_data_dir(cube_plugin *self)
 {
     return self->data_dir;
 }
 
-static int host_register_route(cube_plugin *self,
-                               const struct cube_route_desc *desc)
+int cube_slot_register_route(cube_plugin *self,
+                             const struct cube_route_desc *desc)
 {
     char err[256];
     if (!self->in_init) {
@@ -123,40 +123,40 @@ static int host_register_route(cube_plugin *self,
     return rc;
 }
 
-static const char *req_method(cube_req *r) { return r->method; }
-static const char *req_path(cube_req *r) { return r->path; }
-static const char *req_body(cube_req *r, size_t *len)
+const char *cube_slot_req_method(cube_req *r) { return r->method; }
+const char *cube_slot_req_path(cube_req *r) { return r->path; }
+const char *cube_slot_req_body(cube_req *r, size_t *len)
 {
     if (len)
         *len = r->body_len;
     return r->body ? r->body : "";
 }
-static const char *req_client_addr(cube_req *r) { return cube_req_client(r); }
-static const char *req_id(cube_req *r) { return r->id; }
+const char *cube_slot_req_client_addr(cube_req *r) { return cube_req_client(r); }
+const char *cube_slot_req_id(cube_req *r) { return r->id; }
 
-static const char *req_param(cube_req *r, const char *name)
+const char *cube_slot_req_param(cube_req *r, const char *name)
 {
     return name ? cube_route_match_param(&r->match, name) : NULL;
 }
 
-static const char *req_query(cube_req *r, const char *name)
+const char *cube_slot_req_query(cube_req *r, const char *name)
 {
     return name ? cube_req_query(r, name) : NULL;
 }
 
-static const char *req_header(cube_req *r, const char *name)
+const char *cube_slot_req_header(cube_req *r, const char *name)
 {
     return name ? cube_req_header(r, name) : NULL;
 }
 
-static int resp_json(cube_req *r, int status, const char *json)
+int cube_slot_resp_json(cube_req *r, int status, const char *json)
 {
     if (!json)
         return CUBE_EINVAL;
     return cube_http_answer(r, status, "application/json", json, strlen(json), 1);
 }
 
-static int resp_text(cube_req *r, int status, const char *ctype, const char *text)
+int cube_slot_resp_text(cube_req *r, int status, const char *ctype, const char *text)
 {
     if (!text)
         return CUBE_EINVAL;
@@ -164,8 +164,8 @@ static int resp_text(cube_req *r, int status, const char *ctype, const char *tex
                             text, strlen(text), 1);
 }
 
-static int resp_bytes(cube_req *r, int status, const char *ctype,
-                      const void *data, size_t len)
+int cube_slot_resp_bytes(cube_req *r, int status, const char *ctype,
+                         const void *data, size_t len)
 {
     if (!data && len)
         return CUBE_EINVAL;
@@ -173,15 +173,15 @@ static int resp_bytes(cube_req *r, int status, const char *ctype,
                             data ? data : "", len, 0);
 }
 
-static int resp_error(cube_req *r, int status, const char *code, const char *msg)
+int cube_slot_resp_error(cube_req *r, int status, const char *code, const char *msg)
 {
     if (status < 400 || status > 599)
         return CUBE_EINVAL;
     return cube_http_answer_error(r, status, code, msg);
 }
 
-static cube_timer *host_timer_add(cube_plugin *self, uint64_t delay_ms,
-                                  uint64_t interval_ms, cube_task_fn fn, void *arg)
+cube_timer *cube_slot_timer_add(cube_plugin *self, uint64_t delay_ms,
+                                uint64_t interval_ms, cube_task_fn fn, void *arg)
 {
     if (!fn)
         return NULL;
@@ -195,13 +195,13 @@ static cube_timer *host_timer_add(cube_plugin *self, uint64_t delay_ms,
                                               self->state, arg, self);
 }
 
-static void host_timer_cancel(cube_plugin *self, cube_timer *t)
+void cube_slot_timer_cancel(cube_plugin *self, cube_timer *t)
 {
     if (t)
         cube_tasks_timer_cancel(self->ctx->tasks, (struct cube_timer *)t);
 }
 
-static int host_submit(cube_plugin *self, cube_task_fn fn, void *arg)
+int cube_slot_submit(cube_plugin *self, cube_task_fn fn, void *arg)
 {
     if (!fn)
         return CUBE_EINVAL;
@@ -210,8 +210,8 @@ static int host_submit(cube_plugin *self, cube_task_fn fn, void *arg)
     return CUBE_OK;
 }
 
-static cube_metric *host_metric_register(cube_plugin *self,
-                                         const struct cube_metric_desc *desc)
+cube_metric *cube_slot_metric_register(cube_plugin *self,
+                                       const struct cube_metric_desc *desc)
 {
     char err[256];
     struct cube_metric *m = cube_metrics_register(self->ctx->metrics, desc,
@@ -219,53 +219,4 @@ static cube_metric *host_metric_register(cube_plugin *self,
     if (!m)
         cube_log(CUBE_LOG_ERROR, self->log_component, "metric_register: %s", err);
     return m;
-}
-
-void cube_host_table_init(struct cube_host *h)
-{
-    memset(h, 0, sizeof *h);
-    h->size = sizeof *h;
-    h->abi_major = CUBE_ABI_MAJOR;
-    h->abi_minor = CUBE_ABI_MINOR;
-    h->host_version = host_version;
-    h->free = host_free;
-    h->log = host_log;
-    h->logv = host_logv;
-    h->log_enabled = host_log_enabled;
-    h->set_error = host_set_error;
-    h->config_json = host_config_json;
-    h->config_string = host_config_string;
-    h->config_int = host_config_int;
-    h->config_double = host_config_double;
-    h->config_bool = host_config_bool;
-    h->data_dir = host_data_dir;
-    h->register_route = host_register_route;
-    h->req_method = req_method;
-    h->req_path = req_path;
-    h->req_param = req_param;
-    h->req_query = req_query;
-    h->req_header = req_header;
-    h->req_body = req_body;
-    h->req_client_addr = req_client_addr;
-    h->req_id = req_id;
-    h->resp_header = cube_http_add_header;
-    h->resp_json = resp_json;
-    h->resp_text = resp_text;
-    h->resp_bytes = resp_bytes;
-    h->resp_error = resp_error;
-    h->resp_stream = cube_http_answer_stream;
-    h->stream_wake = cube_http_stream_wake;
-    h->timer_add = host_timer_add;
-    h->timer_cancel = host_timer_cancel;
-    h->submit = host_submit;
-    h->metric_register = host_metric_register;
-    h->metric_add = cube_metric_add;
-    h->metric_set = cube_metric_set;
-    h->metric_observe = cube_metric_observe;
-    cube_host_table_init_1_1(h);
-    cube_host_table_init_1_2(h);
-    cube_host_table_init_1_3(h);
-    cube_host_table_init_1_4_proxy(h);
-    cube_host_table_init_1_4_ui(h);
-    cube_host_table_init_1_5(h);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ctx/ctx.h"
-#include "host_priv.h"
+#include "host_slots.h"
 #include "http/http_req.h"
 #include "objects/kinds.h"
 #include "base/log.h"
@@ -14,7 +14,7 @@
 #include "objects/objects.h"
 #include "objects/selector.h"
 
-static int register_kind(cube_plugin *self, const struct cube_kind_desc *desc)
+int cube_slot_register_kind(cube_plugin *self, const struct cube_kind_desc *desc)
 {
     char err[300];
     if (!self->in_init) {
@@ -27,7 +27,7 @@ static int register_kind(cube_plugin *self, const struct cube_kind_desc *desc)
     return rc;
 }
 
-static int register_action(cube_plugin *self, const struct cube_action_desc *desc)
+int cube_slot_register_action(cube_plugin *self, const struct cube_action_desc *desc)
 {
     char err[300];
     if (!self->in_init) {
@@ -78,8 +78,8 @@ static char *result(cube_plugin *self, int ok, cJSON *tree, const struct cube_op
     return text;
 }
 
-static char *obj_get(cube_plugin *self, const char *kind, const char *project,
-                     const char *name, int *rc)
+char *cube_slot_obj_get(cube_plugin *self, const char *kind, const char *project,
+                        const char *name, int *rc)
 {
     const struct cube_kind *k = find_kind(self, kind, rc);
     cJSON *out = NULL;
@@ -92,8 +92,8 @@ static char *obj_get(cube_plugin *self, const char *kind, const char *project,
     return result(self, ok, out, &e, rc);
 }
 
-static char *obj_list(cube_plugin *self, const char *kind, const char *project,
-                      const char *selector, int *rc)
+char *cube_slot_obj_list(cube_plugin *self, const char *kind, const char *project,
+                         const char *selector, int *rc)
 {
     const struct cube_kind *k = find_kind(self, kind, rc);
     char err[200];
@@ -203,19 +203,19 @@ char *cube_host_obj_create(cube_plugin *self, cube_req *req, const char *json, i
     return obj_write(self, req, json, rc, 1);
 }
 
-static char *obj_create(cube_plugin *self, const char *json, int *rc)
+char *cube_slot_obj_create(cube_plugin *self, const char *json, int *rc)
 {
     return obj_write(self, NULL, json, rc, 1);
 }
 
-static char *obj_update(cube_plugin *self, const char *json, int *rc)
+char *cube_slot_obj_update(cube_plugin *self, const char *json, int *rc)
 {
     return obj_write(self, NULL, json, rc, 0);
 }
 
-static char *obj_update_status(cube_plugin *self, const char *kind, const char *project,
-                               const char *name, const char *status_json,
-                               const char *resource_version, int *rc)
+char *cube_slot_obj_update_status(cube_plugin *self, const char *kind, const char *project,
+                                  const char *name, const char *status_json,
+                                  const char *resource_version, int *rc)
 {
     const struct cube_kind *k = find_kind(self, kind, rc);
     cJSON *status = status_json ? cJSON_Parse(status_json) : NULL, *out = NULL;
@@ -231,8 +231,8 @@ static char *obj_update_status(cube_plugin *self, const char *kind, const char *
     return result(self, ok, out, &e, rc);
 }
 
-static int obj_delete(cube_plugin *self, const char *kind, const char *project,
-                      const char *name)
+int cube_slot_obj_delete(cube_plugin *self, const char *kind, const char *project,
+                         const char *name)
 {
     int rc = CUBE_OK;
     const struct cube_kind *k = find_kind(self, kind, &rc);
@@ -244,9 +244,9 @@ static int obj_delete(cube_plugin *self, const char *kind, const char *project,
                                                                        : CUBE_OK;
 }
 
-static int obj_event(cube_plugin *self, const char *kind, const char *project,
-                     const char *name, const char *type, const char *reason,
-                     const char *message)
+int cube_slot_obj_event(cube_plugin *self, const char *kind, const char *project,
+                        const char *name, const char *type, const char *reason,
+                        const char *message)
 {
     int rc = CUBE_OK;
     const struct cube_kind *k = find_kind(self, kind, &rc);
@@ -257,72 +257,51 @@ static int obj_event(cube_plugin *self, const char *kind, const char *project,
                                  self->log_component, 0, type, reason, message);
 }
 
-static int log_append(cube_plugin *self, const char *kind, const char *project,
-                      const char *name, const char *stream, const void *data, size_t len)
+int cube_slot_log_append(cube_plugin *self, const char *kind, const char *project,
+                         const char *name, const char *stream, const void *data, size_t len)
 {
     return cube_logstore_append(self->ctx->logs, kind, project, name, stream, data, len);
 }
 
-static char *log_read(cube_plugin *self, const char *kind, const char *project,
-                      const char *name, const char *stream, uint64_t offset, size_t max,
-                      size_t *len, int *rc)
+char *cube_slot_log_read(cube_plugin *self, const char *kind, const char *project,
+                         const char *name, const char *stream, uint64_t offset, size_t max,
+                         size_t *len, int *rc)
 {
     return cube_logstore_read(self->ctx->logs, kind, project, name, stream, offset, max,
                               len, rc);
 }
 
-static int resp_log(cube_req *req, const char *kind, const char *project,
-                    const char *name, const char *stream, uint64_t offset, int follow)
+int cube_slot_resp_log(cube_req *req, const char *kind, const char *project,
+                       const char *name, const char *stream, uint64_t offset, int follow)
 {
     return cube_logstore_respond(req->ctx->logs, req, kind, project, name, stream,
                                  offset, follow);
 }
 
-static int log_close(cube_plugin *self, const char *kind, const char *project,
-                     const char *name, const char *stream)
+int cube_slot_log_close(cube_plugin *self, const char *kind, const char *project,
+                        const char *name, const char *stream)
 {
     return cube_logstore_close(self->ctx->logs, kind, project, name, stream);
 }
 
-static int file_write(cube_plugin *self, const char *project, const char *path,
-                      const void *data, size_t len)
+int cube_slot_file_write(cube_plugin *self, const char *project, const char *path,
+                         const void *data, size_t len)
 {
     return cube_files_write(self->ctx->logs, project, path, data, len);
 }
 
-static char *file_read(cube_plugin *self, const char *project, const char *path,
-                       size_t *len, int *rc)
+char *cube_slot_file_read(cube_plugin *self, const char *project, const char *path,
+                          size_t *len, int *rc)
 {
     return cube_files_read(self->ctx->logs, project, path, len, rc);
 }
 
-static int file_delete(cube_plugin *self, const char *project, const char *path)
+int cube_slot_file_delete(cube_plugin *self, const char *project, const char *path)
 {
     return cube_files_delete(self->ctx->logs, project, path);
 }
 
-static char *file_list(cube_plugin *self, const char *project, const char *dir, int *rc)
+char *cube_slot_file_list(cube_plugin *self, const char *project, const char *dir, int *rc)
 {
     return cube_files_list(self->ctx->logs, project, dir, rc);
-}
-
-void cube_host_table_init_1_1(struct cube_host *h)
-{
-    h->register_kind = register_kind;
-    h->register_action = register_action;
-    h->obj_get = obj_get;
-    h->obj_list = obj_list;
-    h->obj_create = obj_create;
-    h->obj_update = obj_update;
-    h->obj_update_status = obj_update_status;
-    h->obj_delete = obj_delete;
-    h->obj_event = obj_event;
-    h->log_append = log_append;
-    h->log_read = log_read;
-    h->resp_log = resp_log;
-    h->log_close = log_close;
-    h->file_write = file_write;
-    h->file_read = file_read;
-    h->file_delete = file_delete;
-    h->file_list = file_list;
 }

@@ -10,7 +10,7 @@
 
 #include "auth/auth.h"
 #include "ctx/ctx.h"
-#include "host_priv.h"
+#include "host_slots.h"
 #include "http/http_req.h"
 #include "objects/kinds.h"
 #include "base/log.h"
@@ -71,17 +71,12 @@ void cube_host_owner_inherited(cube_plugin *self, const cJSON *body, const char 
     cJSON_Delete(parent);
 }
 
-static char *obj_create_for(cube_plugin *self, cube_req *req, const char *object_json,
-                            int *rc)
+char *cube_slot_obj_create_for(cube_plugin *self, cube_req *req, const char *object_json,
+                               int *rc)
 {
     if (!req) {
         *rc = CUBE_EINVAL;
         return NULL;
     }
     return cube_host_obj_create(self, req, object_json, rc);
-}
-
-void cube_host_table_init_1_5(struct cube_host *h)
-{
-    h->obj_create_for = obj_create_for;
 }

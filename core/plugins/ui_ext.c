@@ -13,7 +13,7 @@
 
 #include "auth/auth.h"
 #include "ctx/ctx.h"
-#include "host_priv.h"
+#include "host_slots.h"
 #include "http/http_req.h"
 #include "base/log.h"
 #include "base/names.h"
@@ -279,7 +279,7 @@ void cube_ui_free(struct cube_ui_entry **list)
     }
 }
 
-static int register_ui(cube_plugin *self, const struct cube_ui_desc *desc)
+int cube_slot_register_ui(cube_plugin *self, const struct cube_ui_desc *desc)
 {
     char err[PATH_MAX + 256];
     if (!self->in_init) {
@@ -291,9 +291,4 @@ static int register_ui(cube_plugin *self, const struct cube_ui_desc *desc)
     if (rc != CUBE_OK)
         cube_log(CUBE_LOG_ERROR, self->log_component, "register_ui: %s", err);
     return rc;
-}
-
-void cube_host_table_init_1_4_ui(struct cube_host *h)
-{
-    h->register_ui = register_ui;
 }

@@ -11,7 +11,6 @@
 #include "apps.h"
 #include "auth/auth.h"
 #include "ctx/ctx.h"
-#include "plugins/host_priv.h"
 #include "http/http_req.h"
 #include "objects/kinds.h"
 #include "base/log.h"
@@ -160,7 +159,7 @@ static const char *check_desc(struct cube_ctx *ctx, struct proxy_prefix *p,
     return NULL;
 }
 
-static int register_proxy(cube_plugin *self, const struct cube_proxy_desc *in)
+int cube_slot_register_proxy(cube_plugin *self, const struct cube_proxy_desc *in)
 {
     struct cube_proxy_desc d = {0};
     size_t min = offsetof(struct cube_proxy_desc, resolve) + sizeof d.resolve;
@@ -201,11 +200,6 @@ static int register_proxy(cube_plugin *self, const struct cube_proxy_desc *in)
     cube_log(CUBE_LOG_INFO, self->log_component, "proxying %s (%s)", p->tmpl,
              cube_perm_name(p->perm));
     return CUBE_OK;
-}
-
-void cube_host_table_init_1_4_proxy(struct cube_host *h)
-{
-    h->register_proxy = register_proxy;
 }
 
 /* -- matching ----------------------------------------------------------------- */

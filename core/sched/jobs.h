@@ -90,8 +90,6 @@ void cube_sched_free(struct cube_ctx *ctx);
 void cube_sched_project(struct cube_ctx *ctx, const char *name, const cJSON *obj);
 
 /* -- sched_registry.c ------------------------------------------------- */
-/* Fills the ABI 1.3 host slots. */
-void cube_host_table_init_1_3(struct cube_host *h);
 /* The node's executor, or NULL (caller holds mu). */
 struct sched_executor *sched_executor_of_node(struct cube_sched *s, const char *node);
 /* The accelerator serving resource, or NULL (caller holds mu). */
@@ -256,5 +254,15 @@ void sched_poke(struct cube_sched *s);
  * its admissions and preemptions (as the loop does; cycles may overlap:
  * each admission is handed out once). */
 void sched_cycle_now(struct cube_sched *s);
+
+/* The host table's scheduling (ABI 1.3, sched_registry.c) slots (listed by plugins/host_table.c; contracts
+ * in abi/cube/cube_host.h). */
+int cube_slot_register_executor(cube_plugin *self, const struct cube_executor_desc *in);
+int cube_slot_register_accel(cube_plugin *self, const struct cube_accel_desc *in);
+int cube_slot_node_set(cube_plugin *self, const char *json);
+int cube_slot_node_remove(cube_plugin *self, const char *name);
+int cube_slot_replica_exited(cube_plugin *self, const char *engine_id, int code,
+                             const char *reason, const char *message);
+char *cube_slot_local_devices(cube_plugin *self, int *rc);
 
 #endif

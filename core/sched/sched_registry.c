@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "ctx/ctx.h"
-#include "plugins/host_priv.h"
 #include "base/log.h"
 #include "base/names.h"
 #include "jobs.h"
@@ -50,7 +49,7 @@ static int push(void ***items, size_t *n, void *p)
     return 0;
 }
 
-static int register_executor(cube_plugin *self, const struct cube_executor_desc *in)
+int cube_slot_register_executor(cube_plugin *self, const struct cube_executor_desc *in)
 {
     struct cube_sched *s = self->ctx->sched;
     struct sched_executor *e = NULL;
@@ -82,7 +81,7 @@ static int register_executor(cube_plugin *self, const struct cube_executor_desc 
     return CUBE_OK;
 }
 
-static int register_accel(cube_plugin *self, const struct cube_accel_desc *in)
+int cube_slot_register_accel(cube_plugin *self, const struct cube_accel_desc *in)
 {
     struct cube_sched *s = self->ctx->sched;
     struct sched_accel *a = NULL;
@@ -338,7 +337,7 @@ static int set_node(struct cube_sched *s, struct sched_executor *ex, cJSON *doc,
     return rc;
 }
 
-static int host_node_set(cube_plugin *self, const char *json)
+int cube_slot_node_set(cube_plugin *self, const char *json)
 {
     struct cube_sched *s = self->ctx->sched;
     const char *why = "not JSON";
@@ -359,7 +358,7 @@ static int host_node_set(cube_plugin *self, const char *json)
     return rc;
 }
 
-static int host_node_remove(cube_plugin *self, const char *name)
+int cube_slot_node_remove(cube_plugin *self, const char *name)
 {
     struct cube_sched *s = self->ctx->sched;
     struct lost_list lost = {0};
@@ -376,8 +375,8 @@ static int host_node_remove(cube_plugin *self, const char *name)
     return rc;
 }
 
-static int host_replica_exited(cube_plugin *self, const char *engine_id, int code,
-                               const char *reason, const char *message)
+int cube_slot_replica_exited(cube_plugin *self, const char *engine_id, int code,
+                             const char *reason, const char *message)
 {
     if (!engine_id || !reason)
         return CUBE_EINVAL;
@@ -413,19 +412,9 @@ char *cube_sched_local_devices(struct cube_sched *s, int *rc)
     return out;
 }
 
-static char *host_local_devices(cube_plugin *self, int *rc)
+char *cube_slot_local_devices(cube_plugin *self, int *rc)
 {
     return cube_sched_local_devices(self->ctx->sched, rc);
-}
-
-void cube_host_table_init_1_3(struct cube_host *h)
-{
-    h->register_executor = register_executor;
-    h->register_accel = register_accel;
-    h->node_set = host_node_set;
-    h->node_remove = host_node_remove;
-    h->replica_exited = host_replica_exited;
-    h->local_devices = host_local_devices;
 }
 
 static void executor_free(struct sched_executor *e)
