@@ -9,56 +9,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "proxy/apps.h"
 #include "auth_priv.h"
 #include "ctx/ctx.h"
 #include "http/http_req.h"
 #include "objects/kinds.h"
 #include "objects/objects.h"
 #include "base/util.h"
-
-static const char *const PERM_NAMES[] = {
-    [CUBE_P_PUBLIC] = CUBE_PERM_PUBLIC,
-    [CUBE_P_USER] = CUBE_PERM_USER,
-    [CUBE_P_ADMIN] = CUBE_PERM_ADMIN,
-    [CUBE_P_PROJECT_VIEW] = CUBE_PERM_PROJECT_VIEW,
-    [CUBE_P_PROJECT_EDIT] = CUBE_PERM_PROJECT_EDIT,
-    [CUBE_P_PROJECT_OPERATE] = CUBE_PERM_PROJECT_OPERATE,
-    [CUBE_P_PROJECT_MANAGE] = CUBE_PERM_PROJECT_MANAGE,
-    [CUBE_P_RESOURCE] = "resource",
-};
-
-static const char *const ROLE_NAMES[] = {
-    [CUBE_ROLE_NONE] = NULL,      [CUBE_ROLE_VIEWER] = "viewer",
-    [CUBE_ROLE_DEV] = "dev",      [CUBE_ROLE_OPS] = "ops",
-    [CUBE_ROLE_CREATOR] = "creator", [CUBE_ROLE_ADMIN] = "admin",
-};
-
-int cube_perm_parse(const char *s, int allow_resource)
-{
-    int last = allow_resource ? CUBE_P_RESOURCE : CUBE_P_PROJECT_MANAGE;
-    for (int i = 0; s && i <= last; i++)
-        if (strcmp(s, PERM_NAMES[i]) == 0)
-            return i;
-    return -1;
-}
-
-const char *cube_perm_name(int perm) { return PERM_NAMES[perm]; }
-
-int cube_perm_needs_project(int perm)
-{
-    return perm >= CUBE_P_PROJECT_VIEW && perm <= CUBE_P_PROJECT_MANAGE;
-}
-
-int cube_role_parse(const char *s)
-{
-    for (int i = CUBE_ROLE_VIEWER; s && i <= CUBE_ROLE_CREATOR; i++)
-        if (strcmp(s, ROLE_NAMES[i]) == 0)
-            return i;
-    return CUBE_ROLE_NONE;
-}
-
-const char *cube_role_name(int role) { return ROLE_NAMES[role]; }
 
 /* -- the principal ------------------------------------------------------ */
 
@@ -140,7 +96,7 @@ static int read_credential(struct cube_auth *a, cube_req *req)
         return 0;
     }
     if (req->http && req->http->apps)    /* no console session, no proxy header */
-        return a ? cube_apps_identify(req) : 0;
+        return a && a->apps_hooks ? a->apps_hooks->identify(req) : 0;
     const char *cookies = cube_req_header(req, "Cookie");
     if (a && cookies && cookie_value(cookies, "cube_session", cookie, sizeof cookie) == 0 &&
         auth_session_find(a, cookie, p) == 0) {
@@ -267,14 +223,26 @@ static int check_project(cube_req *req, int perm, const char *project, const cha
         return 1;
     return deny(req, 403, "this needs the %s role in project \"%s\"",
                 perm == CUBE_P_PROJECT_OPERATE && role == CUBE_ROLE_DEV
-                    ? "ops (or owning the object)" : ROLE_NAMES[role_for(perm)],
+                    ? "ops (or owning the object)" : cube_role_name(role_for(perm)),
                 project);
+}
+
+void cube_auth_set_apps(struct cube_auth *a, const struct cube_auth_apps *apps)
+{
+    a->apps_hooks = apps;
+}
+
+/* The apps origin's check of an unsafe method's origin (cube_auth_apps). */
+static int same_origin(cube_req *req)
+{
+    const struct cube_auth *a = req->ctx->auth;
+    return !a || !a->apps_hooks || a->apps_hooks->same_origin(req);
 }
 
 int cube_auth_check_owner(cube_req *req, int perm, const char *project, const char *owner)
 {
     /* csrf_exempt: proxied requests, which only the apps listener serves */
-    if (!req->csrf_exempt && unsafe_method(req->method) && !cube_apps_same_origin(req))
+    if (!req->csrf_exempt && unsafe_method(req->method) && !same_origin(req))
         return 0;
     if (perm == CUBE_P_PUBLIC)
         return 1;

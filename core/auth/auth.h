@@ -8,56 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
 #include <cube/cube.h>
+
+#include "base/perm.h"
 
 struct cube_ctx;
 struct cube_kind;
 struct cube_actor;
-
-/* A route's or verb's permission (the ABI's CUBE_PERM_* strings). RESOURCE
- * is the core's own: the generic resource routes decide per kind and verb. */
-enum cube_perm {
-    CUBE_P_PUBLIC = 0, CUBE_P_USER, CUBE_P_ADMIN, CUBE_P_PROJECT_VIEW,
-    CUBE_P_PROJECT_EDIT, CUBE_P_PROJECT_OPERATE, CUBE_P_PROJECT_MANAGE,
-    CUBE_P_RESOURCE,
-};
-
-/* Project roles, ordered: a higher role can do what a lower one can. */
-enum cube_role {
-    CUBE_ROLE_NONE = 0, CUBE_ROLE_VIEWER, CUBE_ROLE_DEV, CUBE_ROLE_OPS,
-    CUBE_ROLE_CREATOR, CUBE_ROLE_ADMIN, /* a platform administrator */
-};
-
-/* How the caller proved who they are. */
-enum cube_via {
-    CUBE_VIA_NONE = 0, CUBE_VIA_ADMIN_TOKEN, CUBE_VIA_TOKEN, CUBE_VIA_SESSION,
-    CUBE_VIA_HEADER,
-    CUBE_VIA_APP,                 /* the apps origin's cookie (apps.h) */
-};
-
-#define CUBE_USER_MAX 64
-
-/* The caller of one request, resolved on first need. */
-struct cube_principal {
-    int resolved;
-    int via;                      /* enum cube_via; NONE: anonymous */
-    int admin;                    /* platform administrator */
-    char user[CUBE_USER_MAX];     /* "" when anonymous */
-    uint8_t session[32];          /* SHA-256 of the session id (via SESSION),
-                                   * of the apps cookie (via APP) */
-};
-
-/* The permission named by an ABI string, or -1. `resource` is accepted only
- * when allow_resource is set (core routes). */
-int cube_perm_parse(const char *s, int allow_resource);
-/* The ABI string of a permission. */
-const char *cube_perm_name(int perm);
-/* 1 when the permission needs a {project} route parameter. */
-int cube_perm_needs_project(int perm);
-/* The role named s ("creator", "ops", "dev", "viewer"), or CUBE_ROLE_NONE. */
-int cube_role_parse(const char *s);
-/* The role's name; NULL for CUBE_ROLE_NONE. */
-const char *cube_role_name(int role);
 
 /* Reads the auth config, registers the User and Project kinds and the
  * auth routes (before plugins load). 0 or -1 with a logged reason. */
@@ -119,6 +77,34 @@ const char *cube_auth_rule_name(const struct cube_res_rule *r);
  * object (cluster kinds the caller can list but not all items of). */
 int cube_auth_list_filter(cube_req *req, const struct cube_kind *k,
                           const char *name);
+
+/* -- what auth asks of the layers above it ------------------------------ */
+/* Both tables are wired by ctx.c at start-up, so auth/ includes neither
+ * proxy/ nor sched/ (ARCHITECTURE.md, "Layering"). */
+
+struct cube_op_error;
+struct cube_auth;
+
+/* The apps origin (proxy/apps.h). */
+struct cube_auth_apps {
+    /* The apps listener's cookie credential of req into req->who; 0:
+     * found, or anonymous (cube_apps_identify). */
+    int (*identify)(cube_req *req);
+    /* An unsafe method's origin check: 1 when it may proceed, else it
+     * answered 403 and gives 0 (cube_apps_same_origin). */
+    int (*same_origin)(cube_req *req);
+};
+void cube_auth_set_apps(struct cube_auth *a, const struct cube_auth_apps *apps);
+
+/* The scheduler's interest in Projects (sched/jobs.h). */
+struct cube_auth_projects {
+    /* A changed spec.env or spec.mounts: 0, or -1 with e filled. */
+    int (*check_env)(const cJSON *env, const char *base, struct cube_op_error *e);
+    int (*check_mounts)(const cJSON *mounts, const char *base, struct cube_op_error *e);
+    /* A Project changed (obj NULL: deleted), after its write committed. */
+    void (*changed)(struct cube_ctx *ctx, const char *name, const cJSON *obj);
+};
+void cube_auth_set_projects(struct cube_auth *a, const struct cube_auth_projects *p);
 
 /* The host table's auth (ABI 1.2, host_auth.c) slots (listed by plugins/host_table.c; contracts
  * in abi/cube/cube_host.h). */

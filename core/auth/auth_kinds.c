@@ -13,7 +13,6 @@
 #include "auth_password.h"
 #include "auth_priv.h"
 #include "ctx/ctx.h"
-#include "sched/jobs.h"
 #include "objects/kinds.h"
 #include "base/log.h"
 #include "objects/objects.h"
@@ -138,16 +137,16 @@ static void add_creator(cJSON *members, const char *user)
 static int project_check(struct cube_ctx *ctx, const struct cube_actor *who, cJSON *obj,
                          const cJSON *old, struct cube_op_error *e)
 {
-    (void)ctx;
+    const struct cube_auth_projects *ph = ctx->auth->project_hooks;
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
     cJSON *members = cJSON_GetObjectItemCaseSensitive(spec, "members");
     /* env and mounts are checked when they change: a stored project from
      * before these rules stays editable otherwise. */
     if (members_unique(members, e) < 0 || keeps_creator(who, members, old, e) < 0 ||
-        (spec_changed(obj, old, "env") &&
-         job_env_check(cJSON_GetObjectItemCaseSensitive(spec, "env"), "spec.env", e) < 0) ||
-        (spec_changed(obj, old, "mounts") &&
-         job_mounts_refuse(cJSON_GetObjectItemCaseSensitive(spec, "mounts"), "spec.mounts",
+        (ph && spec_changed(obj, old, "env") &&
+         ph->check_env(cJSON_GetObjectItemCaseSensitive(spec, "env"), "spec.env", e) < 0) ||
+        (ph && spec_changed(obj, old, "mounts") &&
+         ph->check_mounts(cJSON_GetObjectItemCaseSensitive(spec, "mounts"), "spec.mounts",
                            e) < 0))
         return -1;
     if (cube_actor_trusted(who))
@@ -197,7 +196,13 @@ static void project_after(struct cube_ctx *ctx, const char *name, const cJSON *o
 {
     (void)created;
     auth_index_project(ctx->auth, name, obj);
-    cube_sched_project(ctx, name, obj);
+    if (ctx->auth->project_hooks)
+        ctx->auth->project_hooks->changed(ctx, name, obj);
+}
+
+void cube_auth_set_projects(struct cube_auth *a, const struct cube_auth_projects *p)
+{
+    a->project_hooks = p;
 }
 
 static const struct cube_kind_core USER_CORE = {user_check, user_after, user_committed};

@@ -56,6 +56,8 @@ struct cube_auth {
     pthread_mutex_t cred_mu;
     struct cube_strmap *creds;           /* key -> struct auth_cred */
     struct cube_throttle *throttle;
+    const struct cube_auth_apps *apps_hooks;         /* ctx.c: the apps origin */
+    const struct cube_auth_projects *project_hooks;  /* ctx.c: the scheduler */
     /* settings (cube.yaml auth:) */
     int64_t idle_s, max_s, max_token_s;
     int local_login, users_create_projects;

@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "metrics/metrics.h"
 #include "http/router.h"
+#include "proxy/apps.h"
 #include "proxy/proxy.h"
 #include "base/tasks.h"
 #include "plugins/host_slots.h"
@@ -88,6 +89,10 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
         cube_auth_init(ctx) < 0 ||
         cube_sched_init(ctx) < 0)
         return -1;
+    /* auth/ ranks below proxy/ and sched/: what it asks of them is wired here */
+    static const struct cube_auth_apps apps = {cube_apps_identify, cube_apps_same_origin};
+    cube_auth_set_apps(ctx->auth, &apps);
+    cube_auth_set_projects(ctx->auth, &cube_sched_projects);
     return 0;
 }
 

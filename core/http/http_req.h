@@ -11,7 +11,7 @@
 #include <microhttpd.h>
 #include <cube/cube.h>
 
-#include "auth/auth.h"
+#include "base/perm.h"
 #include "router.h"
 
 struct cube_ctx;

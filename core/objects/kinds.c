@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "auth/auth.h"
+#include "base/perm.h"
 #include "base/names.h"
 #include "schema/schema.h"
 

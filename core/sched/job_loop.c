@@ -107,6 +107,10 @@ void cube_sched_project(struct cube_ctx *ctx, const char *name, const cJSON *obj
     pthread_mutex_unlock(&s->mu);
 }
 
+const struct cube_auth_projects cube_sched_projects = {
+    job_env_check, job_mounts_refuse, cube_sched_project,
+};
+
 void sched_project_ensure(struct cube_sched *s, const char *project, const char *pool)
 {
     struct cube_kind *pk = s->ctx->auth ? s->ctx->auth->project_kind : NULL;

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 #include <cube/cube.h>
 
+#include "auth/auth.h"
 #include "sched_policy.h"
 
 struct cube_ctx;
@@ -88,6 +89,9 @@ void cube_sched_stop(struct cube_ctx *ctx);
 void cube_sched_free(struct cube_ctx *ctx);
 /* A Project changed (obj NULL: deleted): its quotas reach the engine. */
 void cube_sched_project(struct cube_ctx *ctx, const char *name, const cJSON *obj);
+/* What the Project kind (auth/) asks of the scheduler: the checks of
+ * spec.env and spec.mounts and cube_sched_project (wired by ctx.c). */
+extern const struct cube_auth_projects cube_sched_projects;
 
 /* -- sched_registry.c ------------------------------------------------- */
 /* The node's executor, or NULL (caller holds mu). */
