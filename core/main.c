@@ -17,7 +17,8 @@
 #include "http/http.h"
 #include "plugins/loader.h"
 #include "base/log.h"
-#include "base/util.h"
+#include "base/clock.h"
+#include "base/fs.h"
 
 /* How long in-flight requests may take to finish after a stop signal. */
 #define SHUTDOWN_GRACE_MS 10000

@@ -14,7 +14,7 @@
 #include "http/http_req.h"
 #include "objects/kinds.h"
 #include "objects/objects.h"
-#include "base/util.h"
+#include "base/hash.h"
 
 /* -- the principal ------------------------------------------------------ */
 

@@ -17,7 +17,8 @@
 #include "base/log.h"
 #include "store/store.h"
 #include "base/strmap.h"
-#include "base/util.h"
+#include "base/random.h"
+#include "base/hash.h"
 
 #define CRED_CACHE_MAX 200000
 #define SEEN_PERSIST_S 60   /* write a session's last use at most this often */

@@ -12,7 +12,7 @@
 #include "ctx/ctx.h"
 #include "http/http_req.h"
 #include "base/log.h"
-#include "base/util.h"
+#include "base/clock.h"
 
 #define GENERIC_FAILURE "invalid user name or password"
 

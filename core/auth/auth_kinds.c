@@ -16,7 +16,6 @@
 #include "objects/kinds.h"
 #include "base/log.h"
 #include "objects/objects.h"
-#include "base/util.h"
 
 #define DNS_LABEL "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 #define QUANTITY "{\"anyOf\":[{\"type\":\"number\",\"minimum\":0}," \

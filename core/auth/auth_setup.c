@@ -19,7 +19,8 @@
 #include "base/log.h"
 #include "objects/objects.h"
 #include "store/store.h"
-#include "base/util.h"
+#include "base/fs.h"
+#include "base/random.h"
 
 static int64_t setting(const cJSON *cfg, const char *key, int64_t def)
 {

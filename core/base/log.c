@@ -5,7 +5,7 @@
  * cut at MSG_CAP bytes (on a UTF-8 boundary) with a "…" marker, so a huge
  * message cannot blow the stack or flood the log. */
 #include "log.h"
-#include "util.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdbool.h>

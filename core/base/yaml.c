@@ -13,7 +13,7 @@
 #include <yaml.h>
 
 #include "errs.h"
-#include "util.h"
+#include "utf8.h"
 
 #define MAX_DEPTH 64                  /* nesting deeper than this: error */
 #define MAX_FILE_BYTES (16u << 20)    /* config files are small */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config_priv.h"
-#include "base/util.h"
+#include "base/utf8.h"
 #include "schema/schema.h"
 
 #define MAX_SCHEMA_ERRORS 32   /* reported per plugin; the rest counted */

@@ -21,7 +21,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "base/util.h"
+#include "base/fs.h"
+#include "base/random.h"
 
 #define PATH_MAX_BYTES 1024
 #define FILE_MODE 0640

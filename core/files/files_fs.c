@@ -13,7 +13,8 @@
 #include <cube/cube.h>
 
 #include "logstore/logstore_priv.h"
-#include "base/util.h"
+#include "base/fs.h"
+#include "base/random.h"
 
 #define FILE_MODE 0664
 #define DIR_MODE 02775

@@ -23,7 +23,10 @@
 #include "base/log.h"
 #include "metrics/metrics.h"
 #include "proxy/proxy.h"
-#include "base/util.h"
+#include "base/clock.h"
+#include "base/fs.h"
+#include "base/random.h"
+#include "base/hash.h"
 
 /* MHD would decode the path before splitting it into segments; the router
  * must see "%2F" intact, so MHD gets a no-op and we decode ourselves. */

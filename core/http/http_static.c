@@ -11,7 +11,7 @@
 
 #include "ctx/ctx.h"
 #include "http_req.h"
-#include "base/util.h"
+#include "base/fs.h"
 
 static const struct {
     const char *ext, *type;

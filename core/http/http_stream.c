@@ -11,7 +11,7 @@
 
 #include "http_req.h"
 #include "base/log.h"
-#include "base/util.h"
+#include "base/clock.h"
 
 #define STREAM_BLOCK 32768
 #define DEFAULT_IDLE_MS 1000

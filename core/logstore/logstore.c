@@ -31,7 +31,7 @@
 
 #include "http/http_req.h"
 #include "base/log.h"
-#include "base/util.h"
+#include "base/fs.h"
 
 #define CLUSTER_DIR "_cluster"
 #define NAME_MAX_BYTES 253

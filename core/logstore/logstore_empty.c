@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "base/util.h"
+#include "base/fs.h"
 
 #define EMPTY_FILE ".finished-empty"
 #define EMPTY_BUCKETS 4096

@@ -1,6 +1,6 @@
 /* metrics.c — registry lifetime, descriptor validation and registration. */
 #include "metrics_priv.h"
-#include "base/util.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <pthread.h>

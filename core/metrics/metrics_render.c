@@ -1,6 +1,6 @@
 /* metrics_render.c — Prometheus text exposition (0.0.4) of the registry. */
 #include "metrics_priv.h"
-#include "base/util.h"
+#include "base/text.h"
 
 #include <inttypes.h>
 #include <math.h>

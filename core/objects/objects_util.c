@@ -16,7 +16,8 @@
 #include "objects.h"
 #include "objects_priv.h"
 #include "store/store.h"
-#include "base/util.h"
+#include "base/random.h"
+#include "base/text.h"
 
 void cube_op_fail(struct cube_op_error *e, int status, const char *code,
                   const char *field, const char *fmt, ...)

@@ -10,7 +10,7 @@
 
 #include "http/http_req.h"
 #include "selector.h"
-#include "base/util.h"
+#include "base/clock.h"
 
 #define HEARTBEAT_NS (15ull * 1000000000ull)
 

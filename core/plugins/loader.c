@@ -20,7 +20,7 @@
 #include "metrics/metrics.h"
 #include "base/tasks.h"
 #include "ui_ext.h"
-#include "base/util.h"
+#include "base/fs.h"
 
 char *cube_loader_find(const char *plugin_dir, const char *name, char *err,
                        size_t errlen)

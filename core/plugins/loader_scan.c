@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "loader.h"
-#include "base/util.h"
+#include "base/fs.h"
 
 static int plugin_name_of(const char *file, char *name, size_t len)
 {

@@ -17,7 +17,7 @@
 #include "http/http_req.h"
 #include "base/log.h"
 #include "base/names.h"
-#include "base/util.h"
+#include "base/fs.h"
 
 /* Longest group, label or link accepted, in bytes. */
 #define UI_TEXT_MAX 128

@@ -14,7 +14,8 @@
 
 #include "apps_priv.h"
 #include "base/strmap.h"
-#include "base/util.h"
+#include "base/random.h"
+#include "base/hash.h"
 
 #define PURGE_EVERY 1024
 

@@ -16,7 +16,7 @@
 #include "ctx/ctx.h"
 #include "http/http_req.h"
 #include "proxy_priv.h"
-#include "base/util.h"
+#include "base/text.h"
 
 int apps_secure(const struct cube_config *cfg)
 {

@@ -14,7 +14,7 @@
 #include "base/log.h"
 #include "objects/objects.h"
 #include "proxy_priv.h"
-#include "base/util.h"
+#include "base/hash.h"
 
 static struct cube_apps *apps_of(cube_req *req)
 {

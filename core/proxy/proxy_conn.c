@@ -18,7 +18,7 @@
 #include <arpa/inet.h>
 
 #include "proxy_priv.h"
-#include "base/util.h"
+#include "base/clock.h"
 
 #define IDLE_MAX_NS (30ull * 1000000000ull)
 #define IDLE_PER_KEY 16

@@ -30,7 +30,7 @@
 
 #include "base/log.h"
 #include "proxy_priv.h"
-#include "base/util.h"
+#include "base/clock.h"
 
 #define RELAY_BUF 16384
 

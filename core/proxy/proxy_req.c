@@ -17,7 +17,8 @@
 #include "base/log.h"
 #include "objects/objects.h"
 #include "proxy_priv.h"
-#include "base/util.h"
+#include "base/clock.h"
+#include "base/text.h"
 
 static void put_header(struct cube_text *b, const char *name, const char *value)
 {

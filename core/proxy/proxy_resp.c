@@ -15,7 +15,7 @@
 #include "http/http_req.h"
 #include "base/log.h"
 #include "proxy_priv.h"
-#include "base/util.h"
+#include "base/clock.h"
 
 enum { BODY_NONE, BODY_LENGTH, BODY_CHUNKED, BODY_CLOSE };
 

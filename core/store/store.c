@@ -14,7 +14,7 @@
 
 #include "base/log.h"
 #include "store_priv.h"
-#include "base/util.h"
+#include "base/fs.h"
 
 #define DEFAULT_POOL 4
 #define MAX_POOL 256

@@ -15,7 +15,7 @@
 
 #include "base/log.h"
 #include "store_priv.h"
-#include "base/util.h"
+#include "base/fs.h"
 
 #define BUSY_TIMEOUT_MS 5000
 

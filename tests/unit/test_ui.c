@@ -14,7 +14,7 @@
 
 #include "ctx/ctx.h"
 #include "plugins/ui_ext.h"
-#include "base/util.h"
+#include "base/fs.h"
 
 static char dir[PATH_MAX], err[PATH_MAX + 256];
 static struct cube_plugin plug_x, plug_y;
