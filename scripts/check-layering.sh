@@ -22,11 +22,12 @@ rank() {
     store|logstore) echo 2 ;;
     objects) echo 3 ;;
     auth) echo 4 ;;
-    sched|files|openapi) echo 5 ;;
-    api|proxy) echo 6 ;;
-    http) echo 7 ;;
-    plugins) echo 8 ;;
-    ctx) echo 9 ;;
+    files|openapi) echo 5 ;;
+    sched) echo 6 ;;
+    api|proxy) echo 7 ;;
+    http) echo 8 ;;
+    plugins) echo 9 ;;
+    ctx) echo 10 ;;
     *) echo "" ;;
     esac
 }

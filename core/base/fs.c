@@ -79,3 +79,10 @@ fail:
     close(fd);
     return NULL;
 }
+
+int cube_fs_name_ok(const char *s)
+{
+    if (!s || !*s || s[0] == '.' || strchr(s, '/'))
+        return 0;
+    return strnlen(s, 253 + 1) <= 253;
+}

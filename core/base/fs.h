@@ -12,4 +12,9 @@ char *cube_path_join(const char *a, const char *b);
  * buffer. Returns NULL with errno set (EFBIG when larger than max). */
 char *cube_read_file(const char *path, size_t max, size_t *len);
 
+/* 1 when s can name one entry of a directory the data dir holds (a kind,
+ * project, object or stream): not empty, no '/', not starting with '.' (no
+ * hidden file, no "." or ".."), at most 253 bytes. */
+int cube_fs_name_ok(const char *s);
+
 #endif

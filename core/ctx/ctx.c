@@ -9,6 +9,7 @@
 #include "auth/auth.h"
 #include "sched/jobs.h"
 #include "cube_build.h"
+#include "files/files.h"
 #include "files/files_http.h"
 #include "http/http_req.h"
 #include "logstore/logstore.h"
@@ -119,9 +120,10 @@ int cube_ctx_open_store(struct cube_ctx *ctx)
         return -1;
     }
     ctx->hub = cube_hub_new(rv, WATCH_HISTORY, cube_http_stream_wake);
-    ctx->logs = cube_logstore_new(cfg->data_dir, LOG_STREAM_MAX, PROJECT_FILE_MAX);
+    ctx->logs = cube_logstore_new(cfg->data_dir, LOG_STREAM_MAX);
+    ctx->files = cube_files_new(cfg->data_dir, PROJECT_FILE_MAX);
     ctx->cache = cube_objcache_new(OBJECT_CACHE_BYTES);
-    if (!ctx->hub || !ctx->logs || !ctx->cache) {
+    if (!ctx->hub || !ctx->logs || !ctx->files || !ctx->cache) {
         cube_log(CUBE_LOG_ERROR, "core", "out of memory");
         return -1;
     }
@@ -254,6 +256,7 @@ void cube_ctx_free(struct cube_ctx *ctx)
     cube_hub_free(ctx->hub);
     cube_auth_free(ctx);
     cube_logstore_free(ctx->logs);
+    cube_files_free(ctx->files);
     cube_store_close(ctx->store);
     cube_objcache_free(ctx->cache);
     ctx->cache = NULL;
@@ -261,6 +264,7 @@ void cube_ctx_free(struct cube_ctx *ctx)
     cube_ui_free(&ctx->ui);
     ctx->hub = NULL;
     ctx->logs = NULL;
+    ctx->files = NULL;
     ctx->store = NULL;
     while (ctx->routes) {
         struct cube_route_entry *e = ctx->routes;

@@ -19,6 +19,7 @@ struct cube_metrics;
 struct cube_store;
 struct cube_hub;
 struct cube_logstore;
+struct cube_files;
 struct cube_tasks;
 struct cube_router;
 struct cube_http;
@@ -72,7 +73,8 @@ struct cube_ctx {
     struct cube_kinds kinds;       /* resource kinds and actions */
     struct cube_store *store;      /* NULL until cube_ctx_open_store */
     struct cube_hub *hub;          /* resourceVersions and watches */
-    struct cube_logstore *logs;    /* log streams and project files */
+    struct cube_logstore *logs;    /* log streams (logstore.h) */
+    struct cube_files *files;      /* project files (files.h) */
     struct cube_objcache *cache;   /* documents by name (objcache.h) */
     struct cube_auth *auth;        /* users, sessions, roles (auth.h) */
     struct cube_sched *sched;      /* Jobs, executors, nodes (jobs.h) */

@@ -1,4 +1,4 @@
-/* files.c — project files under <data>/projects/<project>/ (logstore.h).
+/* files.c — project files under <data>/projects/<project>/ (files.h).
  *
  * A path is walked from the project dir with openat(), one segment at a
  * time and each with O_NOFOLLOW, so no symlink inside a project dir (nor
@@ -8,7 +8,7 @@
  * see the old or the new contents, never a part. Segments may not start
  * with '.', so the temp files never clash with a user's file and are not
  * listed. Nothing here is logged: paths and names come from users. */
-#include "logstore/logstore_priv.h"
+#include "files_priv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -72,14 +72,14 @@ static int seg_error(int dirfd, const char *name, int err, int writing)
 }
 
 /* Opens the project's directory (creating it when `create`); -1 + *rc. */
-static int open_root(struct cube_logstore *ls, const char *project,
+static int open_root(struct cube_files *files, const char *project,
                      int create, int *rc)
 {
-    if (!cube_ls_name_ok(project)) {
+    if (!cube_fs_name_ok(project)) {
         *rc = CUBE_EINVAL;
         return -1;
     }
-    char *root = cube_path_join(ls->projects_dir, project);
+    char *root = cube_path_join(files->projects_dir, project);
     if (!root) {
         *rc = CUBE_ENOMEM;
         return -1;
@@ -104,10 +104,10 @@ static int open_root(struct cube_logstore *ls, const char *project,
  * holding its last segment, creating missing directories when `create`.
  * Returns that directory's fd and sets *last to the last segment, or -1
  * with *rc. */
-static int walk(struct cube_logstore *ls, const char *project, char *path,
+static int walk(struct cube_files *files, const char *project, char *path,
                 int create, char **last, int *rc)
 {
-    int cur = open_root(ls, project, create, rc);
+    int cur = open_root(files, project, create, rc);
     if (cur < 0)
         return -1;
     char *seg = path;
@@ -134,7 +134,31 @@ static int walk(struct cube_logstore *ls, const char *project, char *path,
     return cur;
 }
 
-int cube_ls_write_all(int fd, const void *data, size_t len)
+struct cube_files *cube_files_new(const char *data_dir, uint64_t max_file_bytes)
+{
+    if (!data_dir || !*data_dir)
+        return NULL;
+    struct cube_files *files = calloc(1, sizeof *files);
+    if (!files)
+        return NULL;
+    files->projects_dir = cube_path_join(data_dir, "projects");
+    if (!files->projects_dir) {
+        free(files);
+        return NULL;
+    }
+    files->max_file_bytes = max_file_bytes;
+    return files;
+}
+
+void cube_files_free(struct cube_files *files)
+{
+    if (!files)
+        return;
+    free(files->projects_dir);
+    free(files);
+}
+
+int cube_files_write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
     while (len) {
@@ -149,19 +173,19 @@ int cube_ls_write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-int cube_files_write(struct cube_logstore *ls, const char *project,
+int cube_files_write(struct cube_files *files, const char *project,
                      const char *path, const void *data, size_t len)
 {
-    if (!ls || (!data && len) || !cube_ls_name_ok(project) || !path_ok(path))
+    if (!files || (!data && len) || !cube_fs_name_ok(project) || !path_ok(path))
         return CUBE_EINVAL;
-    if (ls->max_file_bytes && len > ls->max_file_bytes)
+    if (files->max_file_bytes && len > files->max_file_bytes)
         return CUBE_ETOOBIG;
     char *copy = strdup(path);
     if (!copy)
         return CUBE_ENOMEM;
     int rc = CUBE_OK;
     char *last;
-    int dfd = walk(ls, project, copy, 1, &last, &rc);
+    int dfd = walk(files, project, copy, 1, &last, &rc);
     if (dfd < 0) {
         free(copy);
         return rc;
@@ -173,7 +197,7 @@ int cube_files_write(struct cube_logstore *ls, const char *project,
     if (fd < 0) {
         rc = seg_error(dfd, tmp, errno, 1);
     } else {
-        int bad = fchmod(fd, FILE_MODE) < 0 || cube_ls_write_all(fd, data, len) < 0 ||
+        int bad = fchmod(fd, FILE_MODE) < 0 || cube_files_write_all(fd, data, len) < 0 ||
                   fsync(fd) < 0;
         if (close(fd) < 0)
             bad = 1;
@@ -194,7 +218,7 @@ int cube_files_write(struct cube_logstore *ls, const char *project,
     return rc;
 }
 
-char *cube_files_read(struct cube_logstore *ls, const char *project,
+char *cube_files_read(struct cube_files *files, const char *project,
                       const char *path, size_t *len, int *rc)
 {
     int dummy;
@@ -202,7 +226,7 @@ char *cube_files_read(struct cube_logstore *ls, const char *project,
         rc = &dummy;
     if (len)
         *len = 0;
-    if (!ls || !cube_ls_name_ok(project) || !path_ok(path)) {
+    if (!files || !cube_fs_name_ok(project) || !path_ok(path)) {
         *rc = CUBE_EINVAL;
         return NULL;
     }
@@ -212,7 +236,7 @@ char *cube_files_read(struct cube_logstore *ls, const char *project,
         return NULL;
     }
     char *last, *buf = NULL;
-    int dfd = walk(ls, project, copy, 0, &last, rc);
+    int dfd = walk(files, project, copy, 0, &last, rc);
     if (dfd < 0) {
         free(copy);
         return NULL;
@@ -237,7 +261,7 @@ char *cube_files_read(struct cube_logstore *ls, const char *project,
         goto out;
     }
     uint64_t size = (uint64_t)sb.st_size;
-    if ((ls->max_file_bytes && size > ls->max_file_bytes) || size >= SIZE_MAX) {
+    if ((files->max_file_bytes && size > files->max_file_bytes) || size >= SIZE_MAX) {
         *rc = CUBE_ETOOBIG;
         goto out;
     }
@@ -272,17 +296,17 @@ out:
     return buf;
 }
 
-int cube_files_delete(struct cube_logstore *ls, const char *project,
+int cube_files_delete(struct cube_files *files, const char *project,
                       const char *path)
 {
-    if (!ls || !cube_ls_name_ok(project) || !path_ok(path))
+    if (!files || !cube_fs_name_ok(project) || !path_ok(path))
         return CUBE_EINVAL;
     char *copy = strdup(path);
     if (!copy)
         return CUBE_ENOMEM;
     int rc = CUBE_OK;
     char *last;
-    int dfd = walk(ls, project, copy, 0, &last, &rc);
+    int dfd = walk(files, project, copy, 0, &last, &rc);
     if (dfd < 0) {
         free(copy);
         return rc;
@@ -380,18 +404,18 @@ done:
     return out;
 }
 
-char *cube_files_list(struct cube_logstore *ls, const char *project,
+char *cube_files_list(struct cube_files *files, const char *project,
                       const char *dir, int *rc)
 {
     int dummy;
     if (!rc)
         rc = &dummy;
-    if (!ls || !cube_ls_name_ok(project) || (dir && *dir && !path_ok(dir))) {
+    if (!files || !cube_fs_name_ok(project) || (dir && *dir && !path_ok(dir))) {
         *rc = CUBE_EINVAL;
         return NULL;
     }
     if (!dir || !*dir) {
-        int fd = open_root(ls, project, 0, rc);
+        int fd = open_root(files, project, 0, rc);
         if (fd < 0) {
             if (*rc != CUBE_ENOTFOUND)
                 return NULL;
@@ -407,7 +431,7 @@ char *cube_files_list(struct cube_logstore *ls, const char *project,
         return NULL;
     }
     char *last;
-    int pfd = walk(ls, project, copy, 0, &last, rc);
+    int pfd = walk(files, project, copy, 0, &last, rc);
     if (pfd < 0) {
         free(copy);
         return NULL;
@@ -420,13 +444,13 @@ char *cube_files_list(struct cube_logstore *ls, const char *project,
     return fd < 0 ? NULL : list_fd(fd, rc);
 }
 
-char *cube_files_path(struct cube_logstore *ls, const char *project, const char *path)
+char *cube_files_path(struct cube_files *files, const char *project, const char *path)
 {
     if (!path_ok(path) || !project || strchr(project, '/') || !*project)
         return NULL;
-    size_t n = strlen(ls->projects_dir) + strlen(project) + strlen(path) + 3;
+    size_t n = strlen(files->projects_dir) + strlen(project) + strlen(path) + 3;
     char *out = malloc(n);
     if (out)
-        snprintf(out, n, "%s/%s/%s", ls->projects_dir, project, path);
+        snprintf(out, n, "%s/%s/%s", files->projects_dir, project, path);
     return out;
 }

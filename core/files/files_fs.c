@@ -12,7 +12,7 @@
 
 #include <cube/cube.h>
 
-#include "logstore/logstore_priv.h"
+#include "files_priv.h"
 #include "base/fs.h"
 #include "base/random.h"
 
@@ -99,7 +99,7 @@ static int tree_begin(struct tree *t, const char *project, const char *path,
     *t = (struct tree){.path = path, .self = geteuid(), .why = why, .why_len = why_len};
     if (why_len)
         why[0] = '\0';
-    if (!cube_ls_name_ok(project))
+    if (!cube_fs_name_ok(project))
         return fail(t, CUBE_EINVAL, 0, "has a name that is not valid");
     if (*path && !cube_files_path_ok(path))
         return fail(t, CUBE_EINVAL, strlen(path), "is not a valid project file path");
@@ -109,13 +109,13 @@ static int tree_begin(struct tree *t, const char *project, const char *path,
 }
 
 /* Opens the project directory into d (made when create and missing). */
-static int open_root(struct cube_logstore *ls, const char *project, struct tree *t,
+static int open_root(struct cube_files *files, const char *project, struct tree *t,
                      int create, struct dir *d)
 {
-    char *root = cube_path_join(ls->projects_dir, project);
+    char *root = cube_path_join(files->projects_dir, project);
     if (!root)
         return fail(t, CUBE_ENOMEM, 0, "cannot be opened: out of memory");
-    int made = create && cube_mkdir_p(ls->projects_dir, 0750) == 0 &&
+    int made = create && cube_mkdir_p(files->projects_dir, 0750) == 0 &&
                mkdir(root, ROOT_MODE & 0777) == 0;
     d->fd = open(root, OPEN_DIR);
     int err = errno;
@@ -195,10 +195,10 @@ static int walk(struct tree *t, struct dir *d, int create, char **last)
 }
 
 /* Opens root and walks to the parent of the last segment. */
-static int reach(struct cube_logstore *ls, const char *project, struct tree *t,
+static int reach(struct cube_files *files, const char *project, struct tree *t,
                  int create, struct dir *d, char **last)
 {
-    int rc = open_root(ls, project, t, create, d);
+    int rc = open_root(files, project, t, create, d);
     if (rc != CUBE_OK)
         return rc == CUBE_ENOTFOUND && *t->path
                    ? fail(t, CUBE_ENOTFOUND, strcspn(t->path, "/"), "does not exist")
@@ -241,7 +241,7 @@ static int open_in(struct tree *t, const struct dir *d, const char *last, int *f
     return rc;
 }
 
-int cube_ffs_open(struct cube_logstore *ls, const char *project, const char *path,
+int cube_ffs_open(struct cube_files *files, const char *project, const char *path,
                   int *fd, struct stat *st, char *why, size_t why_len)
 {
     struct tree t;
@@ -250,9 +250,9 @@ int cube_ffs_open(struct cube_logstore *ls, const char *project, const char *pat
     *fd = -1;
     int rc = tree_begin(&t, project, path, why, why_len);
     if (rc == CUBE_OK && *path) {
-        if ((rc = reach(ls, project, &t, 0, &d, &last)) == CUBE_OK)
+        if ((rc = reach(files, project, &t, 0, &d, &last)) == CUBE_OK)
             rc = open_in(&t, &d, last, fd, st);
-    } else if (rc == CUBE_OK && (rc = open_root(ls, project, &t, 0, &d)) == CUBE_OK &&
+    } else if (rc == CUBE_OK && (rc = open_root(files, project, &t, 0, &d)) == CUBE_OK &&
                (rc = readable(&t, &d.st, 0)) == CUBE_OK) {
         *fd = d.fd;   /* the project directory itself */
         *st = d.st;
@@ -287,7 +287,7 @@ static int put(struct tree *t, const struct dir *d, const char *last, const void
         return open_error(t, d->fd, tmp, errno, d->at, 1);
     stamp(t, fd, FILE_MODE);
     int rc = CUBE_OK;
-    if (cube_ls_write_all(fd, data, len) < 0 || fsync(fd) < 0)
+    if (cube_files_write_all(fd, data, len) < 0 || fsync(fd) < 0)
         rc = errno == ENOSPC || errno == EDQUOT
                  ? fail(t, CUBE_EUNAVAIL, at, "cannot be written: no space left")
                  : fail(t, CUBE_EIO, at, strerror(errno));
@@ -304,7 +304,7 @@ static int put(struct tree *t, const struct dir *d, const char *last, const void
     return rc;
 }
 
-int cube_ffs_write(struct cube_logstore *ls, const char *project, const char *path,
+int cube_ffs_write(struct cube_files *files, const char *project, const char *path,
                    const void *data, size_t len, int *created, struct stat *st,
                    char *why, size_t why_len)
 {
@@ -315,14 +315,14 @@ int cube_ffs_write(struct cube_logstore *ls, const char *project, const char *pa
     int rc = tree_begin(&t, project, path, why, why_len);
     if (rc == CUBE_OK && !*path)
         rc = fail(&t, CUBE_EINVAL, 0, "cannot be written as a file");
-    if (rc == CUBE_OK && ls->max_file_bytes && len > ls->max_file_bytes) {
+    if (rc == CUBE_OK && files->max_file_bytes && len > files->max_file_bytes) {
         char what[96];
         snprintf(what, sizeof what, "would be larger than the %llu bytes a project file may be",
-                 (unsigned long long)ls->max_file_bytes);
+                 (unsigned long long)files->max_file_bytes);
         rc = fail(&t, CUBE_ETOOBIG, strlen(path), what);
     }
     if (rc == CUBE_OK)
-        rc = reach(ls, project, &t, 1, &d, &last);
+        rc = reach(files, project, &t, 1, &d, &last);
     if (rc == CUBE_OK) {
         size_t at = strlen(path);
         struct stat old;
@@ -344,7 +344,7 @@ int cube_ffs_write(struct cube_logstore *ls, const char *project, const char *pa
     return rc;
 }
 
-int cube_ffs_delete(struct cube_logstore *ls, const char *project, const char *path,
+int cube_ffs_delete(struct cube_files *files, const char *project, const char *path,
                     struct stat *st, char *why, size_t why_len)
 {
     struct tree t;
@@ -354,7 +354,7 @@ int cube_ffs_delete(struct cube_logstore *ls, const char *project, const char *p
     if (rc == CUBE_OK && !*path)
         rc = fail(&t, CUBE_EINVAL, 0, "cannot be deleted");
     if (rc == CUBE_OK)
-        rc = reach(ls, project, &t, 0, &d, &last);
+        rc = reach(files, project, &t, 0, &d, &last);
     if (rc == CUBE_OK) {
         size_t at = strlen(path);
         if (!member_may(&t, &d.st, MAY_X))

@@ -34,12 +34,12 @@
 
 #include <cjson/cJSON.h>
 
-struct cube_logstore;
+struct cube_files;
 
 /* Opens path ("" for the project directory) to read: on CUBE_OK *fd (the
  * caller closes it) is a regular file or a directory, as *st says. A
  * project without a directory yet gives CUBE_ENOTFOUND for "". */
-int cube_ffs_open(struct cube_logstore *ls, const char *project, const char *path,
+int cube_ffs_open(struct cube_files *files, const char *project, const char *path,
                   int *fd, struct stat *st, char *why, size_t why_len);
 
 /* The entries of the directory fd (taken over: closed) as a new JSON
@@ -55,13 +55,13 @@ cJSON *cube_ffs_entry(const char *name, const struct stat *st);
 /* Writes (replaces) the file at path with len bytes of data, making
  * missing parent directories. *created: whether it did not exist before;
  * *st: the new file's. */
-int cube_ffs_write(struct cube_logstore *ls, const char *project, const char *path,
+int cube_ffs_write(struct cube_files *files, const char *project, const char *path,
                    const void *data, size_t len, int *created, struct stat *st,
                    char *why, size_t why_len);
 
 /* Deletes the file (or the empty directory, or the symlink itself) at
  * path; *st: what it was. */
-int cube_ffs_delete(struct cube_logstore *ls, const char *project, const char *path,
+int cube_ffs_delete(struct cube_files *files, const char *project, const char *path,
                     struct stat *st, char *why, size_t why_len);
 
 #endif

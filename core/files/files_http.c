@@ -24,7 +24,7 @@
 #include "files_http.h"
 #include "http/http_req.h"
 #include "base/log.h"
-#include "logstore/logstore.h"
+#include "files.h"
 #include "objects/objects_priv.h"
 #include "store/store.h"
 
@@ -195,7 +195,7 @@ static int get_any(struct cube_ctx *ctx, cube_req *req, const char *path)
     char why[400];
     struct stat st;
     int fd;
-    int rc = cube_ffs_open(ctx->logs, project, path, &fd, &st, why, sizeof why);
+    int rc = cube_ffs_open(ctx->files, project, path, &fd, &st, why, sizeof why);
     if (rc == CUBE_ENOTFOUND && !*path)
         return answer_listing(req, path, -1); /* no files yet */
     if (rc != CUBE_OK)
@@ -224,7 +224,7 @@ static int put_path(void *state, cube_req *req)
     char why[400], msg[64];
     struct stat st;
     int created;
-    int rc = cube_ffs_write(ctx->logs, project, path, req->body, req->body_len, &created,
+    int rc = cube_ffs_write(ctx->files, project, path, req->body, req->body_len, &created,
                             &st, why, sizeof why);
     if (rc != CUBE_OK)
         return answer_fs(req, rc, why, project, path, "write");
@@ -242,7 +242,7 @@ static int delete_path(void *state, cube_req *req)
         return CUBE_OK;
     char why[400];
     struct stat st;
-    int rc = cube_ffs_delete(ctx->logs, project, path, &st, why, sizeof why);
+    int rc = cube_ffs_delete(ctx->files, project, path, &st, why, sizeof why);
     if (rc != CUBE_OK)
         return answer_fs(req, rc, why, project, path, "delete");
     audit(req, project, path, "delete", 200, "Deleted",

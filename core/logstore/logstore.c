@@ -34,19 +34,11 @@
 #include "base/fs.h"
 
 #define CLUSTER_DIR "_cluster"
-#define NAME_MAX_BYTES 253
 #define STREAM_MAX_BYTES 251   /* with ".log", a whole file name */
 #define TABLE_KEEP 256          /* idle open streams kept with their fd */
 #define FREE_WAIT_MS 5000       /* how long free waits for followers to go */
 #define MODE_OPEN 0640
 #define MODE_DONE 0440
-
-int cube_ls_name_ok(const char *s)
-{
-    if (!s || !*s || s[0] == '.' || strchr(s, '/'))
-        return 0;
-    return strnlen(s, NAME_MAX_BYTES + 1) <= NAME_MAX_BYTES;
-}
 
 static const char *project_dir(const char *project)
 {
@@ -57,8 +49,8 @@ static const char *project_dir(const char *project)
 static char *object_dir(struct cube_logstore *ls, const char *kind,
                         const char *project, const char *name, int *rc)
 {
-    if (!cube_ls_name_ok(kind) || !cube_ls_name_ok(name) ||
-        (project && *project && !cube_ls_name_ok(project))) {
+    if (!cube_fs_name_ok(kind) || !cube_fs_name_ok(name) ||
+        (project && *project && !cube_fs_name_ok(project))) {
         *rc = CUBE_EINVAL;
         return NULL;
     }
@@ -76,7 +68,7 @@ char *cube_ls_stream_path(struct cube_logstore *ls, const char *kind,
                          const char *stream, int *rc)
 {
     /* "<stream>.log" must fit a file name (NAME_MAX 255): 251 bytes */
-    if (!cube_ls_name_ok(stream) || strlen(stream) > STREAM_MAX_BYTES) {
+    if (!cube_fs_name_ok(stream) || strlen(stream) > STREAM_MAX_BYTES) {
         *rc = CUBE_EINVAL;
         return NULL;
     }
@@ -307,8 +299,7 @@ static int make_writable(struct cube_ls_stream *st)
 /* ---- public API --------------------------------------------------- */
 
 struct cube_logstore *cube_logstore_new(const char *data_dir,
-                                        uint64_t max_stream_bytes,
-                                        uint64_t max_file_bytes)
+                                        uint64_t max_stream_bytes)
 {
     if (!data_dir || !*data_dir)
         return NULL;
@@ -317,16 +308,13 @@ struct cube_logstore *cube_logstore_new(const char *data_dir,
         return NULL;
     ls->data_dir = strdup(data_dir);
     ls->logs_dir = cube_path_join(data_dir, "logs");
-    ls->projects_dir = cube_path_join(data_dir, "projects");
-    if (!ls->data_dir || !ls->logs_dir || !ls->projects_dir) {
+    if (!ls->data_dir || !ls->logs_dir) {
         free(ls->data_dir);
         free(ls->logs_dir);
-        free(ls->projects_dir);
         free(ls);
         return NULL;
     }
     ls->max_stream_bytes = max_stream_bytes;
-    ls->max_file_bytes = max_file_bytes;
     ls->evict_at = TABLE_KEEP;
     pthread_mutex_init(&ls->mu, NULL);
     pthread_mutex_init(&ls->empty_mu, NULL);
@@ -375,7 +363,6 @@ void cube_logstore_free(struct cube_logstore *ls)
     pthread_mutex_destroy(&ls->empty_mu);
     free(ls->data_dir);
     free(ls->logs_dir);
-    free(ls->projects_dir);
     free(ls);
 }
 

@@ -1,6 +1,6 @@
-/* logstore.h — append-only log streams per object, and project files, both
- * under the data dir. Streams: <data>/logs/<project or _cluster>/<kind>/<name>/<stream>.log.
- * Files: <data>/projects/<project>/<path>. Thread-safe. */
+/* logstore.h — append-only log streams per object, under the data dir:
+ * <data>/logs/<project or _cluster>/<kind>/<name>/<stream>.log. Thread-safe.
+ * (Project files are files/files.h.) */
 #ifndef CUBE_LOGSTORE_H
 #define CUBE_LOGSTORE_H
 
@@ -12,10 +12,9 @@
 struct cube_logstore;
 
 /* Opens the store rooted at data_dir. max_stream_bytes caps one log stream
- * (appends past it return CUBE_ETOOBIG), max_file_bytes one project file. */
+ * (appends past it return CUBE_ETOOBIG). */
 struct cube_logstore *cube_logstore_new(const char *data_dir,
-                                        uint64_t max_stream_bytes,
-                                        uint64_t max_file_bytes);
+                                        uint64_t max_stream_bytes);
 /* Ends every follower (they get END) and frees. */
 void cube_logstore_free(struct cube_logstore *ls);
 
@@ -49,23 +48,5 @@ int cube_logstore_respond(struct cube_logstore *ls, cube_req *req,
 /* Deletes every stream of an object (when it is deleted). */
 int cube_logstore_remove_object(struct cube_logstore *ls, const char *kind,
                                 const char *project, const char *name);
-
-/* Project files. path: relative, "/"-separated, no "..", "." or empty
- * segments, no leading '.', at most 1024 bytes (CUBE_EINVAL). */
-/* 1 when path is such a path. */
-int cube_files_path_ok(const char *path);
-int cube_files_write(struct cube_logstore *ls, const char *project,
-                     const char *path, const void *data, size_t len);
-char *cube_files_read(struct cube_logstore *ls, const char *project,
-                      const char *path, size_t *len, int *rc);
-int cube_files_delete(struct cube_logstore *ls, const char *project,
-                      const char *path);
-/* The absolute path of a project file (for processes that read it, such as
- * an MPI hostfile); NULL for a bad path. New string. */
-char *cube_files_path(struct cube_logstore *ls, const char *project, const char *path);
-/* JSON array [{"name","size","dir"}] of a directory ("" or NULL: the
- * project root), sorted by name; NULL + *rc on error. */
-char *cube_files_list(struct cube_logstore *ls, const char *project,
-                      const char *dir, int *rc);
 
 #endif

@@ -1,5 +1,5 @@
-/* logstore_priv.h — the store's record, shared by logstore.c (log streams)
- * and files*.c (project files), and the hooks the unit tests use to drive a
+/* logstore_priv.h — the store's record, shared by the logstore*.c files,
+ * and the hooks the unit tests use to drive a
  * follower without an HTTP server. Not for other core files. */
 #ifndef CUBE_LOGSTORE_PRIV_H
 #define CUBE_LOGSTORE_PRIV_H
@@ -47,9 +47,7 @@ struct cube_ls_stream {
 struct cube_logstore {
     char *data_dir;
     char *logs_dir;          /* <data>/logs */
-    char *projects_dir;      /* <data>/projects */
     uint64_t max_stream_bytes; /* 0: no limit */
-    uint64_t max_file_bytes;   /* 0: no limit */
     /* Guards the table, every stream's refs and table membership. Lock
      * order: mu, then a stream's mu, then the HTTP layer's stream_mu (taken
      * by cube_http_stream_wake). Nothing is ever taken in the other order. */
@@ -87,12 +85,6 @@ int cube_ls_empty_mark(struct cube_logstore *ls, const char *path);
 void cube_ls_empty_forget(struct cube_logstore *ls, const char *object_dir);
 void cube_ls_empty_free(struct cube_logstore *ls);
 
-/* 1 when s is a valid kind/project/name/stream word (see logstore.h). */
-int cube_ls_name_ok(const char *s);
-
-/* Writes all of data to fd, retrying short writes and EINTR (files.c):
- * 0, or -1 with errno set. */
-int cube_ls_write_all(int fd, const void *data, size_t len);
 
 /* Test hooks. Creates a follower of the stream as cube_logstore_respond
  * would, without an HTTP request: fills *desc with its read and close

@@ -10,6 +10,7 @@
 #include "http/http_req.h"
 #include "objects/kinds.h"
 #include "base/log.h"
+#include "files/files.h"
 #include "logstore/logstore.h"
 #include "objects/objects.h"
 #include "objects/selector.h"
@@ -287,21 +288,21 @@ int cube_slot_log_close(cube_plugin *self, const char *kind, const char *project
 int cube_slot_file_write(cube_plugin *self, const char *project, const char *path,
                          const void *data, size_t len)
 {
-    return cube_files_write(self->ctx->logs, project, path, data, len);
+    return cube_files_write(self->ctx->files, project, path, data, len);
 }
 
 char *cube_slot_file_read(cube_plugin *self, const char *project, const char *path,
                           size_t *len, int *rc)
 {
-    return cube_files_read(self->ctx->logs, project, path, len, rc);
+    return cube_files_read(self->ctx->files, project, path, len, rc);
 }
 
 int cube_slot_file_delete(cube_plugin *self, const char *project, const char *path)
 {
-    return cube_files_delete(self->ctx->logs, project, path);
+    return cube_files_delete(self->ctx->files, project, path);
 }
 
 char *cube_slot_file_list(cube_plugin *self, const char *project, const char *dir, int *rc)
 {
-    return cube_files_list(self->ctx->logs, project, dir, rc);
+    return cube_files_list(self->ctx->files, project, dir, rc);
 }

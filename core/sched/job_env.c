@@ -15,7 +15,7 @@
 #include "jobs.h"
 #include "objects/kinds.h"
 #include "base/log.h"
-#include "logstore/logstore.h"
+#include "files/files.h"
 #include "objects/objects.h"
 #include "base/quantity.h"
 #include "base/strmap.h"
@@ -204,8 +204,8 @@ static void distributed_env(struct cube_sched *s, const cJSON *job, int i, cJSON
         used += (size_t)snprintf(hosts + used, cap - used, "%s slots=1\n",
                                  node_address(s, job, r, addr, sizeof addr));
     snprintf(path, sizeof path, "cube-jobs/%s/hostfile", str(meta, "name"));
-    if (hosts && cube_files_write(s->ctx->logs, str(meta, "project"), path, hosts, used) == 0 &&
-        (full = cube_files_path(s->ctx->logs, str(meta, "project"), path))) {
+    if (hosts && cube_files_write(s->ctx->files, str(meta, "project"), path, hosts, used) == 0 &&
+        (full = cube_files_path(s->ctx->files, str(meta, "project"), path))) {
         put(env, "CUBE_HOSTFILE", full);
         put(env, "OMPI_MCA_orte_default_hostfile", full);
         free(full);
