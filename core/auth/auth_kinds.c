@@ -17,41 +17,13 @@
 #include "base/log.h"
 #include "objects/objects.h"
 
-#define DNS_LABEL "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
-#define QUANTITY "{\"anyOf\":[{\"type\":\"number\",\"minimum\":0}," \
-    "{\"type\":\"string\",\"pattern\":\"^[0-9]+(\\\\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$\"}]}"
-#define RESOURCES "{\"type\":\"object\",\"additionalProperties\":" QUANTITY "}"
-
-static const char USER_SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"displayName\":{\"type\":\"string\",\"maxLength\":256,\"title\":\"Display name\"},"
-    "\"email\":{\"type\":\"string\",\"maxLength\":256},"
-    "\"role\":{\"enum\":[\"admin\",\"user\"],\"default\":\"user\","
-    "\"description\":\"Platform role\"},"
-    "\"disabled\":{\"type\":\"boolean\",\"default\":false,"
-    "\"description\":\"Disabling ends the user's sessions and revokes their API tokens "
-    "(enabling again restores none)\"},"
-    "\"provider\":{\"type\":\"string\",\"maxLength\":32,\"default\":\"local\","
-    "\"description\":\"Login method that created the user\"}}}";
-
-static const char PROJECT_SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"description\":{\"type\":\"string\",\"maxLength\":1024},"
-    "\"members\":{\"type\":\"array\",\"maxItems\":10000,\"default\":[],\"items\":{"
-    "\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"user\",\"role\"],"
-    "\"properties\":{\"user\":{\"type\":\"string\",\"pattern\":\"" DNS_LABEL "\"},"
-    "\"role\":{\"enum\":[\"creator\",\"ops\",\"dev\",\"viewer\"]}}}},"
-    "\"quotas\":{\"type\":\"object\",\"description\":\"Per pool: guaranteed and max\","
-    "\"additionalProperties\":{\"type\":\"object\",\"additionalProperties\":false,"
-    "\"properties\":{\"guaranteed\":" RESOURCES ",\"max\":" RESOURCES "}}},"
-    "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-    "\"mounts\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-    "\"additionalProperties\":false,\"required\":[\"name\",\"path\"],\"properties\":{"
-    "\"name\":{\"type\":\"string\",\"pattern\":\"" DNS_LABEL "\"},"
-    "\"path\":{\"type\":\"string\",\"pattern\":\"^/\"},\"source\":{\"type\":\"string\"},"
-    "\"readOnly\":{\"type\":\"boolean\"}}}},"
-    "\"pools\":{\"type\":\"array\",\"uniqueItems\":true,"
-    "\"items\":{\"type\":\"string\",\"pattern\":\"" DNS_LABEL "\"}}}}";
+/* The User and Project kinds' spec schemas and printer columns:
+ * user.schema.json, project.schema.json, user.columns.json and
+ * project.columns.json beside this file, embedded at build time. */
+#include "auth/project_columns.h"
+#include "auth/project_schema.h"
+#include "auth/user_columns.h"
+#include "auth/user_schema.h"
 
 /* -- checks ------------------------------------------------------------- */
 
@@ -227,17 +199,13 @@ int auth_kinds_register(struct cube_auth *a)
         .size = sizeof user, .kind = "User", .plural = "users", .scope = CUBE_SCOPE_CLUSTER,
         .group = "Platform", .description = "A person who signs in to Cube",
         .spec_schema = USER_SCHEMA,
-        .printer_columns = "[{\"name\":\"Role\",\"jsonPath\":\".spec.role\",\"type\":\"string\"},"
-                           "{\"name\":\"Provider\",\"jsonPath\":\".spec.provider\","
-                           "\"type\":\"string\"},{\"name\":\"Disabled\","
-                           "\"jsonPath\":\".spec.disabled\",\"type\":\"boolean\"}]"};
+        .printer_columns = USER_COLUMNS};
     const struct cube_kind_desc project = {
         .size = sizeof project, .kind = "Project", .plural = "projects",
         .scope = CUBE_SCOPE_CLUSTER, .group = "Platform",
         .description = "A project group: members, roles, quotas and defaults",
         .spec_schema = PROJECT_SCHEMA,
-        .printer_columns = "[{\"name\":\"Description\",\"jsonPath\":\".spec.description\","
-                           "\"type\":\"string\"}]"};
+        .printer_columns = PROJECT_COLUMNS};
     a->user_kind = add_kind(a, &user, &USER_CORE);
     a->project_kind = add_kind(a, &project, &PROJECT_CORE);
     return a->user_kind && a->project_kind ? 0 : -1;

@@ -15,32 +15,7 @@
  */
 #include "config_priv.h"
 
-const char cube_config_auth_schema[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"local_login\":{\"type\":\"boolean\",\"default\":true},"
-    "\"session_idle_minutes\":{\"type\":\"integer\",\"minimum\":1,"
-    "\"maximum\":525600,\"default\":720},"
-    "\"session_max_hours\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":8760,"
-    "\"default\":168},"
-    "\"max_token_days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3650,"
-    "\"default\":365},"
-    "\"default_project\":{\"type\":\"string\",\"maxLength\":63,"
-    "\"pattern\":\"^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$\",\"default\":\"public\"},"
-    "\"default_role\":{\"enum\":[\"creator\",\"ops\",\"dev\",\"viewer\"],"
-    "\"default\":\"dev\"},"
-    "\"users_create_projects\":{\"type\":\"boolean\",\"default\":false},"
-    "\"throttle\":{\"type\":\"object\",\"additionalProperties\":false,"
-    "\"default\":{},\"properties\":{"
-    "\"free_failures\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000,"
-    "\"default\":5},"
-    "\"base_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3600000,"
-    "\"default\":1000},"
-    "\"max_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":86400000,"
-    "\"default\":900000}}},"
-    "\"trusted_header\":{\"type\":\"object\",\"additionalProperties\":false,"
-    "\"required\":[\"proxies\"],\"properties\":{"
-    "\"header\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z0-9-]{1,63}$\","
-    "\"default\":\"X-Remote-User\"},"
-    "\"proxies\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":64,"
-    "\"items\":{\"type\":\"string\",\"minLength\":2,\"maxLength\":45}}}}"
-    "}}";
+/* auth.schema.json beside this file, embedded at build time. */
+#include "config/auth_schema.h"
+
+const char *const cube_config_auth_schema = AUTH_SCHEMA;

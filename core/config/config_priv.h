@@ -38,7 +38,7 @@ int cube_config_validate_section(const struct cube_plugin_conf *pc, const char *
                                  const char *schema_json, cJSON **out,
                                  struct cube_errs *errs);
 /* The JSON Schema of cube.yaml's auth: section (config_auth.c). */
-extern const char cube_config_auth_schema[];
+extern const char *const cube_config_auth_schema;
 
 /* ---- value syntax shared by cube.yaml and the environment
  * (config_values.c) ---- */

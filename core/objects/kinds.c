@@ -295,23 +295,13 @@ const struct cube_action *cube_kinds_action(const struct cube_kinds *reg,
 }
 
 /* The schema of metadata as clients may send it (the server fills the rest). */
+/* metadata.schema.json beside this file, embedded at build time. */
+#include "objects/metadata_schema.h"
+
 static cJSON *metadata_schema(void)
 {
-    return cJSON_Parse(
-        "{\"type\":\"object\",\"properties\":{"
-        "\"name\":{\"type\":\"string\",\"maxLength\":63},"
-        "\"project\":{\"type\":\"string\"},\"uid\":{\"type\":\"string\"},"
-        "\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-        "\"annotations\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-        "\"owner\":{\"type\":\"string\"},"
-        "\"ownerReferences\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-        "\"required\":[\"kind\",\"name\",\"uid\"],\"properties\":{"
-        "\"kind\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},"
-        "\"uid\":{\"type\":\"string\"},\"controller\":{\"type\":\"boolean\"}}}},"
-        "\"created\":{\"type\":\"string\"},\"updated\":{\"type\":\"string\"},"
-        "\"resourceVersion\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\"},"
-        "\"deletionTimestamp\":{\"type\":\"string\"},"
-        "\"finalizers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}");
+    return cJSON_Parse(METADATA_SCHEMA);
+
 }
 
 cJSON *cube_kind_object_schema(const struct cube_kind *k)

@@ -23,22 +23,18 @@
 
 /* ---- routes with a fixed shape ---------------------------------------------- */
 
-#define STR_PROP(n) "\"" n "\":{\"type\":\"string\"}"
 #define FILES "/api/v1/projects/{project}/files"
-#define FILE_PROPS STR_PROP("name") ",\"size\":{\"type\":\"integer\"},\"dir\":{\"type\":" \
-    "\"boolean\"}," STR_PROP("modified")
-#define FILE_ENTRY "{\"type\":\"object\",\"properties\":{" FILE_PROPS "," STR_PROP("path") "}}"
-#define FILE_LIST "{\"type\":\"object\",\"properties\":{" STR_PROP("path") ",\"items\":{" \
-    "\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{" FILE_PROPS "}}}," \
-    "\"truncated\":{\"type\":\"boolean\"}}}"
-#define BYTES "{\"type\":\"string\",\"format\":\"binary\"}"
+/* Response schemas of the fixed routes: responses.schema.json beside this
+ * file, embedded at build time. A fixed route names one of its entries, or
+ * (a reference, a plain type) gives its schema inline. */
+#include "openapi/responses_schema.h"
 
 static const struct fixed_resp {
     const char *method, *path, *code, *desc, *ctype, *schema;
     int query;
 } FIXED[] = {
     {"GET", "/healthz", "200", "The process answers", OPENAPI_JSON,
-     "{\"type\":\"object\",\"properties\":{" STR_PROP("status") "}}", Q_NONE},
+     "Health", Q_NONE},
     {"GET", "/readyz", "200", "Ready", OPENAPI_JSON,
      "{\"$ref\":\"" OPENAPI_REF "Readiness\"}", Q_NONE},
     {"GET", "/readyz", "503", "Not ready", OPENAPI_JSON,
@@ -48,26 +44,37 @@ static const struct fixed_resp {
     {"GET", "/api/v1/kinds", "200", "The registered kinds", OPENAPI_JSON,
      "{\"$ref\":\"" OPENAPI_REF "KindList\"}", Q_NONE},
     {"GET", "/api/v1/version", "200", "Versions of the server, its ABI and its store",
-     OPENAPI_JSON, "{\"type\":\"object\",\"properties\":{" STR_PROP("version") ","
-     STR_PROP("abi") "," STR_PROP("store") "}}", Q_NONE},
+     OPENAPI_JSON, "Version", Q_NONE},
     {"GET", "/api/v1/events", "200", "A page of events", OPENAPI_JSON,
      "{\"$ref\":\"" OPENAPI_REF "EventList\"}", Q_EVENTS},
     {"GET", "/api/v1/projects/{project}/events", "200", "A page of events", OPENAPI_JSON,
      "{\"$ref\":\"" OPENAPI_REF "EventList\"}", Q_EVENTS},
     {"GET", "/api/v1/openapi.json", "200", "This document (OpenAPI 3.0.3)", OPENAPI_JSON,
      "{\"type\":\"object\"}", Q_NONE},
-    {"GET", FILES, "200", "The project directory's listing", OPENAPI_JSON, FILE_LIST, Q_NONE},
+    {"GET", FILES, "200", "The project directory's listing", OPENAPI_JSON, "FileList", Q_NONE},
     {"GET", FILES "/{path*}", "200", "The file's bytes; for a directory, its listing "
-     "(application/json, as GET .../files)", "application/octet-stream", BYTES, Q_NONE},
+     "(application/json, as GET .../files)", "application/octet-stream", "Bytes", Q_NONE},
     {"GET", FILES "/{path*}", "206", "The range a Range header asked for",
-     "application/octet-stream", BYTES, Q_NONE},
-    {"PUT", FILES "/{path*}", "201", "Created: the file's entry", OPENAPI_JSON, FILE_ENTRY,
+     "application/octet-stream", "Bytes", Q_NONE},
+    {"PUT", FILES "/{path*}", "201", "Created: the file's entry", OPENAPI_JSON, "FileEntry",
      Q_NONE},
-    {"PUT", FILES "/{path*}", "200", "Replaced: the file's entry", OPENAPI_JSON, FILE_ENTRY,
+    {"PUT", FILES "/{path*}", "200", "Replaced: the file's entry", OPENAPI_JSON, "FileEntry",
      Q_NONE},
     {"DELETE", FILES "/{path*}", "200", "Deleted: what the entry was", OPENAPI_JSON,
-     FILE_ENTRY, Q_NONE},
+     "FileEntry", Q_NONE},
 };
+
+/* A fixed route's response schema: inline JSON, or the name of an entry of
+ * responses.schema.json (a new tree either way; NULL on OOM). */
+static cJSON *fixed_schema(const char *schema)
+{
+    if (schema[0] == '{')
+        return cJSON_Parse(schema);
+    cJSON *all = cJSON_Parse(RESPONSES_SCHEMA);
+    cJSON *one = cJSON_DetachItemFromObjectCaseSensitive(all, schema);
+    cJSON_Delete(all);
+    return one;
+}
 
 static void fixed_route(struct doc *d, const struct cube_route_entry *e)
 {
@@ -85,7 +92,7 @@ static void fixed_route(struct doc *d, const struct cube_route_entry *e)
         const struct fixed_resp *f = &FIXED[i];
         if (strcmp(f->method, e->method) != 0 || strcmp(f->path, e->path) != 0)
             continue;
-        cube_openapi_respond(d, op, f->code, f->desc, f->ctype, cJSON_Parse(f->schema));
+        cube_openapi_respond(d, op, f->code, f->desc, f->ctype, fixed_schema(f->schema));
         cube_openapi_query_params(d, op, f->query);
         known = true;
     }
@@ -110,7 +117,7 @@ static cJSON *list_schema(const char *object)
              "\"kind\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":"
              "{\"$ref\":\"" OPENAPI_REF "%s\"}},"
              "\"metadata\":{\"type\":\"object\",\"properties\":{"
-             STR_PROP("resourceVersion") ",\"continue\":{\"type\":\"string\","
+             "\"resourceVersion\":{\"type\":\"string\"},\"continue\":{\"type\":\"string\","
              "\"description\":\"Pass as ?continue= for the next page\"}}}}}", object);
     return cJSON_Parse(text);
 }
@@ -118,11 +125,7 @@ static cJSON *list_schema(const char *object)
 static int add_schemas(struct doc *d)
 {
     const struct cube_kinds *reg = &d->ctx->kinds;
-    if (cube_openapi_base_schemas(d->schemas) < 0 ||
-        !cube_openapi_put(d, d->schemas, "Readiness", cJSON_Parse(
-            "{\"type\":\"object\",\"properties\":{" STR_PROP("status") "," STR_PROP("store")
-            ",\"plugins\":{\"type\":\"object\",\"additionalProperties\":"
-            "{\"type\":\"string\"}}}}")))
+    if (cube_openapi_base_schemas(d->schemas) < 0)
         return -1;
     d->names = calloc(reg->n ? reg->n : 1, sizeof *d->names);
     if (!d->names)

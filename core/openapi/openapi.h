@@ -22,7 +22,8 @@ int cube_openapi_route_register(struct cube_ctx *ctx);
  * an example; keywords OpenAPI 3.0 lacks are dropped. */
 cJSON *cube_openapi_schema(const cJSON *schema);
 /* Adds the fixed component schemas (Error, Status, Event, EventList,
- * KindList) to `schemas`. 0, or -1 on OOM. */
+ * KindList, Readiness: components.schema.json) to `schemas`. 0, or -1 on
+ * OOM. */
 int cube_openapi_base_schemas(cJSON *schemas);
 
 #endif

@@ -3,6 +3,7 @@
 #include "openapi.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "schema/schema_format.h" /* CUBE_SCHEMA_MAX_DEPTH */
@@ -315,50 +316,28 @@ cJSON *cube_openapi_schema(const cJSON *schema)
     return out;
 }
 
-#define STR "{\"type\":\"string\"}"
-#define OBJ_PROPS(props) "{\"type\":\"object\",\"properties\":{" props "}}"
-
-static const struct {
-    const char *name, *json;
-} BASE[] = {
-    {"Error", "{\"type\":\"object\",\"required\":[\"error\"],\"properties\":{\"error\":"
-              "{\"type\":\"object\",\"required\":[\"code\",\"message\"],\"properties\":{"
-              "\"code\":{\"type\":\"string\",\"example\":\"NotFound\"},"
-              "\"message\":" STR ",\"field\":{\"type\":\"string\","
-              "\"description\":\"The offending field, e.g. spec.tasks[2].retries\"}}}}}"},
-    {"Status", OBJ_PROPS("\"kind\":{\"type\":\"string\",\"enum\":[\"Status\"]},"
-                         "\"status\":{\"type\":\"string\",\"enum\":[\"Success\",\"Pending\"]},"
-                         "\"details\":" OBJ_PROPS("\"kind\":" STR ",\"name\":" STR))},
-    {"Event", OBJ_PROPS("\"kind\":" STR ",\"metadata\":"
-                        OBJ_PROPS("\"created\":" STR ",\"project\":" STR) ","
-                        "\"involvedObject\":" OBJ_PROPS("\"kind\":" STR ",\"name\":" STR
-                                                        ",\"project\":" STR ",\"uid\":" STR)
-                        ",\"type\":" STR ",\"reason\":" STR ",\"message\":" STR
-                        ",\"verb\":" STR ",\"user\":" STR ",\"result\":{\"type\":\"integer\"}")},
-    {"EventList", OBJ_PROPS("\"kind\":" STR ",\"items\":{\"type\":\"array\",\"items\":"
-                            "{\"$ref\":\"#/components/schemas/Event\"}},\"metadata\":"
-                            OBJ_PROPS("\"before\":{\"type\":\"string\",\"description\":"
-                                      "\"Pass as ?before= for the next (older) page\"}"))},
-    {"KindList", OBJ_PROPS("\"kind\":" STR ",\"items\":{\"type\":\"array\",\"items\":"
-                           OBJ_PROPS("\"kind\":" STR ",\"plural\":" STR ",\"singular\":" STR
-                                     ",\"scope\":{\"type\":\"string\",\"enum\":[\"project\","
-                                     "\"cluster\"]},\"group\":" STR ",\"description\":" STR
-                                     ",\"schema\":{\"type\":\"object\"},\"statusSchema\":"
-                                     "{\"type\":\"object\"},\"printerColumns\":{\"type\":"
-                                     "\"array\",\"items\":{\"type\":\"object\"}},\"actions\":"
-                                     "{\"type\":\"array\",\"items\":"
-                                     OBJ_PROPS("\"name\":" STR ",\"method\":" STR
-                                               ",\"summary\":" STR) "}") "}")},
-};
+/* The base component schemas (Error, Status, Event, EventList, KindList,
+ * Readiness):
+ * components.schema.json beside this file, embedded at build time. */
+#include "openapi/components_schema.h"
 
 int cube_openapi_base_schemas(cJSON *schemas)
 {
-    for (size_t i = 0; i < sizeof BASE / sizeof BASE[0]; i++) {
-        cJSON *s = cJSON_Parse(BASE[i].json);
-        if (!s || !cJSON_AddItemToObject(schemas, BASE[i].name, s)) {
+    cJSON *all = cJSON_Parse(COMPONENTS_SCHEMA);
+    if (!all)
+        return -1;
+    while (all->child) {
+        cJSON *s = cJSON_DetachItemViaPointer(all, all->child);
+        char *name = s->string;
+        s->string = NULL;
+        int ok = cJSON_AddItemToObject(schemas, name, s);
+        free(name);
+        if (!ok) {
             cJSON_Delete(s);
+            cJSON_Delete(all);
             return -1;
         }
     }
+    cJSON_Delete(all);
     return 0;
 }

@@ -14,45 +14,10 @@
 #include "base/quantity.h"
 #include "sched_policy.h"
 
-#define LABEL_MAP "{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"
-
-static const char JOB_SPEC[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"command\"],"
-    "\"properties\":{"
-    "\"replicas\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4096,\"default\":1,"
-    "\"description\":\"Replicas started together (a gang: all or none)\"},"
-    "\"resources\":{\"type\":\"object\",\"default\":{},\"description\":\"Per replica: cpu "
-    "(\\\"2\\\", \\\"500m\\\"), memory (\\\"4Gi\\\"), devices (\\\"nvidia.com/gpu\\\": 1 or 0.25)\","
-    "\"additionalProperties\":{\"anyOf\":[{\"type\":\"number\",\"minimum\":0},"
-    "{\"type\":\"string\",\"maxLength\":32}]}},"
-    "\"accelerator\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"model\":{\"type\":\"string\",\"maxLength\":64},"
-    "\"memoryFraction\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":1}}},"
-    "\"command\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":1024,"
-    "\"items\":{\"type\":\"string\",\"maxLength\":65536}},"
-    "\"args\":{\"type\":\"array\",\"maxItems\":1024,\"items\":{\"type\":\"string\"}},"
-    "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-    "\"workdir\":{\"type\":\"string\",\"maxLength\":4096},"
-    "\"image\":{\"type\":\"string\",\"maxLength\":512},"
-    "\"pool\":{\"type\":\"string\",\"maxLength\":63,\"default\":\"default\"},"
-    "\"priority\":{\"enum\":[\"high\",\"normal\",\"low\"],\"default\":\"normal\"},"
-    "\"timeoutSeconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":31536000,\"default\":0},"
-    "\"retries\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"limit\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100,\"default\":0},"
-    "\"backoffSeconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":86400,\"default\":10}}},"
-    "\"distributed\":{\"enum\":[\"none\",\"pytorch\",\"tensorflow\",\"mpi\",\"deepspeed\"],"
-    "\"default\":\"none\"},"
-    "\"mounts\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
-    "\"required\":[\"name\",\"path\"],\"properties\":{\"name\":{\"type\":\"string\"},"
-    "\"path\":{\"type\":\"string\",\"pattern\":\"^/\"},\"readOnly\":{\"type\":\"boolean\"}}}},"
-    "\"nodeSelector\":" LABEL_MAP "}}";
-
-static const char JOB_COLUMNS[] =
-    "[{\"name\":\"Phase\",\"jsonPath\":\".status.phase\",\"type\":\"string\"},"
-    "{\"name\":\"Replicas\",\"jsonPath\":\".spec.replicas\",\"type\":\"integer\"},"
-    "{\"name\":\"Attempts\",\"jsonPath\":\".status.attempts\",\"type\":\"integer\"},"
-    "{\"name\":\"Reason\",\"jsonPath\":\".status.reason\",\"type\":\"string\"},"
-    "{\"name\":\"Message\",\"jsonPath\":\".status.message\",\"type\":\"string\"}]";
+/* The Job kind's spec schema and printer columns: job.schema.json and
+ * job.columns.json beside this file, embedded at build time. */
+#include "sched/job_columns.h"
+#include "sched/job_schema.h"
 
 /* Fills e for a bad field and returns -1. */
 static int bad(struct cube_op_error *e, const char *field, const char *msg)
