@@ -38,7 +38,7 @@ static void usage(FILE *out)
         "      --safe-mode     start without loading any plugin\n"
         "  -V, --version       print the version and ABI, then exit\n"
         "  -h, --help          this text\n"
-        "environment: CUBE_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,\n"
+        "environment: CUBE_LISTEN, CUBE_APPS_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,\n"
         "  CUBE_PLUGIN_DIR, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN\n");
 }
 

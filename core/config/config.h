@@ -19,7 +19,7 @@
  *                                browsers see it, optionally per object
  *                                ("https://{name}--{project}.apps.example");
  *                                console_origin: the console's (config_apps.c)
- * Environment overrides: CUBE_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,
+ * Environment overrides: CUBE_LISTEN, CUBE_APPS_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,
  * CUBE_PLUGIN_DIR, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN (plain token; hashed in
  * memory, never stored); the two directories, when relative, against the
  * working directory. */

@@ -1,5 +1,5 @@
 /* config_env.c — environment overrides applied over cube.yaml and conf.d
- * (CUBE_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL, CUBE_PLUGIN_DIR,
+ * (CUBE_LISTEN, CUBE_APPS_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL, CUBE_PLUGIN_DIR,
  * CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN; see config.h). The two directories
  * are made absolute against the working directory. */
 #include <errno.h>
@@ -44,18 +44,21 @@ static void env_path(const char *var, char **dst, struct cube_errs *errs)
     free(cwd);
 }
 
-static void env_listen(struct cube_config *cfg, struct cube_errs *errs)
+static void env_listen(const char *var, char **host, int *port, int *set,
+                       struct cube_errs *errs)
 {
-    const char *v = getenv("CUBE_LISTEN");
+    const char *v = getenv(var);
     char q[96];
     if (!v)
         return;
-    int rc = cube_config_parse_listen(v, &cfg->listen_host, &cfg->listen_port);
+    int rc = cube_config_parse_listen(v, host, port);
     cube_config_quote(q, sizeof q, v);
     if (rc == -1)
-        cube_errs_add(errs, "CUBE_LISTEN: expected \"host:port\", got %s", q);
+        cube_errs_add(errs, "%s: expected \"host:port\", got %s", var, q);
     else if (rc == -2)
-        cube_errs_add(errs, "CUBE_LISTEN: out of memory");
+        cube_errs_add(errs, "%s: out of memory", var);
+    else if (set)
+        *set = 1;
 }
 
 static void env_database(struct cube_config *cfg, struct cube_errs *errs)
@@ -108,7 +111,9 @@ static void env_token(struct cube_config *cfg, struct cube_errs *errs)
 
 void cube_config_apply_env(struct cube_config *cfg, struct cube_errs *errs)
 {
-    env_listen(cfg, errs);
+    env_listen("CUBE_LISTEN", &cfg->listen_host, &cfg->listen_port, NULL, errs);
+    env_listen("CUBE_APPS_LISTEN", &cfg->apps_listen_host, &cfg->apps_listen_port,
+               &cfg->apps_listen_set, errs);
     env_path("CUBE_DATA_DIR", &cfg->data_dir, errs);
     env_database(cfg, errs);
     env_path("CUBE_PLUGIN_DIR", &cfg->plugin_dir, errs);

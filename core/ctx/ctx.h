@@ -44,6 +44,11 @@ struct cube_plugin {
     int in_init;                   /* register_* allowed only while set */
     int initialised, started;
     int optional;
+    /* Work handed to submit that has not returned yet, and whether submit
+     * still takes more: the loader drains both before the plugin's fini,
+     * so no submitted function runs on freed plugin state. */
+    atomic_int tasks_inflight;
+    atomic_int tasks_closed;
     struct cube_route_entry *pending;   /* routes registered during init */
     struct cube_router *scratch_router; /* validates them until committed */
     struct cube_plugin *next;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctx/ctx.h"
 #include "sched/jobs.h"
@@ -201,13 +202,46 @@ void cube_slot_timer_cancel(cube_plugin *self, cube_timer *t)
         cube_tasks_timer_cancel(self->ctx->tasks, (struct cube_timer *)t);
 }
 
+/* One submitted function, counted against its plugin until it returns. */
+struct submitted {
+    cube_plugin *self;
+    cube_task_fn fn;
+    void *arg;
+};
+
+static void run_submitted(void *a, void *b)
+{
+    struct submitted *s = a;
+    (void)b;
+    s->fn(s->self->state, s->arg);
+    atomic_fetch_sub(&s->self->tasks_inflight, 1);
+    free(s);
+}
+
 int cube_slot_submit(cube_plugin *self, cube_task_fn fn, void *arg)
 {
     if (!fn)
         return CUBE_EINVAL;
-    if (cube_tasks_submit(self->ctx->tasks, (cube_tasks_fn)fn, self->state, arg) < 0)
+    if (atomic_load(&self->tasks_closed))
         return CUBE_ESTATE;
+    struct submitted *s = malloc(sizeof *s);
+    if (!s)
+        return CUBE_ENOMEM;
+    *s = (struct submitted){self, fn, arg};
+    atomic_fetch_add(&self->tasks_inflight, 1);
+    if (cube_tasks_submit(self->ctx->tasks, run_submitted, s, NULL) < 0) {
+        atomic_fetch_sub(&self->tasks_inflight, 1);
+        free(s);
+        return CUBE_ESTATE;
+    }
     return CUBE_OK;
+}
+
+void cube_host_tasks_drain(cube_plugin *self)
+{
+    atomic_store(&self->tasks_closed, 1);
+    while (atomic_load(&self->tasks_inflight) > 0)
+        usleep(1000);
 }
 
 cube_metric *cube_slot_metric_register(cube_plugin *self,

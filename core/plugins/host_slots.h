@@ -34,6 +34,10 @@ void cube_host_owner_inherited(cube_plugin *self, const cJSON *body, const char 
 
 /* Fills the whole table, every slot in ABI order (host_table.c). */
 void cube_host_table_init(struct cube_host *h);
+/* Refuses the plugin's further submits (CUBE_ESTATE) and waits until every
+ * function it submitted has returned. Called by the loader after the
+ * plugin's stop and before its fini (host.c). */
+void cube_host_tasks_drain(struct cube_plugin *self);
 
 /* -- slots (plugins/host_table.c) --------------------------------------- */
 

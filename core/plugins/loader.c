@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "metrics/metrics.h"
 #include "base/tasks.h"
+#include "host_slots.h"
 #include "ui_ext.h"
 #include "base/fs.h"
 
@@ -296,6 +297,7 @@ static void stop_reverse(struct cube_ctx *ctx, struct cube_plugin *p)
     if (p->started && p->desc.stop)
         p->desc.stop(p->state);
     p->started = 0;
+    cube_host_tasks_drain(p);   /* nothing submitted runs after fini */
 }
 
 void cube_loader_unload_all(struct cube_ctx *ctx)

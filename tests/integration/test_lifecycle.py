@@ -4,6 +4,7 @@ import http.client
 import os
 import shutil
 import signal
+import socket
 import ssl
 import subprocess
 import time
@@ -68,6 +69,32 @@ class CommandLine(unittest.TestCase):
             p = c.run()
             self.assertNotEqual(p.returncode, 0)
             self.assertIn("CUBE_LISTEN", p.stderr)
+
+    def test_env_overrides_apps_listen(self):
+        apps = free_port()
+        with Cubed(plugins={"notebook": None}, wait=False,
+                   env={"CUBE_APPS_LISTEN": f"127.0.0.1:{apps}"}) as c:
+            c.start()
+            self.assertIn(f"127.0.0.1:{apps}", c.output())
+        with Cubed(wait=False, env={"CUBE_APPS_LISTEN": "nonsense"}) as c:
+            p = c.run()
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn("CUBE_APPS_LISTEN", p.stderr)
+
+    def test_busy_apps_port_is_an_error_not_a_crash(self):
+        """A listener that cannot bind stops cubed with status 1 and the
+        reason, while a plugin's start-up work may still be running."""
+        with socket.socket() as busy:
+            busy.bind(("127.0.0.1", 0))
+            busy.listen()
+            port = busy.getsockname()[1]
+            with Cubed(plugins={"notebook": None, "pipeline": None}, wait=False,
+                       env={"CUBE_APPS_LISTEN": f"127.0.0.1:{port}"}) as c:
+                for _ in range(3):
+                    p = c.run()
+                    self.assertEqual(p.returncode, 1, p.stderr)
+                    self.assertIn("apps_listen", p.stderr)
+                    self.assertIn("Address already in use", p.stderr)
 
 
 class SafeMode(unittest.TestCase):

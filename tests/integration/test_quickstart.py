@@ -106,6 +106,9 @@ class MakeRun(unittest.TestCase):
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUBE_")}
         env.update({"CUBE_DATA_DIR": os.path.join(self.tmp.name, "var"),
                     "CUBE_LISTEN": f"127.0.0.1:{port}",
+                    # cube.yaml leaves apps_listen at port + 1, which another
+                    # test may hold: a free one of its own.
+                    "CUBE_APPS_LISTEN": f"127.0.0.1:{free_port()}",
                     "CUBE_ADMIN_PASSWORD": ADMIN_PASSWORD})
         if BUILD != os.path.join(ROOT, "build"):
             env["CUBE_PLUGIN_DIR"] = os.path.relpath(os.path.join(BUILD, "plugins"), ROOT)
