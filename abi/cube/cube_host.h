@@ -4,9 +4,9 @@
  * Part of the Cube plugin ABI. The table is append-only: slots are never
  * reordered, removed or given new signatures (a changed behaviour gets a new
  * slot, `foo2`). Slots are grouped by the minor version that added them.
- * Before using a slot added after 1.0, check that it lies inside the table:
- *
- *     if (CUBE_HOST_HAS(host, some_later_slot)) ...
+ * Every slot up to the minor a plugin declares (its descriptor's abi_minor)
+ * is present and non-NULL, so it is called without a check; see "Versions"
+ * in cube_plugin.h, the one rule for which slots a plugin may rely on.
  *
  * Ownership, in one rule: strings and buffers a plugin passes in are
  * borrowed for the duration of the call (the host copies what it keeps);
@@ -36,7 +36,15 @@ extern "C" {
 #endif
 
 /** True when the host table has slot `field` (it was added at or before the
- *  host's minor version). */
+ *  host's minor version). Needed only for slots newer than the plugin's
+ *  declared CUBE_PLUGIN_MIN_MINOR (see "Versions" in cube_plugin.h):
+ *
+ *      #define CUBE_PLUGIN_MIN_MINOR 4      // runs on 1.4 hosts too
+ *      #include <cube/cube.h>
+ *      ...
+ *      if (CUBE_HOST_HAS(host, obj_create_for))   // a 1.5 slot
+ *          obj = host->obj_create_for(self, req, json, &rc);
+ */
 #define CUBE_HOST_HAS(host, field)                                  \
     ((host)->size >= offsetof(struct cube_host, field) + sizeof((host)->field) \
      && (host)->field != NULL)
@@ -217,7 +225,8 @@ struct cube_host {
      *  the owner of the object its controller ownerReference names (same
      *  project; same uid when the reference has one), else the plugin
      *  ("plugin:<name>", whose Jobs never start). For work a user asks for
-     *  in a request, use obj_create_for. */
+     *  in a request, use obj_create_for. See "Whom a Job runs as" in
+     *  cube_sched.h. */
     char *(*obj_create)(cube_plugin *self, const char *object_json, int *rc);
     /** Replaces metadata (labels, annotations, ownerReferences) and spec of
      *  an existing object; metadata.resourceVersion, when present, must
@@ -243,7 +252,9 @@ struct cube_host {
      * "replica-0"), kept under the data dir. */
 
     /** Appends bytes to a log stream (created on first append); wakes
-     *  followers. CUBE_ETOOBIG past the configured per-stream limit. */
+     *  followers. CUBE_ETOOBIG (nothing appended) when the stream would
+     *  pass the host's per-stream cap, a fixed 1 GiB in this release (no
+     *  setting changes it). */
     int (*log_append)(cube_plugin *self, const char *kind, const char *project,
                       const char *name, const char *stream, const void *data,
                       size_t len);
@@ -263,8 +274,10 @@ struct cube_host {
                      const char *name, const char *stream);
 
     /* Project files: under <data dir>/projects/<project>/, paths relative
-     * to it, "/"-separated, without "..", "." or empty segments; size
-     * limited by the configured files.max_bytes. */
+     * to it, "/"-separated, without "..", "." or empty segments. A file is
+     * at most the host's fixed cap, 256 MiB in this release (no setting
+     * changes it): file_write of more, or file_read of a larger file, is
+     * CUBE_ETOOBIG. */
 
     /** Writes (replaces) a file, creating parent directories. */
     int (*file_write)(cube_plugin *self, const char *project, const char *path,

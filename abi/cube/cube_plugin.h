@@ -22,10 +22,41 @@ extern "C" {
 /** Magic number at the start of every plugin descriptor ("CUBE"). */
 #define CUBE_PLUGIN_MAGIC 0x43554245u
 
+/*
+ * Versions, in one rule (the loader enforces it; nothing else says otherwise):
+ *
+ *  - A plugin's descriptor names the oldest host it runs on: abi_major and
+ *    abi_minor. CUBE_PLUGIN_DEFINE writes CUBE_ABI_MAJOR and
+ *    CUBE_PLUGIN_MIN_MINOR, which is the CUBE_ABI_MINOR of the headers the
+ *    plugin was built with unless the plugin defines it lower.
+ *  - The host loads a plugin only when the majors are equal and the
+ *    plugin's abi_minor is at most the host's own minor; others are refused
+ *    at start-up, the message naming the file ("the plugin needs a newer
+ *    Cube"). A plugin built against older headers loads into every later
+ *    host of the same major, unchanged.
+ *  - So the table a plugin receives has every slot of its abi_minor and of
+ *    the minors before it, none NULL: call them without checking.
+ *  - Only a slot newer than the plugin's declared abi_minor can be missing.
+ *    A plugin that wants to run on older hosts defines
+ *    CUBE_PLUGIN_MIN_MINOR (before including cube.h) below its headers'
+ *    minor, and tests each newer slot with CUBE_HOST_HAS (cube_host.h)
+ *    before calling it.
+ */
+
 /** ABI major version: a plugin loads only into a host with the same major. */
 #define CUBE_ABI_MAJOR 1
-/** ABI minor version: a plugin loads into a host whose minor is >= its own. */
+/** ABI minor version of these headers (the host's, for cubed). */
 #define CUBE_ABI_MINOR 5
+
+/** The oldest host minor the plugin being compiled runs on (since 1.5; see
+ *  "Versions" above). Define it before including cube.h to run on older
+ *  hosts; it may not exceed CUBE_ABI_MINOR. */
+#ifndef CUBE_PLUGIN_MIN_MINOR
+#define CUBE_PLUGIN_MIN_MINOR CUBE_ABI_MINOR
+#endif
+#if CUBE_PLUGIN_MIN_MINOR > CUBE_ABI_MINOR || CUBE_PLUGIN_MIN_MINOR < 0
+#error "CUBE_PLUGIN_MIN_MINOR must be from 0 to CUBE_ABI_MINOR"
+#endif
 
 /** Marks a printf-style function so the compiler checks its arguments. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -90,15 +121,17 @@ struct cube_host;
  * The plugin descriptor. A plugin returns a pointer to one `static const`
  * instance from its entry function (see CUBE_PLUGIN_DEFINE). The host reads
  * and checks it before calling any other plugin code:
- * magic, abi_major == host major, abi_minor <= host minor, size large enough
- * for the 1.0 fields, name non-empty and equal to the conf.d plugin name,
- * init non-NULL.
+ * magic, abi_major == host major, abi_minor <= host minor (see "Versions"
+ * above), size large enough for the 1.0 fields, name non-empty and equal to
+ * the conf.d plugin name, init non-NULL.
  */
 struct cube_plugin_desc {
     /* since 1.0 */
     uint32_t magic;      /**< CUBE_PLUGIN_MAGIC */
     uint16_t abi_major;  /**< CUBE_ABI_MAJOR the plugin was built with */
-    uint16_t abi_minor;  /**< CUBE_ABI_MINOR the plugin was built with */
+    uint16_t abi_minor;  /**< the oldest host minor it runs on:
+                              CUBE_PLUGIN_MIN_MINOR (by default the
+                              CUBE_ABI_MINOR it was built with) */
     uint32_t size;       /**< sizeof(struct cube_plugin_desc) as compiled */
     uint32_t flags;      /**< reserved, must be 0 */
     const char *name;        /**< short name, [a-z0-9-], e.g. "hello" */
@@ -165,7 +198,7 @@ typedef const struct cube_plugin_desc *(*cube_plugin_entry_fn)(void);
         static const struct cube_plugin_desc desc_ = {                        \
             .magic = CUBE_PLUGIN_MAGIC,                                       \
             .abi_major = CUBE_ABI_MAJOR,                                      \
-            .abi_minor = CUBE_ABI_MINOR,                                      \
+            .abi_minor = CUBE_PLUGIN_MIN_MINOR,                               \
             .size = (uint32_t)sizeof(struct cube_plugin_desc),                \
             __VA_ARGS__};                                                     \
         return &desc_;                                                        \

@@ -18,15 +18,33 @@
  * Documents crossing here are JSON text.
  *
  * Node (node_set):
- *   {"name": "gpu-01", "pool": "default",
+ *   {"name": "gpu-01", "pool": "default", "address": "10.0.0.5",
  *    "labels": {"zone": "a"},
  *    "capacity": {"cpu": "16", "memory": "64Gi"},
+ *    "jobPorts": {"min": 29500, "max": 30999},
  *    "devices": [{"id": "0", "resource": "nvidia.com/gpu", "model": "H200",
  *                 "memory": "141Gi", "numa": 0, "domain": "nvl-0",
  *                 "healthy": true}]}
- *   "domain" groups devices with a fast interconnect (an NVLink island);
- *   "devices" may be left out to get those of this machine's accelerator
- *   plugins (cube_host.local_devices).
+ *   What the host reads (other members are ignored):
+ *   - "name": required, a DNS label; a name another executor serves is
+ *     CUBE_EEXIST.
+ *   - "pool": the pool the node serves; absent or "": "default".
+ *   - "address": how replicas on other nodes reach this one: the host
+ *     writes it into MASTER_ADDR (replica 0's node), TF_CONFIG's worker
+ *     list and MPI hostfile lines of distributed Jobs placed here. Absent:
+ *     "127.0.0.1", right only while every replica runs on one machine.
+ *   - "labels": string values (others are ignored), matched by Jobs' node
+ *     selectors.
+ *   - "capacity": required; "cpu" and "memory" quantities.
+ *   - "jobPorts": the range the host takes distributed Jobs' ports from on
+ *     this node (integers, 1024 <= min <= max <= 65535); absent:
+ *     29500..30999. Two live Jobs never get the same port.
+ *   - "devices": at most 64, each with an "id" and a "resource" containing
+ *     a '/'; "model", "memory" (a quantity), "numa" (absent: unknown),
+ *     "domain" (groups devices with a fast interconnect, an NVLink island)
+ *     and "healthy" (absent: true; unhealthy devices get no replicas).
+ *     Left out, the node gets the devices of this machine's accelerator
+ *     plugins (cube_host.local_devices).
  *
  * Replica (start, adopt):
  *   {"job": {...the Job object...}, "replica": 0, "replicas": 2,
@@ -39,7 +57,64 @@
  *    "log": {"kind": "Job", "project": "vision", "name": "train",
  *            "stream": "replica-0"}}
  *   The executor writes the replica's output to that log stream
- *   (cube_host.log_append) and must never run it as root.
+ *   (cube_host.log_append) and must never run it as root. "user" is the
+ *   Job's metadata.owner (below); the executor runs the replica as that
+ *   user's account and no other.
+ *
+ * Whom a Job runs as. Always its metadata.owner, a field only the host
+ * writes; no label, annotation or spec field decides it:
+ *   - a Job created over the API: the authenticated caller;
+ *   - a Job a plugin creates with cube_host.obj_create_for (since 1.5): the
+ *     signed-in caller of the request the plugin is handling, who must be
+ *     allowed to create it (CUBE_EPERM otherwise);
+ *   - a Job a plugin creates with cube_host.obj_create: the owner of the
+ *     object its first ownerReference marked "controller": true names
+ *     (same project; when the reference has a "uid", only the object with
+ *     that uid), so a PipelineRun's task Jobs run as the run's owner. With
+ *     no such object the owner is the plugin ("plugin:<name>"), and a Job
+ *     whose owner is no user never starts: its replicas fail with reason
+ *     StartError, the message saying "no user to run as".
+ *   Users may not write ownerReferences marked controller nor label or
+ *   annotation keys under "cube.dev/" (422): only plugins make them.
+ *
+ * Job status, as plugins read it (kind "Job", obj_get/obj_list; the core
+ * writes it, a plugin writes only the stop request):
+ *   {"phase": "Running", "reason": "Running", "message": "...",
+ *    "attempts": 1, "queued": "...", "admitted": "...", "started": "...",
+ *    "finished": "...", "waiting": "...", "queuePosition": 3,
+ *    "retryAt": 1767225600, "preemptedBy": "...",
+ *    "ports": {"master": 29501},
+ *    "replicas": [{"index": 0, "node": "gpu-01", "phase": "Failed",
+ *                  "devices": [{"id": "0", "resource": "nvidia.com/gpu",
+ *                               "share": 1}],
+ *                  "engineId": "...", "port": 29502, "exitCode": 1,
+ *                  "reason": "Completed", "message": "...",
+ *                  "finished": "..."}],
+ *    "stopRequested": true, "stopGraceSeconds": 10}
+ *   - "phase": Pending (waiting; "waiting" and "queuePosition" say why and
+ *     where), Admitted (placed, replicas starting), Running, then one of
+ *     Succeeded (every replica exited 0), Failed, Cancelled (stopped).
+ *     Absent just after creation. Pending again after a preemption
+ *     (reason Preempted), a lost node (NodeLost) or a failed attempt with
+ *     retries left (BackOff until "retryAt", Unix seconds).
+ *   - "reason"/"message": a CamelCase word and a sentence: Queued,
+ *     Admitted, Running, StartError, Completed, Stopped, Preempting, Error
+ *     or a replica's CUBE_EXIT_* reason on failure, Unschedulable,
+ *     PoolNotAllowed, InvalidSpec ...
+ *   - "attempts": admissions so far; "queued", "admitted", "started",
+ *     "finished": RFC 3339 UTC times, set once each attempt reaches them.
+ *   - "ports": {"master"} for pytorch and deepspeed Jobs; tensorflow Jobs
+ *     have "port" per replica instead. Fresh at each admission.
+ *   - "replicas": one per replica of the current attempt, by "index":
+ *     "node", "devices" it got ("share": the fraction of one device),
+ *     "phase" (Admitted, Running, Succeeded, Failed), "engineId" (the
+ *     executor's id once started), and once ended "exitCode" (-1 when
+ *     killed by a signal or unknown), "reason" (CUBE_EXIT_*), "message"
+ *     and "finished".
+ *   - "stopRequested" (and optionally "stopGraceSeconds", 0..3600): the
+ *     one thing a plugin that owns a Job writes, with obj_update_status,
+ *     keeping the rest; the Job then ends Cancelled (reason Stopped), a
+ *     Pending one is never admitted.
  */
 #ifndef CUBE_SCHED_H
 #define CUBE_SCHED_H

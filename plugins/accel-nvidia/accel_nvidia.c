@@ -16,22 +16,7 @@
 #include <string.h>
 
 #include "nv.h"
-
-static const char SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"nvml_library\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
-    "\"default\":\"libnvidia-ml.so.1\",\"description\":\"NVML library opened at run time "
-    "(a file name searched as dlopen does, or a path)\"},"
-    "\"resource\":{\"type\":\"string\",\"default\":\"nvidia.com/gpu\",\"maxLength\":63,"
-    "\"pattern\":\"^[a-z0-9.-]+/[a-z0-9.-]+$\"},"
-    "\"pin_by\":{\"type\":\"string\",\"enum\":[\"uuid\",\"index\"],\"default\":\"uuid\","
-    "\"description\":\"How CUDA_VISIBLE_DEVICES names GPUs\"},"
-    "\"mps_pipe_directory\":{\"type\":\"string\",\"maxLength\":255,\"default\":\"\","
-    "\"description\":\"CUDA_MPS_PIPE_DIRECTORY given to fractional shares (empty: unset)\"},"
-    "\"mps_memory_limit\":{\"type\":\"boolean\",\"default\":true,"
-    "\"description\":\"Limit a share's device memory (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT)\"},"
-    "\"sysfs_root\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,\"default\":\"/sys\","
-    "\"description\":\"Where PCI NUMA nodes are read when NVML cannot say\"}}}";
+#include "config_schema.h"   /* NV_CONFIG_SCHEMA: config.schema.json, embedded at build time */
 
 /* Copies a string setting (def when absent) into out; 0 or -1 when long. */
 static int setting(struct nv *n, const char *key, const char *def, char *out, size_t cap)
@@ -239,11 +224,6 @@ static int nv_init(const struct cube_host *host, cube_plugin *self, void **state
     n->self = self;
     pthread_mutex_init(&n->mu, NULL);
     int rc = read_config(n, lib, sizeof lib, err, sizeof err);
-    if (rc == CUBE_OK && !CUBE_HOST_HAS(host, register_accel)) {
-        host->log(self, CUBE_LOG_WARN, "this host has no accelerator slots (ABI < 1.3): idle");
-        *state = n;
-        return CUBE_OK;
-    }
     const struct cube_accel_desc desc = {
         .size = sizeof desc, .name = "nvidia", .resource = n->resource,
         .discover = nv_discover, .pin_env = nv_pin_env, .usage = nv_usage,
@@ -271,6 +251,6 @@ CUBE_PLUGIN_DEFINE(accel_nvidia,
     .vendor = "Cube",
     .license = "Apache-2.0",
     .description = "NVIDIA GPUs through NVML, loaded at run time (vendor \"nvidia\")",
-    .config_schema = SCHEMA,
+    .config_schema = NV_CONFIG_SCHEMA,
     .init = nv_init,
     .fini = nv_fini)

@@ -4,39 +4,22 @@
  * variable (SIM_VISIBLE_DEVICES=0,1) plus a share variable for fractions
  * (SIM_DEVICE_SHARE=0.25), usage answers the configured utilisation. */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 #include <cube/cube.h>
+#include <cube/util/conf.h>
+#include <cube/util/str.h>
+
+#include "config_schema.h"   /* ACCEL_SIM_CONFIG_SCHEMA: config.schema.json, embedded */
 
 #define MAX_DEVICES 256
-#define ENV_NAME "^[A-Za-z_][A-Za-z0-9_]*$"
-#define QTY_BYTES "^[0-9]+(\\\\.[0-9]+)?([eE][0-9]+|[KMGTPE]i|[kMGTPE])?$"
 
-static const char SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"resource\":{\"type\":\"string\",\"default\":\"sim.cube.dev/gpu\",\"maxLength\":63,"
-    "\"pattern\":\"^[a-z0-9.-]+/[a-z0-9.-]+$\",\"description\":\"The extended resource served\"},"
-    "\"visible_env\":{\"type\":\"string\",\"default\":\"SIM_VISIBLE_DEVICES\",\"maxLength\":64,"
-    "\"pattern\":\"" ENV_NAME "\",\"description\":\"Variable listing a replica's device ids\"},"
-    "\"share_env\":{\"type\":\"string\",\"default\":\"SIM_DEVICE_SHARE\",\"maxLength\":64,"
-    "\"pattern\":\"" ENV_NAME "\",\"description\":\"Variable holding a fractional share\"},"
-    "\"devices\":{\"type\":\"array\",\"default\":[],\"items\":{\"type\":\"object\","
-    "\"additionalProperties\":false,\"required\":[\"id\"],\"properties\":{"
-    "\"id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,"
-    "\"pattern\":\"^[A-Za-z0-9._:-]+$\"},"
-    "\"model\":{\"type\":\"string\",\"default\":\"sim\",\"minLength\":1,\"maxLength\":63},"
-    "\"memory\":{\"type\":\"string\",\"default\":\"16Gi\",\"pattern\":\"" QTY_BYTES "\"},"
-    "\"numa\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1024,\"default\":0},"
-    "\"domain\":{\"type\":\"string\",\"maxLength\":63},"
-    "\"healthy\":{\"type\":\"boolean\",\"default\":true},"
-    "\"utilization\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"default\":0,"
-    "\"description\":\"What usage reports (0..1)\"},"
-    "\"memory_used\":{\"type\":\"string\",\"default\":\"0\",\"pattern\":\"" QTY_BYTES "\"}"
-    "}}}}}";
+/* A reader of the config object o whose errors say "<key>: ..." into the
+ * caller's err and len. */
+#define AT(o) (&(struct cu_conf){.obj = (o), .err = err, .len = len})
 
 struct accel_sim {
     const struct cube_host *host;
@@ -44,28 +27,6 @@ struct accel_sim {
     char resource[64], visible_env[65], share_env[65];
     cJSON *devices;          /* the checked device documents (read-only) */
 };
-
-/* Writes "<setting>: <reason>" into err; returns CUBE_EINVAL. */
-CUBE_PRINTF(3, 4)
-static int bad(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return CUBE_EINVAL;
-}
-
-/* Nonzero when s is a variable name ([A-Za-z_][A-Za-z0-9_]*). */
-static int env_name_ok(const char *s)
-{
-    if (!*s || isdigit((unsigned char)*s))
-        return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_')
-            return 0;
-    return 1;
-}
 
 /* Nonzero when s is a device id ([A-Za-z0-9._:-]+; no commas). */
 static int id_ok(const char *s)
@@ -76,42 +37,6 @@ static int id_ok(const char *s)
         if (!isalnum((unsigned char)*s) && !strchr("._:-", *s))
             return 0;
     return 1;
-}
-
-/* Nonzero for a byte quantity: digits, an optional fraction, then an
- * optional exponent or unit (Ki..Ei, k..E). */
-static int bytes_ok(const char *s)
-{
-    static const char *const UNITS[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
-                                        "k", "M", "G", "T", "P", "E", NULL};
-    if (!s || !isdigit((unsigned char)*s))
-        return 0;
-    while (isdigit((unsigned char)*s))
-        s++;
-    if (*s == '.' && isdigit((unsigned char)s[1]))
-        for (s++; isdigit((unsigned char)*s); s++)
-            ;
-    if ((*s == 'e' || *s == 'E') && isdigit((unsigned char)s[1])) {
-        for (s++; isdigit((unsigned char)*s); s++)
-            ;
-        return *s == '\0';
-    }
-    for (int i = 0; UNITS[i]; i++)
-        if (strcmp(s, UNITS[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* Copies string member key of o (def when absent) into out. */
-static int get_str(const cJSON *o, const char *key, const char *def, char *out, size_t cap,
-                   char *err, size_t len)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    const char *v = it ? cJSON_GetStringValue(it) : def;
-    if (!v || strlen(v) >= cap)
-        return bad(err, len, "%s: must be a string of at most %zu bytes", key, cap - 1);
-    memcpy(out, v, strlen(v) + 1);
-    return CUBE_OK;
 }
 
 /* Adds member key to d when absent (its default). */
@@ -126,13 +51,16 @@ static void fill(cJSON *d, const char *key, cJSON *def)
 /* Checks device i (defaults filled in); ids must be unique. */
 static int check_device(cJSON *d, int i, const cJSON *all, char *err, size_t len)
 {
+    char at[32];
+    snprintf(at, sizeof at, "devices[%d]", i);
+    const struct cu_conf *dev = &(struct cu_conf){.obj = d, .path = at, .err = err, .len = len};
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
     if (!cJSON_IsObject(d) || !cJSON_IsString(id) || !id_ok(id->valuestring))
-        return bad(err, len, "devices[%d].id: must be letters, digits, '.', '_', ':' or '-'", i);
+        return cu_conf_bad(dev, "id", "must be letters, digits, '.', '_', ':' or '-'");
     for (int j = 0; j < i; j++)
         if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(all, j), "id")),
                    id->valuestring) == 0)
-            return bad(err, len, "devices[%d].id: \"%s\" is also devices[%d]'s", i,
+            return cu_conf_bad(dev, "id", "\"%s\" is also devices[%d]'s",
                        id->valuestring, j);
     fill(d, "model", cJSON_CreateString("sim"));
     fill(d, "memory", cJSON_CreateString("16Gi"));
@@ -146,19 +74,19 @@ static int check_device(cJSON *d, int i, const cJSON *all, char *err, size_t len
     if (!cJSON_IsString(cJSON_GetObjectItem(d, "model")) ||
         !cJSON_IsString(cJSON_GetObjectItem(d, "memory")) ||
         !cJSON_IsString(cJSON_GetObjectItem(d, "memory_used")))
-        return bad(err, len, "devices[%d]: model, memory and memory_used must be strings", i);
-    if (!bytes_ok(cJSON_GetStringValue(cJSON_GetObjectItem(d, "memory"))))
-        return bad(err, len, "devices[%d].memory: must be a byte quantity such as 80Gi", i);
-    if (!bytes_ok(cJSON_GetStringValue(cJSON_GetObjectItem(d, "memory_used"))))
-        return bad(err, len, "devices[%d].memory_used: must be a byte quantity", i);
+        return cu_conf_bad(dev, NULL, "model, memory and memory_used must be strings");
+    if (!cu_qty_bytes(cJSON_GetStringValue(cJSON_GetObjectItem(d, "memory"))))
+        return cu_conf_bad(dev, "memory", "must be a byte quantity such as 80Gi");
+    if (!cu_qty_bytes(cJSON_GetStringValue(cJSON_GetObjectItem(d, "memory_used"))))
+        return cu_conf_bad(dev, "memory_used", "must be a byte quantity");
     if (!cJSON_IsNumber(numa) || numa->valuedouble < 0 || numa->valuedouble > 1024)
-        return bad(err, len, "devices[%d].numa: must be an integer from 0 to 1024", i);
+        return cu_conf_bad(dev, "numa", "must be an integer from 0 to 1024");
     if (!cJSON_IsNumber(u) || u->valuedouble < 0 || u->valuedouble > 1)
-        return bad(err, len, "devices[%d].utilization: must be a number from 0 to 1", i);
+        return cu_conf_bad(dev, "utilization", "must be a number from 0 to 1");
     if (!cJSON_IsBool(cJSON_GetObjectItem(d, "healthy")))
-        return bad(err, len, "devices[%d].healthy: must be true or false", i);
+        return cu_conf_bad(dev, "healthy", "must be true or false");
     if (dom && !cJSON_IsString(dom))
-        return bad(err, len, "devices[%d].domain: must be a string", i);
+        return cu_conf_bad(dev, "domain", "must be a string");
     return CUBE_OK;
 }
 
@@ -166,25 +94,26 @@ static int check_device(cJSON *d, int i, const cJSON *all, char *err, size_t len
 static int read_config(struct accel_sim *a, const char *json, char *err, size_t len)
 {
     cJSON *root = cJSON_Parse(json ? json : "{}");
-    int rc = cJSON_IsObject(root) ? CUBE_OK : bad(err, len, "config: must be an object");
+    int rc = cJSON_IsObject(root) ? CUBE_OK : cu_conf_bad(AT(NULL), NULL, "must be an object");
     if (!rc)
-        rc = get_str(root, "resource", "sim.cube.dev/gpu", a->resource, sizeof a->resource,
-                     err, len);
+        rc = cu_conf_strbuf(AT(root), "resource", "sim.cube.dev/gpu", a->resource,
+                            sizeof a->resource);
     if (!rc && (!strchr(a->resource, '/') || a->resource[0] == '/'))
-        rc = bad(err, len, "resource: must look like vendor.com/device");
+        rc = cu_conf_bad(AT(root), "resource", "must look like vendor.com/device");
     if (!rc)
-        rc = get_str(root, "visible_env", "SIM_VISIBLE_DEVICES", a->visible_env,
-                     sizeof a->visible_env, err, len);
+        rc = cu_conf_strbuf(AT(root), "visible_env", "SIM_VISIBLE_DEVICES", a->visible_env,
+                            sizeof a->visible_env);
     if (!rc)
-        rc = get_str(root, "share_env", "SIM_DEVICE_SHARE", a->share_env, sizeof a->share_env,
-                     err, len);
-    if (!rc && !env_name_ok(a->visible_env))
-        rc = bad(err, len, "visible_env: must be a variable name");
-    if (!rc && !env_name_ok(a->share_env))
-        rc = bad(err, len, "share_env: must be a variable name");
+        rc = cu_conf_strbuf(AT(root), "share_env", "SIM_DEVICE_SHARE", a->share_env,
+                            sizeof a->share_env);
+    if (!rc && !cu_env_name(a->visible_env))
+        rc = cu_conf_bad(AT(root), "visible_env", "must be a variable name");
+    if (!rc && !cu_env_name(a->share_env))
+        rc = cu_conf_bad(AT(root), "share_env", "must be a variable name");
     cJSON *devs = cJSON_DetachItemFromObjectCaseSensitive(root, "devices");
     if (!rc && devs && (!cJSON_IsArray(devs) || cJSON_GetArraySize(devs) > MAX_DEVICES))
-        rc = bad(err, len, "devices: must be an array of at most %d devices", MAX_DEVICES);
+        rc = cu_conf_bad(AT(root), "devices", "must be an array of at most %d devices",
+                         MAX_DEVICES);
     for (int i = 0; !rc && i < cJSON_GetArraySize(devs); i++)
         rc = check_device(cJSON_GetArrayItem(devs, i), i, devs, err, len);
     a->devices = rc ? NULL : devs ? devs : cJSON_CreateArray();
@@ -300,10 +229,6 @@ static int accel_sim_init(const struct cube_host *host, cube_plugin *self, void 
     a->self = self;
     int rc = read_config(a, json, err, sizeof err);
     host->free(json);
-    if (rc == CUBE_OK && !CUBE_HOST_HAS(host, register_accel)) {
-        snprintf(err, sizeof err, "this host lacks the ABI 1.3 accelerator slots");
-        rc = CUBE_EVERSION;
-    }
     const struct cube_accel_desc desc = {
         .size = sizeof desc, .name = "sim", .resource = a->resource,
         .discover = sim_discover, .pin_env = sim_pin_env, .usage = sim_usage,
@@ -332,6 +257,6 @@ CUBE_PLUGIN_DEFINE(accel_sim,
     .vendor = "Cube",
     .license = "Apache-2.0",
     .description = "Simulated accelerator devices declared in the config (vendor \"sim\")",
-    .config_schema = SCHEMA,
+    .config_schema = ACCEL_SIM_CONFIG_SCHEMA,
     .init = accel_sim_init,
     .fini = accel_sim_fini)

@@ -1,6 +1,8 @@
-/* conf.c — the executor-local configuration: read from the config JSON
- * (defaults applied here too, since a fake host applies none) and checked
- * beyond what the JSON Schema can say, each error naming its setting. */
+/* conf.c — the executor-local configuration: read from the config JSON the
+ * host hands over, already validated against config.schema.json with its
+ * defaults applied (cubed and the fake host both do that), so every key is
+ * present and of its schema's type and range. Checked here only what the
+ * schema cannot say, each error naming its setting. */
 #include "executor_local.h"
 
 #include <ctype.h>
@@ -15,74 +17,6 @@
 
 #include <cjson/cJSON.h>
 
-#define QTY "^[0-9]+(Ki|Mi|Gi|Ti|K|M|G|T)?$"
-
-const char xl_conf_schema[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"node_name\":{\"type\":\"string\",\"maxLength\":253,\"default\":\"\","
-    "\"description\":\"Node name (default: the short hostname)\"},"
-    "\"pool\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,\"default\":\"default\","
-    "\"description\":\"Pool the node belongs to\"},"
-    "\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
-    "\"description\":\"Node labels\"},"
-    "\"reserved_cpus\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4096,\"default\":0,"
-    "\"description\":\"CPUs kept out of the advertised capacity\"},"
-    "\"reserved_memory\":{\"type\":\"string\",\"pattern\":\"" QTY "\",\"default\":\"0\","
-    "\"description\":\"Memory kept out of the advertised capacity (512Mi, 2Gi)\"},"
-    "\"uid_min\":{\"type\":\"integer\",\"minimum\":1000,\"maximum\":2147483646,"
-    "\"default\":20000,\"description\":\"Lowest uid/gid of accounts made for Cube users\"},"
-    "\"uid_max\":{\"type\":\"integer\",\"minimum\":1000,\"maximum\":2147483646,"
-    "\"default\":29999,\"description\":\"Highest uid/gid of those accounts\"},"
-    "\"user_prefix\":{\"type\":\"string\",\"pattern\":\"^[a-z_][a-z0-9_-]{0,15}$\","
-    "\"default\":\"cube-\",\"description\":\"OS account name prefix\"},"
-    "\"group_prefix\":{\"type\":\"string\",\"pattern\":\"^[a-z_][a-z0-9_-]{0,15}$\","
-    "\"default\":\"cube-p-\",\"description\":\"OS group name prefix of projects\"},"
-    "\"home_root\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"Where homes live (default: <plugin data dir>/home)\"},"
-    "\"projects_root\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"Project shared dirs (default: <data dir>/projects)\"},"
-    "\"run_dir\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"Supervisor state (default: a tmpfs dir, else <plugin data dir>/run)\"},"
-    "\"sandbox\":{\"type\":\"string\",\"enum\":[\"none\",\"bubblewrap\"],\"default\":\"none\","
-    "\"description\":\"bubblewrap: read-only system, private /tmp\"},"
-    "\"cgroup\":{\"type\":\"string\",\"enum\":[\"auto\",\"v1\",\"v2\",\"off\"],"
-    "\"default\":\"auto\",\"description\":\"cgroup version for limits\"},"
-    "\"cgroup_parent\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"Parent cgroup path (default: automatic)\"},"
-    "\"pids_max\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4194304,\"default\":4096,"
-    "\"description\":\"Processes and threads per replica: pids.max of its cgroup (0: none of "
-    "its own; pids_max_total still applies)\"},"
-    "\"pids_max_total\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":4194304,"
-    "\"default\":0,\"description\":\"Processes and threads of all replicas together: "
-    "pids.max of the parent cgroup they run under, so that replicas cannot exhaust the "
-    "machine's pids (0: half of the kernel's pid_max or threads-max, whichever is lower, "
-    "computed at start)\"},"
-    "\"job_port_min\":{\"type\":\"integer\",\"minimum\":1024,\"maximum\":65535,"
-    "\"default\":29500,\"description\":\"First network port handed to distributed Jobs "
-    "(MASTER_PORT, TF_CONFIG); Cube never gives one port to two live Jobs\"},"
-    "\"job_port_max\":{\"type\":\"integer\",\"minimum\":1024,\"maximum\":65535,"
-    "\"default\":30999,\"description\":\"Last port of that range\"},"
-    "\"timeout_grace_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":3600,"
-    "\"default\":10,\"description\":\"SIGTERM to SIGKILL on timeout\"},"
-    "\"poll_ms\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":1000,\"default\":10,"
-    "\"description\":\"How often output and ends are collected\"},"
-    "\"path\":{\"type\":\"string\",\"minLength\":1,"
-    "\"default\":\"/usr/local/bin:/usr/bin:/bin\","
-    "\"description\":\"PATH of replicas that set none\"},"
-    "\"launcher\":{\"type\":\"boolean\",\"default\":true,"
-    "\"description\":\"Start supervisors by forking a long-lived launcher process "
-    "instead of an exec per replica\"},"
-    "\"supervisor\":{\"type\":\"string\",\"default\":\"\","
-    "\"description\":\"The supervisor program (default: " XL_SUPERVISOR_PROGRAM
-    " beside the plugin)\"}}}";
-
-static const char *const KNOWN[] = {
-    "node_name", "pool", "labels", "reserved_cpus", "reserved_memory", "uid_min",
-    "uid_max", "user_prefix", "group_prefix", "home_root", "projects_root", "run_dir",
-    "sandbox", "cgroup", "cgroup_parent", "pids_max", "pids_max_total", "job_port_min",
-    "job_port_max", "timeout_grace_seconds",
-    "poll_ms", "path", "launcher", "supervisor", NULL,
-};
 
 /* Writes "<key>: <reason>" into err; returns CUBE_EINVAL. */
 CUBE_PRINTF(4, 5)
@@ -119,80 +53,53 @@ int64_t xl_parse_bytes(const char *s)
     return -1;
 }
 
-/* A string setting (copy of def when absent). */
-static int get_str(const cJSON *o, const char *key, const char *def, char **out,
-                   char *err, size_t len)
+/* The host applied the schema's defaults: a setting is never absent. */
+static const cJSON *setting(const cJSON *o, const char *key)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    const char *v = def;
-    if (it && !cJSON_IsNull(it)) {
-        if (!cJSON_IsString(it))
-            return bad(err, len, key, "must be a string");
-        v = it->valuestring;
-    }
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* A string setting (a copy). */
+static int get_str(const cJSON *o, const char *key, char **out, char *err, size_t len)
+{
+    const char *v = cJSON_GetStringValue(setting(o, key));
+    if (!v)
+        return bad(err, len, key, "must be a string (is the config validated?)");
     if (!(*out = strdup(v)))
         return bad(err, len, key, "out of memory");
     return CUBE_OK;
 }
 
-/* An integer setting within [min, max] (def when absent). */
-static int get_int(const cJSON *o, const char *key, int64_t def, int64_t min, int64_t max,
-                   int64_t *out, char *err, size_t len)
+/* An integer setting (its range is the schema's). */
+static int get_int(const cJSON *o, const char *key, int64_t *out, char *err, size_t len)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    *out = def;
-    if (!it || cJSON_IsNull(it))
-        return CUBE_OK;
-    double d = it->valuedouble;
-    if (!cJSON_IsNumber(it) || d != (double)(int64_t)d || d < (double)min || d > (double)max)
-        return bad(err, len, key, "must be a whole number from %lld to %lld",
-                   (long long)min, (long long)max);
+    const cJSON *it = setting(o, key);
+    double d = cJSON_GetNumberValue(it);
+    if (!cJSON_IsNumber(it) || d != (double)(int64_t)d)
+        return bad(err, len, key, "must be a whole number (is the config validated?)");
     *out = (int64_t)d;
     return CUBE_OK;
 }
 
-/* A boolean setting (def when absent). */
-static int get_bool(const cJSON *o, const char *key, int def, int *out, char *err, size_t len)
+/* A boolean setting. */
+static int get_bool(const cJSON *o, const char *key, int *out, char *err, size_t len)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    *out = def;
-    if (!it || cJSON_IsNull(it))
-        return CUBE_OK;
+    const cJSON *it = setting(o, key);
     if (!cJSON_IsBool(it))
-        return bad(err, len, key, "must be true or false");
+        return bad(err, len, key, "must be true or false (is the config validated?)");
     *out = cJSON_IsTrue(it);
     return CUBE_OK;
 }
 
-/* One of the words in `words` (index into *out; def when absent). */
-static int get_enum(const cJSON *o, const char *key, const char *const *words, int def,
-                    int *out, char *err, size_t len)
+/* One of the words in `words` (the schema's enum): its index into *out. */
+static int get_enum(const cJSON *o, const char *key, const char *const *words, int *out,
+                    char *err, size_t len)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    *out = def;
-    if (!it || cJSON_IsNull(it))
-        return CUBE_OK;
-    char list[128] = "";
-    for (int i = 0; words[i]; i++) {
-        if (cJSON_IsString(it) && strcmp(it->valuestring, words[i]) == 0)
+    const char *v = cJSON_GetStringValue(setting(o, key));
+    for (int i = 0; v && words[i]; i++)
+        if (strcmp(v, words[i]) == 0)
             return *out = i, CUBE_OK;
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
-                 words[i]);
-    }
-    return bad(err, len, key, "must be one of %s", list);
-}
-
-/* Refuses keys the plugin does not know (a typo would silently do nothing). */
-static int check_known(const cJSON *root, char *err, size_t len)
-{
-    for (const cJSON *it = root->child; it; it = it->next) {
-        int known = 0;
-        for (size_t i = 0; KNOWN[i] && !known; i++)
-            known = strcmp(it->string, KNOWN[i]) == 0;
-        if (!known)
-            return bad(err, len, it->string, "unknown setting");
-    }
-    return CUBE_OK;
+    return bad(err, len, key, "\"%s\" is not one of the schema's words", v ? v : "");
 }
 
 /* A DNS subdomain-ish name: [a-z0-9] at both ends, [a-z0-9.-] inside. */
@@ -216,7 +123,7 @@ static int load_node(const cJSON *o, struct xl_conf *c, char *err, size_t len)
     host[strcspn(host, ".")] = '\0';
     for (char *p = host; *p; p++)
         *p = (char)tolower((unsigned char)*p);
-    int rc = get_str(o, "node_name", "", &c->node_name, err, len);
+    int rc = get_str(o, "node_name", &c->node_name, err, len);
     if (rc == CUBE_OK && !*c->node_name) {
         free(c->node_name);
         c->node_name = strdup(host);
@@ -224,17 +131,15 @@ static int load_node(const cJSON *o, struct xl_conf *c, char *err, size_t len)
     if (rc == CUBE_OK && (!c->node_name || !name_ok(c->node_name, 253)))
         return bad(err, len, "node_name", "\"%s\" is not a node name ([a-z0-9.-])",
                    c->node_name ? c->node_name : "");
-    if (rc == CUBE_OK && (rc = get_str(o, "pool", "default", &c->pool, err, len)) == CUBE_OK &&
+    if (rc == CUBE_OK && (rc = get_str(o, "pool", &c->pool, err, len)) == CUBE_OK &&
         (strchr(c->pool, '.') || !name_ok(c->pool, 63)))
         return bad(err, len, "pool", "\"%s\" is not a DNS label", c->pool);
     if (rc != CUBE_OK)
         return rc;
-    const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "labels"), *l;
-    if (labels && !cJSON_IsNull(labels) && !cJSON_IsObject(labels))
-        return bad(err, len, "labels", "must be an object of strings");
+    const cJSON *labels = setting(o, "labels"), *l;   /* optional: no default */
     cJSON_ArrayForEach(l, labels)
-        if (!cJSON_IsString(l) || !*l->string)
-            return bad(err, len, "labels", "\"%s\" must be a string", l->string);
+        if (!*l->string)
+            return bad(err, len, "labels", "a label needs a name");
     c->labels_json = cJSON_IsObject(labels) ? cJSON_PrintUnformatted(labels) : strdup("{}");
     return c->labels_json ? CUBE_OK : bad(err, len, "labels", "out of memory");
 }
@@ -242,18 +147,19 @@ static int load_node(const cJSON *o, struct xl_conf *c, char *err, size_t len)
 /* reserved_cpus, reserved_memory. */
 static int load_reserved(const cJSON *o, struct xl_conf *c, char *err, size_t len)
 {
-    int rc = get_int(o, "reserved_cpus", 0, 0, 4096, &c->reserved_cpus, err, len);
+    char *mem = NULL;
+    int rc = get_int(o, "reserved_cpus", &c->reserved_cpus, err, len);
+    if (rc == CUBE_OK)
+        rc = get_str(o, "reserved_memory", &mem, err, len);
     if (rc != CUBE_OK)
         return rc;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (c->reserved_cpus >= ncpu)
         return bad(err, len, "reserved_cpus", "%lld leaves none of this machine's %ld CPUs",
                    (long long)c->reserved_cpus, ncpu);
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "reserved_memory");
-    int64_t b = 0;
-    if (cJSON_IsNumber(m) && m->valuedouble >= 0)
-        b = (int64_t)m->valuedouble;
-    else if (m && !cJSON_IsNull(m) && (b = xl_parse_bytes(cJSON_GetStringValue(m))) < 0)
+    int64_t b = xl_parse_bytes(mem);
+    free(mem);
+    if (b < 0)
         return bad(err, len, "reserved_memory", "must be a size such as 512Mi or 2Gi");
     c->reserved_memory = (uint64_t)b;
     return CUBE_OK;
@@ -263,35 +169,25 @@ static int load_reserved(const cJSON *o, struct xl_conf *c, char *err, size_t le
 static int load_accounts(const cJSON *o, struct xl_conf *c, char *err, size_t len)
 {
     int64_t lo, hi;
-    int rc = get_int(o, "uid_min", 20000, 1000, 2147483646, &lo, err, len);
+    int rc = get_int(o, "uid_min", &lo, err, len);
     if (rc == CUBE_OK)
-        rc = get_int(o, "uid_max", 29999, 1000, 2147483646, &hi, err, len);
+        rc = get_int(o, "uid_max", &hi, err, len);
     if (rc != CUBE_OK)
         return rc;
     if (hi <= lo)
         return bad(err, len, "uid_max", "must be greater than uid_min (%lld)", (long long)lo);
     c->uid_min = (unsigned)lo;
     c->uid_max = (unsigned)hi;
-    const char *keys[2] = {"user_prefix", "group_prefix"};
-    char **outs[2] = {&c->user_prefix, &c->group_prefix};
-    const char *defs[2] = {"cube-", "cube-p-"};
-    for (int i = 0; i < 2; i++) {
-        if ((rc = get_str(o, keys[i], defs[i], outs[i], err, len)) != CUBE_OK)
-            return rc;
-        const char *p = *outs[i];
-        if (!*p || strlen(p) > 16 || !(islower((unsigned char)*p) || *p == '_') ||
-            strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(p))
-            return bad(err, len, keys[i], "\"%s\": 1 to 16 of [a-z0-9_-], not starting "
-                       "with a digit or '-'", p);
-    }
-    return CUBE_OK;
+    /* their form is the schema's pattern */
+    rc = get_str(o, "user_prefix", &c->user_prefix, err, len);
+    return rc == CUBE_OK ? get_str(o, "group_prefix", &c->group_prefix, err, len) : rc;
 }
 
 /* A directory setting: absolute, without "..", default under `base`. */
 static int load_dir(const cJSON *o, const char *key, const char *base, const char *leaf,
                     char **out, char *err, size_t len)
 {
-    int rc = get_str(o, key, "", out, err, len);
+    int rc = get_str(o, key, out, err, len);
     if (rc != CUBE_OK)
         return rc;
     if (!**out) {
@@ -336,11 +232,11 @@ static int load_isolation(const cJSON *o, struct xl_conf *c, char *err, size_t l
 {
     static const char *const SB[] = {"none", "bubblewrap", NULL};
     static const char *const CG[] = {"auto", "v1", "v2", "off", NULL};
-    int rc = get_enum(o, "sandbox", SB, XL_SANDBOX_NONE, &c->sandbox, err, len);
+    int rc = get_enum(o, "sandbox", SB, &c->sandbox, err, len);
     if (rc == CUBE_OK)
-        rc = get_enum(o, "cgroup", CG, XL_CG_AUTO, &c->cgroup_mode, err, len);
+        rc = get_enum(o, "cgroup", CG, &c->cgroup_mode, err, len);
     if (rc == CUBE_OK)
-        rc = get_str(o, "cgroup_parent", "", &c->cgroup_parent, err, len);
+        rc = get_str(o, "cgroup_parent", &c->cgroup_parent, err, len);
     if (rc != CUBE_OK)
         return rc;
     if (*c->cgroup_parent && (c->cgroup_parent[0] != '/' || strstr(c->cgroup_parent, "..")))
@@ -363,26 +259,24 @@ static int load_isolation(const cJSON *o, struct xl_conf *c, char *err, size_t l
 static int load_limits(const cJSON *o, struct xl_conf *c, char *err, size_t len)
 {
     int64_t grace, poll;
-    int rc = get_int(o, "pids_max", XL_PIDS_MAX_DEFAULT, 0, 4194304, &c->pids_max, err, len);
+    int rc = get_int(o, "pids_max", &c->pids_max, err, len);
     if (rc == CUBE_OK)
-        rc = get_int(o, "pids_max_total", 0, 0, 4194304, &c->pids_max_total, err, len);
+        rc = get_int(o, "pids_max_total", &c->pids_max_total, err, len);
     if (rc == CUBE_OK)
-        rc = get_int(o, "job_port_min", 29500, 1024, 65535, &c->job_port_min, err, len);
+        rc = get_int(o, "job_port_min", &c->job_port_min, err, len);
     if (rc == CUBE_OK)
-        rc = get_int(o, "job_port_max", 30999, 1024, 65535, &c->job_port_max, err, len);
+        rc = get_int(o, "job_port_max", &c->job_port_max, err, len);
     if (rc == CUBE_OK && c->job_port_max < c->job_port_min)
         return bad(err, len, "job_port_max", "%lld is below job_port_min (%lld)",
                    (long long)c->job_port_max, (long long)c->job_port_min);
     if (rc == CUBE_OK)
-        rc = get_int(o, "timeout_grace_seconds", 10, 0, 3600, &grace, err, len);
+        rc = get_int(o, "timeout_grace_seconds", &grace, err, len);
     if (rc == CUBE_OK)
-        rc = get_int(o, "poll_ms", 10, 10, 1000, &poll, err, len);
+        rc = get_int(o, "poll_ms", &poll, err, len);
     if (rc == CUBE_OK)
-        rc = get_str(o, "path", "/usr/local/bin:/usr/bin:/bin", &c->default_path, err, len);
+        rc = get_str(o, "path", &c->default_path, err, len);
     if (rc != CUBE_OK)
         return rc;
-    if (!*c->default_path)
-        return bad(err, len, "path", "must not be empty");
     c->timeout_grace = (unsigned)grace;
     c->poll_ms = (unsigned)poll;
     return CUBE_OK;
@@ -406,9 +300,9 @@ static void own_dir(char *out, size_t len)
  * executable. */
 static int load_supervisor(const cJSON *o, struct xl_conf *c, char *err, size_t len)
 {
-    int rc = get_bool(o, "launcher", 1, &c->launcher, err, len);
+    int rc = get_bool(o, "launcher", &c->launcher, err, len);
     if (rc == CUBE_OK)
-        rc = get_str(o, "supervisor", "", &c->supervisor, err, len);
+        rc = get_str(o, "supervisor", &c->supervisor, err, len);
     if (rc != CUBE_OK)
         return rc;
     if (!*c->supervisor) {
@@ -435,8 +329,7 @@ int xl_conf_load(struct xl_conf *c, const char *config_json, const char *data_di
     int rc;
     if (!cJSON_IsObject(o))
         rc = bad(err, len, "config", "must be an object");
-    else if ((rc = check_known(o, err, len)) == CUBE_OK &&
-             (rc = load_node(o, c, err, len)) == CUBE_OK &&
+    else if ((rc = load_node(o, c, err, len)) == CUBE_OK &&
              (rc = load_reserved(o, c, err, len)) == CUBE_OK &&
              (rc = load_accounts(o, c, err, len)) == CUBE_OK &&
              (rc = load_dirs(o, c, data_dir, err, len)) == CUBE_OK &&

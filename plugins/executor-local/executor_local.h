@@ -73,17 +73,17 @@ struct xl_conf {
     int launcher;                /* start supervisors through the launcher */
 };
 
-/* Reads the config JSON (defaults applied here too) into c, checking what
- * the schema cannot. data_dir is the plugin's private directory. On error
- * writes "<setting>: <reason>" into err and returns CUBE_EINVAL. */
+/* Reads the config JSON into c, checking what the schema cannot. The JSON
+ * is what the host hands over (config_json): validated against
+ * config.schema.json, its defaults applied. data_dir is the plugin's private
+ * directory. On error writes "<setting>: <reason>" into err and returns
+ * CUBE_EINVAL. */
 int xl_conf_load(struct xl_conf *c, const char *config_json, const char *data_dir,
                  char *err, size_t len);
 /* Frees what xl_conf_load allocated. */
 void xl_conf_free(struct xl_conf *c);
 /* Parses a byte quantity ("512Mi", "1G", "1048576"); -1 when invalid. */
 int64_t xl_parse_bytes(const char *s);
-/* The JSON Schema of the config section. */
-extern const char xl_conf_schema[];
 
 /* -- replica.c --------------------------------------------------------- */
 

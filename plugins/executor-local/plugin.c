@@ -3,6 +3,7 @@
  * callback, and the timers that collect output, report ends and keep the
  * node document current. */
 #include "executor_local.h"
+#include "config_schema.h"   /* XL_CONF_SCHEMA: config.schema.json, embedded at build time */
 
 #include <errno.h>
 #include <signal.h>
@@ -157,9 +158,7 @@ void xl_reap_slot(struct xl *x, const char *slot)
 int xl_node_refresh(struct xl *x, char *msg, size_t len)
 {
     int rc = CUBE_OK;
-    char *devices = NULL;
-    if (CUBE_HOST_HAS(x->host, local_devices))
-        devices = x->host->local_devices(x->self, &rc);
+    char *devices = x->host->local_devices(x->self, &rc);
     if (!devices && rc != CUBE_OK)
         x->host->log(x->self, CUBE_LOG_WARN, "no device list from the host (%d)", rc);
     char *doc = xl_node_document(&x->conf, devices ? devices : "[]", msg, len);
@@ -348,12 +347,6 @@ static void xl_fini(void *state)
 
 static int xl_init(const struct cube_host *host, cube_plugin *self, void **state)
 {
-    if (!CUBE_HOST_HAS(host, register_executor) || !CUBE_HOST_HAS(host, node_set) ||
-        !CUBE_HOST_HAS(host, replica_exited) || !CUBE_HOST_HAS(host, log_append)) {
-        host->set_error(self, "needs a host with ABI 1.3 (executors); this one is %u.%u",
-                        host->abi_major, host->abi_minor);
-        return CUBE_EVERSION;
-    }
     struct xl *x = calloc(1, sizeof *x);
     char err[XL_MSG] = "";
     if (!x || !(x->pump_buf = malloc(XL_PUMP_CHUNK))) {
@@ -404,7 +397,7 @@ CUBE_PLUGIN_DEFINE(executor_local,
     .vendor = "Cube",
     .license = "Apache-2.0",
     .description = "Runs job replicas as processes on this machine (own accounts, cgroups)",
-    .config_schema = xl_conf_schema,
+    .config_schema = XL_CONF_SCHEMA,
     .init = xl_init,
     .start = xl_plugin_start,
     .fini = xl_fini)

@@ -284,8 +284,7 @@ int xl_run_check_lost(struct xl *x, struct xl_run *r)
 
 void xl_run_cleanup(struct xl *x, struct xl_run *r)
 {
-    if (CUBE_HOST_HAS(x->host, log_close))
-        x->host->log_close(x->self, r->log.kind, r->log.project, r->log.name, r->log.stream);
+    x->host->log_close(x->self, r->log.kind, r->log.project, r->log.name, r->log.stream);
     xl_cgroup_release(&x->cgpool, &r->cg);
     xl_run_dir_remove(r->dir);
 }

@@ -8,55 +8,13 @@
 #include <time.h>
 
 #include "sim.h"
-
-#define QTY_CPU "^[0-9]+(\\\\.[0-9]+)?m?$"
-#define QTY_BYTES "^[0-9]+(\\\\.[0-9]+)?([eE][0-9]+|[KMGTPE]i|[kMGTPE])?$"
-
-static const char SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"pool\":{\"type\":\"string\",\"default\":\"sim\",\"maxLength\":63,"
-    "\"pattern\":\"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\","
-    "\"description\":\"Pool the simulated nodes belong to\"},"
-    "\"run_seconds\":{\"type\":\"number\",\"minimum\":0,\"maximum\":31536000,\"default\":60,"
-    "\"description\":\"Simulated run time of a replica (annotation sim.cube.dev/run-seconds "
-    "or env SIM_RUN_SECONDS override it)\"},"
-    "\"time_scale\":{\"type\":\"number\",\"minimum\":0.001,\"maximum\":1000000,\"default\":1,"
-    "\"description\":\"Simulated seconds per real second (1: real time)\"},"
-    "\"tick_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000,\"default\":100,"
-    "\"description\":\"How often ended replicas are reported\"},"
-    "\"admin_routes\":{\"type\":\"boolean\",\"default\":true,"
-    "\"description\":\"Serve GET /api/v1/sim and POST/DELETE /api/v1/sim/nodes (admin)\"},"
-    "\"node_groups\":{\"type\":\"array\",\"description\":\"Groups of identical nodes\","
-    "\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
-    "\"required\":[\"prefix\",\"count\"],\"properties\":{"
-    "\"prefix\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":58,"
-    "\"pattern\":\"^[a-z0-9][-a-z0-9]*$\",\"description\":\"Node names: <prefix><index>\"},"
-    "\"count\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000},"
-    "\"cpu\":{\"type\":\"string\",\"default\":\"8\",\"pattern\":\"" QTY_CPU "\"},"
-    "\"memory\":{\"type\":\"string\",\"default\":\"32Gi\",\"pattern\":\"" QTY_BYTES "\"},"
-    "\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-    "\"devices\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"resource\":{\"type\":\"string\",\"default\":\"nvidia.com/gpu\",\"maxLength\":63},"
-    "\"count\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1024,\"default\":0},"
-    "\"model\":{\"type\":\"string\",\"default\":\"sim\",\"minLength\":1,\"maxLength\":63},"
-    "\"memory\":{\"type\":\"string\",\"default\":\"80Gi\",\"pattern\":\"" QTY_BYTES "\"},"
-    "\"domains\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1024,\"default\":1,"
-    "\"description\":\"Interconnect domains the devices are split into evenly\"},"
-    "\"numa\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1024,\"default\":1,"
-    "\"description\":\"NUMA nodes the devices are split into evenly\"}}}}}}}}";
+#include "config_schema.h"   /* SIM_CONFIG_SCHEMA: config.schema.json, embedded at build time */
 
 static double mono_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Checks the host has the ABI 1.3 executor slots. */
-static int host_ok(const struct cube_host *h)
-{
-    return CUBE_HOST_HAS(h, register_executor) && CUBE_HOST_HAS(h, node_set) &&
-           CUBE_HOST_HAS(h, node_remove) && CUBE_HOST_HAS(h, replica_exited);
 }
 
 static void sim_free(struct sim *s)
@@ -96,10 +54,6 @@ static int setup(struct sim *s)
 
 static int sim_init(const struct cube_host *host, cube_plugin *self, void **state)
 {
-    if (!host_ok(host)) {
-        host->set_error(self, "this host lacks the ABI 1.3 executor slots");
-        return CUBE_EVERSION;
-    }
     struct sim *s = calloc(1, sizeof *s);
     if (!s) {
         host->set_error(self, "out of memory");
@@ -164,7 +118,7 @@ CUBE_PLUGIN_DEFINE(executor_sim,
     .vendor = "Cube",
     .license = "Apache-2.0",
     .description = "Simulated nodes and replicas for tests and benchmarks (executor \"sim\")",
-    .config_schema = SCHEMA,
+    .config_schema = SIM_CONFIG_SCHEMA,
     .init = sim_init,
     .start = sim_start_plugin,
     .fini = sim_fini)

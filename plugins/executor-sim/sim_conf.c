@@ -1,121 +1,25 @@
 /* sim_conf.c — executor-sim's configuration: read from the config JSON
  * (defaults applied here too, since a fake host applies none) and checked
  * beyond what the JSON Schema says, each error naming its setting. */
-#include <ctype.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cube/util/conf.h>
+#include <cube/util/str.h>
+
 #include "sim.h"
 
-/* Writes "<path>: <reason>" into err; returns CUBE_EINVAL. */
-CUBE_PRINTF(4, 5)
-static int bad(char *err, size_t len, const char *path, const char *fmt, ...)
-{
-    int n = snprintf(err, len, "%s: ", path);
-    if (n < 0 || (size_t)n >= len)
-        return CUBE_EINVAL;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, len - (size_t)n, fmt, ap);
-    va_end(ap);
-    return CUBE_EINVAL;
-}
+/* A reader of object o at path (NULL: the top) whose errors say
+ * "<path>.<key>: ..." into the caller's err and len. */
+#define AT(o, at) (&(struct cu_conf){.obj = (o), .path = (at), .err = err, .len = len})
 
-/* "<path>.<key>", or key alone when path is NULL, written into buf. */
-static const char *setting(char *buf, size_t len, const char *path, const char *key)
-{
-    snprintf(buf, len, "%s%s%s", path ? path : "", path ? "." : "", key);
-    return buf;
-}
-
-/* Nonzero for a quantity: digits, an optional fraction, then for cpu an
- * optional "m", for bytes an optional exponent or unit (Ki..Ei, k..E). */
-static int qty_ok(const char *s, int bytes)
-{
-    static const char *const UNITS[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
-                                        "k", "M", "G", "T", "P", "E", NULL};
-    if (!isdigit((unsigned char)*s))
-        return 0;
-    while (isdigit((unsigned char)*s))
-        s++;
-    if (*s == '.' && isdigit((unsigned char)s[1]))
-        for (s++; isdigit((unsigned char)*s); s++)
-            ;
-    if (!bytes)
-        return *s == '\0' || strcmp(s, "m") == 0;
-    if ((*s == 'e' || *s == 'E') && isdigit((unsigned char)s[1])) {
-        for (s++; isdigit((unsigned char)*s); s++)
-            ;
-        return *s == '\0';
-    }
-    for (int i = 0; UNITS[i]; i++)
-        if (strcmp(s, UNITS[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* Nonzero for [a-z0-9][-a-z0-9]* (a node-name prefix, a DNS label). */
-static int label_ok(const char *s, int allow_dash_end)
+/* Nonzero for a node-name prefix: a DNS label that may end in '-' ("sim-"). */
+static int prefix_ok(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > 63 || s[0] == '-' || (!allow_dash_end && s[n - 1] == '-'))
-        return 0;
-    for (; *s; s++)
-        if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '-')
-            return 0;
-    return 1;
-}
-
-/* Copies string member key of o (def when absent) into out. */
-static int get_str(const cJSON *o, const char *key, const char *def, char *out,
-                   size_t cap, const char *path, char *err, size_t len)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    const char *v = def;
-    char n[128];
-    if (it) {
-        if (!cJSON_IsString(it))
-            return bad(err, len, setting(n, sizeof n, path, key), "must be a string");
-        v = it->valuestring;
-    }
-    if (strlen(v) >= cap)
-        return bad(err, len, setting(n, sizeof n, path, key), "longer than %zu bytes", cap - 1);
-    memcpy(out, v, strlen(v) + 1);
-    return CUBE_OK;
-}
-
-/* Reads integer member key of o (def when absent), in [min, max]. */
-static int get_int(const cJSON *o, const char *key, int def, int min, int max,
-                   int *out, const char *path, char *err, size_t len)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    char n[128];
-    *out = def;
-    if (!it)
-        return CUBE_OK;
-    double v = cJSON_GetNumberValue(it);
-    if (!cJSON_IsNumber(it) || v != floor(v) || v < min || v > max)
-        return bad(err, len, setting(n, sizeof n, path, key),
-                   "must be an integer from %d to %d", min, max);
-    *out = (int)v;
-    return CUBE_OK;
-}
-
-/* Reads number member key of o (def when absent), in [min, max]. */
-static int get_num(const cJSON *o, const char *key, double def, double min,
-                   double max, double *out, char *err, size_t len)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    *out = def;
-    if (!it)
-        return CUBE_OK;
-    if (!cJSON_IsNumber(it) || !(it->valuedouble >= min && it->valuedouble <= max))
-        return bad(err, len, key, "must be a number from %g to %g", min, max);
-    *out = it->valuedouble;
-    return CUBE_OK;
+    return n >= 1 && n <= 63 && s[0] != '-' &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
 }
 
 /* The labels object of a group, checked (string values), as JSON text. */
@@ -123,15 +27,13 @@ static int read_labels(struct sim_group *g, const cJSON *o, const char *path,
                        char *err, size_t len)
 {
     const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "labels"), *l;
-    char n[96];
     if (labels && !cJSON_IsObject(labels))
-        return bad(err, len, setting(n, sizeof n, path, "labels"), "must be an object of strings");
+        return cu_conf_bad(AT(NULL, path), "labels", "must be an object of strings");
     cJSON_ArrayForEach(l, labels)
         if (!cJSON_IsString(l) || !l->string[0] || strlen(l->string) > 253)
-            return bad(err, len, setting(n, sizeof n, path, "labels"),
-                       "\"%.64s\": must be a string", l->string);
+            return cu_conf_bad(AT(NULL, path), "labels", "\"%.64s\": must be a string", l->string);
     g->labels_json = labels ? cJSON_PrintUnformatted(labels) : strdup("{}");
-    return g->labels_json ? CUBE_OK : bad(err, len, path, "out of memory");
+    return g->labels_json ? CUBE_OK : cu_conf_bad(AT(NULL, path), NULL, "out of memory");
 }
 
 /* The devices object of a group (absent: no devices). */
@@ -142,30 +44,28 @@ static int read_devices(struct sim_group *g, const cJSON *o, const char *path,
     char p[96];
     snprintf(p, sizeof p, "%s.devices", path);
     if (d && !cJSON_IsObject(d))
-        return bad(err, len, p, "must be an object");
-    int rc = get_str(d, "resource", "nvidia.com/gpu", g->resource, sizeof g->resource, p, err, len);
+        return cu_conf_bad(AT(NULL, p), NULL, "must be an object");
+    int rc = cu_conf_strbuf(AT(d, p), "resource",
+                            "nvidia.com/gpu", g->resource, sizeof g->resource);
     if (!rc)
-        rc = get_str(d, "model", "sim", g->model, sizeof g->model, p, err, len);
+        rc = cu_conf_strbuf(AT(d, p), "model", "sim", g->model, sizeof g->model);
     if (!rc)
-        rc = get_str(d, "memory", "80Gi", g->dev_memory, sizeof g->dev_memory, p, err, len);
+        rc = cu_conf_strbuf(AT(d, p), "memory", "80Gi", g->dev_memory, sizeof g->dev_memory);
     if (!rc)
-        rc = get_int(d, "count", 0, 0, 1024, &g->dev_count, p, err, len);
+        rc = cu_conf_intv(AT(d, p), "count", 0, 0, 1024, &g->dev_count);
     int most = g->dev_count > 0 ? g->dev_count : 1;
     if (!rc)
-        rc = get_int(d, "domains", 1, 1, most, &g->domains, p, err, len);
+        rc = cu_conf_intv(AT(d, p), "domains", 1, 1, most, &g->domains);
     if (!rc)
-        rc = get_int(d, "numa", 1, 1, most, &g->numa, p, err, len);
+        rc = cu_conf_intv(AT(d, p), "numa", 1, 1, most, &g->numa);
     if (rc)
         return rc;
     if (!strchr(g->resource, '/') || g->resource[0] == '/')
-        return bad(err, len, setting(p, sizeof p, path, "devices.resource"),
-                   "must look like vendor.com/device");
-    if (!qty_ok(g->dev_memory, 1))
-        return bad(err, len, setting(p, sizeof p, path, "devices.memory"),
-                   "must be a byte quantity such as 141Gi");
+        return cu_conf_bad(AT(NULL, p), "resource", "must look like vendor.com/device");
+    if (!cu_qty_bytes(g->dev_memory))
+        return cu_conf_bad(AT(NULL, p), "memory", "must be a byte quantity such as 141Gi");
     return g->model[0] ? CUBE_OK
-                       : bad(err, len, setting(p, sizeof p, path, "devices.model"),
-                             "must not be empty");
+                       : cu_conf_bad(AT(NULL, p), "model", "must not be empty");
 }
 
 int sim_group_parse(struct sim_group *g, const cJSON *o, const char *path,
@@ -173,29 +73,25 @@ int sim_group_parse(struct sim_group *g, const cJSON *o, const char *path,
 {
     memset(g, 0, sizeof *g);
     if (!cJSON_IsObject(o))
-        return bad(err, len, path, "must be an object");
+        return cu_conf_bad(AT(NULL, path), NULL, "must be an object");
     if (!cJSON_HasObjectItem(o, "prefix") || !cJSON_HasObjectItem(o, "count"))
-        return bad(err, len, path, "prefix and count are required");
-    int rc = get_str(o, "prefix", "", g->prefix, sizeof g->prefix, path, err, len);
+        return cu_conf_bad(AT(NULL, path), NULL, "prefix and count are required");
+    int rc = cu_conf_strbuf(AT(o, path), "prefix", "", g->prefix, sizeof g->prefix);
     if (!rc)
-        rc = get_int(o, "count", 1, 1, 100000, &g->count, path, err, len);
+        rc = cu_conf_intv(AT(o, path), "count", 1, 1, 100000, &g->count);
     if (!rc)
-        rc = get_str(o, "cpu", "8", g->cpu, sizeof g->cpu, path, err, len);
+        rc = cu_conf_strbuf(AT(o, path), "cpu", "8", g->cpu, sizeof g->cpu);
     if (!rc)
-        rc = get_str(o, "memory", "32Gi", g->memory, sizeof g->memory, path, err, len);
-    char n[96];
-    if (!rc && !label_ok(g->prefix, 1))
-        rc = bad(err, len, setting(n, sizeof n, path, "prefix"), "must be lowercase "
+        rc = cu_conf_strbuf(AT(o, path), "memory", "32Gi", g->memory, sizeof g->memory);
+    if (!rc && !prefix_ok(g->prefix))
+        rc = cu_conf_bad(AT(NULL, path), "prefix", "must be lowercase "
                  "letters, digits and '-', starting with a letter or digit");
     if (!rc && strlen(g->prefix) + (size_t)snprintf(NULL, 0, "%d", g->count - 1) > 63)
-        rc = bad(err, len, setting(n, sizeof n, path, "prefix"),
-                 "too long: node names must fit in 63 bytes");
-    if (!rc && !qty_ok(g->cpu, 0))
-        rc = bad(err, len, setting(n, sizeof n, path, "cpu"),
-                 "must be a cpu quantity such as 96 or 500m");
-    if (!rc && !qty_ok(g->memory, 1))
-        rc = bad(err, len, setting(n, sizeof n, path, "memory"),
-                 "must be a byte quantity such as 1Ti");
+        rc = cu_conf_bad(AT(NULL, path), "prefix", "too long: node names must fit in 63 bytes");
+    if (!rc && !cu_qty_cpu(g->cpu))
+        rc = cu_conf_bad(AT(NULL, path), "cpu", "must be a cpu quantity such as 96 or 500m");
+    if (!rc && !cu_qty_bytes(g->memory))
+        rc = cu_conf_bad(AT(NULL, path), "memory", "must be a byte quantity such as 1Ti");
     if (!rc)
         rc = read_labels(g, o, path, err, len);
     if (!rc)
@@ -224,9 +120,9 @@ static int read_groups(struct sim_conf *c, const cJSON *root, char *err, size_t 
         list = def = cJSON_Parse(DEFAULT);
     int rc = CUBE_OK, n = cJSON_GetArraySize(list);
     if (!cJSON_IsArray(list))
-        rc = bad(err, len, "node_groups", "must be an array of node groups");
+        rc = cu_conf_bad(AT(NULL, NULL), "node_groups", "must be an array of node groups");
     else if (n > 0 && !(c->groups = calloc((size_t)n, sizeof *c->groups)))
-        rc = bad(err, len, "node_groups", "out of memory");
+        rc = cu_conf_bad(AT(NULL, NULL), "node_groups", "out of memory");
     const cJSON *items = rc ? NULL : list;
     cJSON_ArrayForEach(g, items) {
         char path[48];
@@ -235,7 +131,8 @@ static int read_groups(struct sim_conf *c, const cJSON *root, char *err, size_t 
             break;
         for (int i = 0; i < c->n_groups && !rc; i++)
             if (strcmp(c->groups[i].prefix, c->groups[c->n_groups].prefix) == 0)
-                rc = bad(err, len, path, "prefix \"%s\" is used by node_groups[%d] too",
+                rc = cu_conf_bad(AT(NULL, path), NULL,
+                                 "prefix \"%s\" is used by node_groups[%d] too",
                          c->groups[i].prefix, i);
         c->n_groups++;
     }
@@ -247,21 +144,21 @@ int sim_conf_parse(struct sim_conf *c, const char *json, char *err, size_t len)
 {
     memset(c, 0, sizeof *c);
     cJSON *root = cJSON_Parse(json ? json : "{}");
-    int rc = cJSON_IsObject(root) ? CUBE_OK : bad(err, len, "config", "must be an object");
+    int rc = cJSON_IsObject(root) ? CUBE_OK : cu_conf_bad(AT(NULL, NULL), NULL,
+                                                          "must be an object");
     if (!rc)
-        rc = get_str(root, "pool", "sim", c->pool, sizeof c->pool, NULL, err, len);
-    if (!rc && !label_ok(c->pool, 0))
-        rc = bad(err, len, "pool", "must be a DNS label (lowercase letters, digits, '-')");
+        rc = cu_conf_strbuf(AT(root, NULL), "pool", "sim", c->pool, sizeof c->pool);
+    if (!rc && !cu_dns_label(c->pool))
+        rc = cu_conf_bad(AT(NULL, NULL), "pool",
+                         "must be a DNS label (lowercase letters, digits, '-')");
     if (!rc)
-        rc = get_num(root, "run_seconds", 60, 0, 31536000, &c->run_seconds, err, len);
+        rc = cu_conf_num(AT(root, NULL), "run_seconds", 60, 0, 31536000, &c->run_seconds);
     if (!rc)
-        rc = get_num(root, "time_scale", 1, 0.001, 1e6, &c->time_scale, err, len);
+        rc = cu_conf_num(AT(root, NULL), "time_scale", 1, 0.001, 1e6, &c->time_scale);
     if (!rc)
-        rc = get_int(root, "tick_ms", 100, 1, 60000, &c->tick_ms, NULL, err, len);
-    const cJSON *admin = cJSON_GetObjectItemCaseSensitive(root, "admin_routes");
-    if (!rc && admin && !cJSON_IsBool(admin))
-        rc = bad(err, len, "admin_routes", "must be true or false");
-    c->admin_routes = !admin || cJSON_IsTrue(admin);
+        rc = cu_conf_intv(AT(root, NULL), "tick_ms", 100, 1, 60000, &c->tick_ms);
+    if (!rc)
+        rc = cu_conf_bool(AT(root, NULL), "admin_routes", 1, &c->admin_routes);
     if (!rc)
         rc = read_groups(c, root, err, len);
     cJSON_Delete(root);

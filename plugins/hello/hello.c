@@ -10,13 +10,7 @@
 #include <cube/cube.h>
 
 #include "hello.h"
-
-static const char SCHEMA[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"greeting\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
-    "\"default\":\"Hello\",\"description\":\"Word put before the name\"},"
-    "\"ticks\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":3,"
-    "\"description\":\"Events sent by GET /api/v1/hello-ticks\"}}}";
+#include "config_schema.h"   /* HELLO_CONFIG_SCHEMA: config.schema.json, embedded at build time */
 
 /* Writes s as a JSON string body (without quotes) into out; ASCII-safe. */
 static void json_escape(char *out, size_t len, const char *s)
@@ -163,6 +157,6 @@ CUBE_PLUGIN_DEFINE(hello,
     .vendor = "Cube",
     .license = "Apache-2.0",
     .description = "Example plugin: a greeting route, a metric, an SSE stream",
-    .config_schema = SCHEMA,
+    .config_schema = HELLO_CONFIG_SCHEMA,
     .init = hello_init,
     .fini = hello_fini)

@@ -59,6 +59,7 @@ static void escapes_names_in_json(void **st)
 static void admin_route_validates_body(void **st)
 {
     (void)st;
+    cube_mock_set_user("root", "admin");   /* the route is for administrators */
     struct cube_mock_response r = cube_mock_request("PUT", "/api/v1/hello/greeting", NULL, NULL, "");
     assert_int_equal(r.status, 400);
     cube_mock_response_free(&r);

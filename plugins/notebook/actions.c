@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/json.h>
 
 #include "notebook.h"
 
@@ -28,8 +29,7 @@ static cJSON *load(struct nb *nb, cube_req *req, const char *project, const char
 {
     int rc;
     char *text = nb->host->obj_get(nb->self, NB_KIND, project, name, &rc);
-    cJSON *obj = text ? cJSON_Parse(text) : NULL;
-    nb->host->free(text);
+    cJSON *obj = cu_json_take(nb->host, text);
     if (!obj)
         nb->host->resp_error(req, 404, "NotFound", "no such notebook");
     return obj;

@@ -1,52 +1,15 @@
-/* conf.c — the notebook plugin's `config:` section: its JSON Schema (the
- * core validates types, ranges and unknown keys and names file:line) and
- * reading it into struct nb_conf, with the checks a schema cannot state. */
+/* conf.c — the notebook plugin's `config:` section, read into struct
+ * nb_conf with the checks its JSON Schema (config.schema.json: the core
+ * validates types, ranges and unknown keys and names file:line) cannot
+ * state, and the programs it names or ships (Jupyter, the launcher). */
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "notebook.h"
-
-#define SECONDS(name, def, min, max, what)                                     \
-    "\"" name "\":{\"type\":\"integer\",\"minimum\":" #min ",\"maximum\":" #max \
-    ",\"default\":" #def ",\"description\":\"" what "\"}"
-
-const char NB_CONFIG_SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    SECONDS("idle_timeout_seconds", 3600, 0, 31536000,
-            "Default spec.idleTimeoutSeconds: a server idle this long is stopped (0: never)") ","
-    SECONDS("expires_after_seconds", 0, 0, 31536000,
-            "Default hard expiry of notebooks without devices (0: none)") ","
-    SECONDS("gpu_expires_after_seconds", 259200, 0, 31536000,
-            "Default hard expiry of notebooks that hold devices (0: none)") ","
-    SECONDS("expiry_warning_seconds", 86400, 0, 31536000,
-            "A warning event this long before a notebook expires") ","
-    SECONDS("cull_interval_seconds", 60, 1, 86400,
-            "How often running servers are asked for their activity") ","
-    SECONDS("start_timeout_seconds", 180, 5, 86400,
-            "A server that does not answer this long after its Job runs has failed") ","
-    "\"ops_access\":{\"type\":\"boolean\",\"default\":false,\"description\":"
-    "\"Project ops and creators may open other users' notebooks, running code as their "
-    "owner (each such session is an audit event); else only the owner\"},"
-    "\"cull_connected\":{\"type\":\"boolean\",\"default\":false,\"description\":"
-    "\"Also stop idle servers that still have browser connections\"},"
-    "\"jupyter_command\":{\"type\":\"string\",\"maxLength\":255,\"default\":\"\","
-    "\"description\":\"Jupyter's executable; empty: jupyter-lab when installed, else jupyter-notebook\"},"
-    "\"python\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,\"pattern\":\"^/\","
-    "\"default\":\"/usr/bin/python3\",\"description\":\"The interpreter that runs the launcher\"},"
-    "\"sdk_pythonpath\":{\"type\":\"string\",\"maxLength\":1024,\"default\":\"\",\"pattern\":\"^(/.*)?$\","
-    "\"description\":\"Put on PYTHONPATH inside notebooks (the Cube Python SDK); empty: none\"},"
-    "\"pool\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":63,\"default\":\"default\","
-    "\"description\":\"The pool notebook Jobs run in\"},"
-    "\"vscode\":{\"type\":\"object\",\"additionalProperties\":false,\"default\":{},"
-    "\"properties\":{"
-    "\"enabled\":{\"type\":\"boolean\",\"default\":false,\"description\":"
-    "\"Offer ide: vscode (npm's code-server)\"},"
-    "\"version\":{\"type\":\"string\",\"maxLength\":32,\"default\":\"4.96.4\","
-    "\"description\":\"The code-server version (runs on Node 20)\"},"
-    "\"command\":{\"type\":\"string\",\"maxLength\":255,\"default\":\"\","
-    "\"description\":\"code-server's executable; empty: found on PATH\"}}}}}";
 
 static char *dup_conf(struct nb *nb, const char *path, const char *def)
 {
@@ -92,6 +55,25 @@ static int resolve_jupyter(struct nb *nb, char *msg, size_t len)
     return 0;
 }
 
+/* The launcher a notebook's Job runs, cube-notebook-launcher.py beside
+ * this plugin's .so (installed with it, copied next to it in the build
+ * tree; the .so's real path counts, so a plugin dir of symlinks works):
+ * an absolute path, readable, else an error naming where it was looked for. */
+static int find_launcher(struct nb *nb, char *msg, size_t len)
+{
+    Dl_info info;
+    char so[sizeof nb->launcher], near[sizeof nb->launcher];
+    if (!dladdr((void *)find_launcher, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, so))
+        snprintf(so, sizeof so, "./plugin");
+    const char *slash = strrchr(so, '/');
+    snprintf(near, sizeof near, "%.*s/" NB_LAUNCHER, (int)(slash - so), so);
+    if (!realpath(near, nb->launcher) || access(nb->launcher, R_OK) != 0)
+        return snprintf(msg, len, "the notebook launcher %s is missing or unreadable: "
+                        "install it beside the plugin", near), -1;
+    return 0;
+}
+
 int nb_conf_load(struct nb *nb, char *msg, size_t len)
 {
     const struct cube_host *h = nb->host;
@@ -118,7 +100,7 @@ int nb_conf_load(struct nb *nb, char *msg, size_t len)
         return snprintf(msg, len, "python: must be an absolute path (got %s)", c->python), -1;
     if (*c->pythonpath && c->pythonpath[0] != '/')
         return snprintf(msg, len, "sdk_pythonpath: must be an absolute path"), -1;
-    return resolve_jupyter(nb, msg, len);
+    return find_launcher(nb, msg, len) < 0 ? -1 : resolve_jupyter(nb, msg, len);
 }
 
 void nb_conf_free(struct nb_conf *c)

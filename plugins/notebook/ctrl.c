@@ -10,13 +10,9 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/json.h>
 
 #include "notebook.h"
-
-static const char *str(const cJSON *o, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
 
 /* Writes status when it differs from the stored one (a status write
  * queues another reconcile: unchanged writes would loop). With rv, only
@@ -108,7 +104,7 @@ int nb_reconcile(void *state, const char *kind, const char *project, const char 
     cJSON *obj = cJSON_Parse(object_json);
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
     const cJSON *old = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    const char *phase = str(old, "phase");
+    const char *phase = cu_str(old, "phase");
     int rc;
     if (!obj)
         return CUBE_EINVAL;
@@ -118,7 +114,7 @@ int nb_reconcile(void *state, const char *kind, const char *project, const char 
     } else {
         cJSON *st = old ? cJSON_Duplicate(old, 1) : cJSON_CreateObject();
         rc = nb_follow(nb, obj, object_json, project, name, key, st);
-        const char *rv = str(meta, "resourceVersion");
+        const char *rv = cu_str(meta, "resourceVersion");
         int wrc = write_status(nb, project, name, old, st, rv);
         if (wrc == CUBE_ECONFLICT)
             rc = 10;          /* changed meanwhile (stop, restart): look again */

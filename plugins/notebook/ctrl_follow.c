@@ -8,16 +8,12 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/json.h>
 
 #include "notebook.h"
 
 #define POLL_START_MS 50    /* while the server is coming up */
 #define POLL_QUEUED_MS 1000 /* while its Job waits for room */
-
-static const char *str(const cJSON *o, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
 
 static void set_str(cJSON *o, const char *key, const char *v)
 {
@@ -43,7 +39,7 @@ static void set_time(cJSON *o, const char *key, time_t t)
 static int entry_for(struct nb *nb, const cJSON *obj, const char *key, const char *ide,
                      const char *name, unsigned gen, struct nb_entry *e)
 {
-    const char *owner = str(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "owner");
+    const char *owner = cu_str(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "owner");
     if (nb_table_get(&nb->table, key, e) == 0 && e->generation == gen)
         return 0;
     memset(e, 0, sizeof *e);
@@ -69,14 +65,14 @@ static void fail(cJSON *st, const char *reason, const char *message)
  * serve the owner someone else's server; it is never adopted. */
 static int job_is_notebooks(const cJSON *obj, const cJSON *job)
 {
-    const char *uid = str(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "uid");
+    const char *uid = cu_str(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "uid");
     const cJSON *ref;
     int mine = 0;
     cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(
                                 cJSON_GetObjectItemCaseSensitive(job, "metadata"),
                                 "ownerReferences"))
         mine |= uid && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) &&
-                str(ref, "uid") && !strcmp(str(ref, "uid"), uid);
+                cu_str(ref, "uid") && !strcmp(cu_str(ref, "uid"), uid);
     return mine;
 }
 
@@ -98,10 +94,9 @@ static int create_job(struct nb *nb, const cJSON *obj, const char *obj_json,
     free(job);
     nb->host->free(out);
     if (!out && rc == CUBE_EEXIST) {   /* made meanwhile: ours only if it says so */
-        char *text = nb->host->obj_get(nb->self, "Job", str(cJSON_GetObjectItemCaseSensitive(
+        char *text = nb->host->obj_get(nb->self, "Job", cu_str(cJSON_GetObjectItemCaseSensitive(
                                            obj, "metadata"), "project"), e->job, &rc);
-        cJSON *found = text ? cJSON_Parse(text) : NULL;
-        nb->host->free(text);
+        cJSON *found = cu_json_take(nb->host, text);
         int mine = job_is_notebooks(obj, found);
         cJSON_Delete(found);
         if (!mine)
@@ -151,7 +146,7 @@ static int job_running(struct nb *nb, const cJSON *obj, const cJSON *job, const 
 {
     time_t last;
     int conns;
-    const char *phase = str(st, "phase");
+    const char *phase = cu_str(st, "phase");
     if (nb_probe(e, project, name, &last, &conns)) {
         nb_table_touch(&nb->table, e->key, 1, last);
         if (!phase || strcmp(phase, "Running"))
@@ -163,7 +158,7 @@ static int job_running(struct nb *nb, const cJSON *obj, const cJSON *job, const 
     set_str(st, "phase", "Starting");
     set_str(st, "reason", "Starting");
     set_str(st, "message", "waiting for the server to answer");
-    time_t started = nb_parse_time(str(cJSON_GetObjectItemCaseSensitive(job, "status"), "started"));
+    time_t started = nb_parse_time(cu_str(cJSON_GetObjectItemCaseSensitive(job, "status"), "started"));
     if (started > 0 && time(NULL) - started > nb->conf.start_timeout) {
         char msg[160];
         snprintf(msg, sizeof msg, "the server did not answer within %lld s (see the logs "
@@ -184,7 +179,7 @@ static int job_ended(struct nb *nb, const cJSON *job, const char *jphase, const 
     const cJSON *js = cJSON_GetObjectItemCaseSensitive(job, "status");
     char msg[512];
     snprintf(msg, sizeof msg, "the server's Job %s ended: %s%s%s", e->job, jphase,
-             str(js, "message") ? ": " : "", str(js, "message") ? str(js, "message") : "");
+             cu_str(js, "message") ? ": " : "", cu_str(js, "message") ? cu_str(js, "message") : "");
     if (!strcmp(jphase, "Failed"))
         fail(st, "ServerFailed", msg);
     else {
@@ -194,7 +189,7 @@ static int job_ended(struct nb *nb, const cJSON *job, const char *jphase, const 
         cJSON_DeleteItemFromObjectCaseSensitive(st, "url");
     }
     nb->host->obj_event(nb->self, NB_KIND, project, name,
-                        strcmp(jphase, "Failed") ? "Normal" : "Warning", str(st, "reason"), msg);
+                        strcmp(jphase, "Failed") ? "Normal" : "Warning", cu_str(st, "reason"), msg);
     nb_table_drop(&nb->table, e->key);
     return CUBE_OK;
 }
@@ -205,7 +200,7 @@ int nb_follow(struct nb *nb, const void *objv, const char *obj_json, const char 
     const cJSON *obj = objv;
     cJSON *st = stv;
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
-    const char *ide = str(spec, "ide") ? str(spec, "ide") : "jupyter";
+    const char *ide = cu_str(spec, "ide") ? cu_str(spec, "ide") : "jupyter";
     double g = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(st, "generation"));
     unsigned gen = g >= 1 && g < 1e9 ? (unsigned)g : 1;
     struct nb_entry e;
@@ -213,12 +208,11 @@ int nb_follow(struct nb *nb, const void *objv, const char *obj_json, const char 
     if (entry_for(nb, obj, key, ide, name, gen, &e) < 0)
         return CUBE_EIO;
     char *text = nb->host->obj_get(nb->self, "Job", project, e.job, &rc);
-    cJSON *job = text ? cJSON_Parse(text) : NULL;
-    nb->host->free(text);
+    cJSON *job = cu_json_take(nb->host, text);
     if (!text && rc != CUBE_ENOTFOUND)
         return rc;
     if (!text) {
-        const char *phase = str(st, "phase");
+        const char *phase = cu_str(st, "phase");
         if (phase && !strcmp(phase, "Running")) {   /* someone deleted the Job */
             set_str(st, "phase", "Stopped");
             set_str(st, "reason", "JobDeleted");
@@ -233,7 +227,7 @@ int nb_follow(struct nb *nb, const void *objv, const char *obj_json, const char 
         cJSON_Delete(job);
         return name_taken(nb, &e, st);
     }
-    const char *jphase = str(cJSON_GetObjectItemCaseSensitive(job, "status"), "phase");
+    const char *jphase = cu_str(cJSON_GetObjectItemCaseSensitive(job, "status"), "phase");
     set_str(st, "job", e.job);
     set_num(st, "generation", e.generation);
     if (jphase && !strcmp(jphase, "Running"))
@@ -242,7 +236,7 @@ int nb_follow(struct nb *nb, const void *objv, const char *obj_json, const char 
                         !strcmp(jphase, "Cancelled")))
         rc = job_ended(nb, job, jphase, project, name, &e, st);
     else {
-        const char *waiting = str(cJSON_GetObjectItemCaseSensitive(job, "status"), "waiting");
+        const char *waiting = cu_str(cJSON_GetObjectItemCaseSensitive(job, "status"), "waiting");
         set_str(st, "phase", "Pending");
         set_str(st, "reason", waiting ? "Queued" : "Starting");
         set_str(st, "message", waiting ? waiting : "the server's Job is starting");

@@ -8,31 +8,27 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/json.h>
 
 #include "notebook.h"
-
-static const char *str(const cJSON *o, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
 
 /* Expiry: a warning once, then the stop. Returns 1 when it stopped it. */
 static int check_expiry(struct nb *nb, const char *p, const char *n, const cJSON *st, time_t now)
 {
-    time_t expires = nb_parse_time(str(st, "expires"));
+    time_t expires = nb_parse_time(cu_str(st, "expires"));
     char msg[160];
     if (expires <= 0)
         return 0;
     if (now >= expires) {
         snprintf(msg, sizeof msg, "expired at %s (renew extends a running notebook)",
-                 str(st, "expires"));
+                 cu_str(st, "expires"));
         nb_stop(nb, p, n, "Expired", msg);
         return 1;
     }
     if (now >= expires - nb->conf.expiry_warning &&
         !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "expiryWarned"))) {
         snprintf(msg, sizeof msg, "expires at %s: renew it to keep it running",
-                 str(st, "expires"));
+                 cu_str(st, "expires"));
         nb->host->obj_event(nb->self, NB_KIND, p, n, "Warning", "ExpiresSoon", msg);
         nb_status_merge(nb, p, n, "{\"expiryWarned\":true}");
     }
@@ -53,7 +49,7 @@ static void check_idle(struct nb *nb, const struct nb_entry *e, const char *p, c
         return;                       /* not answering: the Job's end will say why */
     if (conns > 0 && !nb->conf.cull_connected)
         last = now;
-    time_t started = nb_parse_time(str(st, "started"));
+    time_t started = nb_parse_time(cu_str(st, "started"));
     if (last < started)
         last = started;
     nb_table_touch(&nb->table, e->key, 1, last);
@@ -66,7 +62,7 @@ static void check_idle(struct nb *nb, const struct nb_entry *e, const char *p, c
     }
     char when[32], patch[96];
     nb_format_time(last, when, sizeof when);
-    if (last > 0 && (!str(st, "lastActivity") || strcmp(str(st, "lastActivity"), when))) {
+    if (last > 0 && (!cu_str(st, "lastActivity") || strcmp(cu_str(st, "lastActivity"), when))) {
         snprintf(patch, sizeof patch, "{\"lastActivity\":\"%s\"}", when);
         nb_status_merge(nb, p, n, patch);
     }
@@ -81,14 +77,13 @@ static void cull_one(struct nb *nb, const struct nb_entry *e, time_t now)
         return;
     *n++ = '\0';
     char *text = nb->host->obj_get(nb->self, NB_KIND, p, n, &rc);
-    cJSON *obj = text ? cJSON_Parse(text) : NULL;
-    nb->host->free(text);
+    cJSON *obj = cu_json_take(nb->host, text);
     if (!text && rc == CUBE_ENOTFOUND) {   /* deleted while cubed was down */
         nb_table_drop(&nb->table, e->key);
         return;
     }
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
-    const char *phase = str(st, "phase");
+    const char *phase = cu_str(st, "phase");
     if (e->ready && phase && !strcmp(phase, "Running") && !check_expiry(nb, p, n, st, now))
         check_idle(nb, e, p, n, obj, now);
     cJSON_Delete(obj);

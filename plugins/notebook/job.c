@@ -1,63 +1,17 @@
-/* job.c — the Job a notebook runs as. Its command is a short Python
- * launcher: it makes the server's secret itself, reports it to cubed with
- * the Job's CUBE_TOKEN (POST .../notebooks/{name}/launch over a plain socket,
- * accepted once per generation), links the project's shared directory into the home, and
- * execs Jupyter or code-server on 127.0.0.1 and the port chosen here
- * (Jupyter accepting the Host names cubed is reached by: only cubed, which
- * adds the secret, can use it). The
- * secret thus never appears in the Job's spec, the command line or a log. */
+/* job.c — the Job a notebook runs as. Its command is the Python launcher
+ * installed beside the plugin (cube-notebook-launcher.py, found by
+ * nb_conf_load): it makes the server's secret itself, reports it to cubed
+ * with the Job's CUBE_TOKEN, and execs Jupyter or code-server on 127.0.0.1
+ * and the port chosen here. The secret thus never appears in the Job's
+ * spec, the command line or a log. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/json.h>
 
 #include "notebook.h"
-
-static const char LAUNCHER[] =
-    "import os, socket, sys\n"
-    "ide, exe, port, base, project, name, gen = sys.argv[1:8]\n"
-    "tok = os.urandom(32 if ide == 'vscode' else 24).hex()\n"
-    "home = os.environ.get('HOME') or os.getcwd()\n"
-    "pd = os.environ.get('CUBE_PROJECT_DIR')\n"
-    "link = os.path.join(home, project)\n"
-    "if pd and os.path.isdir(pd) and not os.path.lexists(link):\n"
-    "    try:\n"
-    "        os.symlink(pd, link)\n"
-    "    except OSError:\n"
-    "        pass\n"
-    "hostport = os.environ['CUBE_API'].split('://', 1)[1].split('/', 1)[0]\n"
-    "host, _, p = hostport.rpartition(':')\n"
-    "body = '{\"generation\":%d,\"token\":\"%s\"}' % (int(gen), tok)\n"
-    "req = ('POST /api/v1/projects/%s/notebooks/%s/launch HTTP/1.0\\r\\nHost: %s\\r\\n'\n"
-    "       'Authorization: Bearer %s\\r\\nContent-Type: application/json\\r\\n'\n"
-    "       'Content-Length: %d\\r\\n\\r\\n%s' % (project, name, hostport,\n"
-    "       os.environ['CUBE_TOKEN'], len(body), body)).encode()\n"
-    "s = socket.create_connection((host.strip('[]'), int(p)), timeout=60)\n"
-    "s.sendall(req)\n"
-    "resp = b''\n"
-    "while True:\n"
-    "    d = s.recv(65536)\n"
-    "    if not d:\n"
-    "        break\n"
-    "    resp += d\n"
-    "s.close()\n"
-    "line = resp.split(b'\\r\\n', 1)[0]\n"
-    "if line.split(b' ')[1:2] != [b'200']:\n"
-    "    sys.exit('cube: the launch was refused: ' + line.decode(errors='replace'))\n"
-    "env = dict(os.environ)\n"
-    "if ide == 'vscode':\n"
-    "    env['HASHED_PASSWORD'] = tok\n"
-    "    args = [exe, '--bind-addr', '127.0.0.1:' + port, '--auth', 'password',\n"
-    "            '--disable-telemetry', '--disable-update-check', home]\n"
-    "else:\n"
-    "    env['JUPYTER_TOKEN'] = tok\n"
-    "    app = 'ServerApp' if 'lab' in os.path.basename(exe) else 'NotebookApp'\n"
-    "    args = [exe, '--no-browser', '--ip=127.0.0.1', '--port=' + port,\n"
-    "            '--port-retries=0', '--%s.base_url=%s' % (app, base),\n"
-    "            '--%s.allow_remote_access=True' % app, '--%s.trust_xheaders=True' % app,\n"
-    "            '--notebook-dir=' + home]\n"
-    "os.execve(exe, args, env)\n";
 
 void nb_base_url(const char *project, const char *name, char *out, size_t len)
 {
@@ -78,11 +32,6 @@ void nb_job_name(const char *name, unsigned gen, char *out, size_t len)
     snprintf(out, len, "%s-nb%u", name, gen);
 }
 
-static const char *str(const cJSON *o, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
 /* metadata: name, project, labels, the owner's annotation, ownerReferences
  * (the controller reference makes the host give the Job the notebook's
  * owner, whom it runs as). */
@@ -90,18 +39,18 @@ static cJSON *job_meta(const cJSON *nbmeta, const char *job_name)
 {
     cJSON *m = cJSON_CreateObject(), *refs, *ref;
     cJSON_AddStringToObject(m, "name", job_name);
-    cJSON_AddStringToObject(m, "project", str(nbmeta, "project"));
+    cJSON_AddStringToObject(m, "project", cu_str(nbmeta, "project"));
     cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "labels"), "cube.dev/notebook",
-                            str(nbmeta, "name"));
-    const char *owner = str(nbmeta, "owner");   /* informative: the host decides */
+                            cu_str(nbmeta, "name"));
+    const char *owner = cu_str(nbmeta, "owner");   /* informative: the host decides */
     if (owner)
         cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "annotations"), "cube.dev/user",
                                 owner);
     refs = cJSON_AddArrayToObject(m, "ownerReferences");
     cJSON_AddItemToArray(refs, ref = cJSON_CreateObject());
     cJSON_AddStringToObject(ref, "kind", NB_KIND);
-    cJSON_AddStringToObject(ref, "name", str(nbmeta, "name"));
-    cJSON_AddStringToObject(ref, "uid", str(nbmeta, "uid") ? str(nbmeta, "uid") : "");
+    cJSON_AddStringToObject(ref, "name", cu_str(nbmeta, "name"));
+    cJSON_AddStringToObject(ref, "uid", cu_str(nbmeta, "uid") ? cu_str(nbmeta, "uid") : "");
     cJSON_AddBoolToObject(ref, "controller", 1);
     return m;
 }
@@ -122,7 +71,7 @@ static void add_command(const struct nb *nb, cJSON *spec, const char *ide, unsig
     snprintf(portbuf, sizeof portbuf, "%u", port);
     snprintf(genbuf, sizeof genbuf, "%u", gen);
     /* -I -S: the launcher needs only os and socket; start it fast */
-    const char *argv[] = {nb->conf.python, "-I", "-S", "-c", LAUNCHER, ide, ide_exe(nb, ide),
+    const char *argv[] = {nb->conf.python, "-I", "-S", "--", nb->launcher, ide, ide_exe(nb, ide),
                           portbuf, base, project, name, genbuf};
     cJSON *cmd = cJSON_AddArrayToObject(spec, "command");
     for (size_t i = 0; i < sizeof argv / sizeof argv[0]; i++)
@@ -135,8 +84,8 @@ char *nb_job_json(const struct nb *nb, const char *notebook_json, const char *jo
     cJSON *n = cJSON_Parse(notebook_json);
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(n, "metadata");
     const cJSON *nspec = cJSON_GetObjectItemCaseSensitive(n, "spec");
-    const char *project = str(meta, "project"), *name = str(meta, "name");
-    const char *ide = str(nspec, "ide") ? str(nspec, "ide") : "jupyter";
+    const char *project = cu_str(meta, "project"), *name = cu_str(meta, "name");
+    const char *ide = cu_str(nspec, "ide") ? cu_str(nspec, "ide") : "jupyter";
     if (!project || !name) {
         cJSON_Delete(n);
         return NULL;

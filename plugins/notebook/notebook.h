@@ -3,8 +3,9 @@
  * /notebook/{project}/{name}/, stopped when idle or expired.
  *
  * Files: plugin.c (init, registration), conf.c (config schema and reading),
- * spec.c (the Notebook schema and its semantic checks), job.c (the Job a
- * notebook runs as and its launcher), ctrl.c and ctrl_follow.c (the
+ * spec.c (the Notebook kind's semantic checks; its schemas are the .json
+ * files here, compiled in), job.c (the Job a notebook runs as;
+ * cube-notebook-launcher.py, installed beside the plugin, is its command), ctrl.c and ctrl_follow.c (the
  * controller), table.c (running servers,
  * their secrets and private files), probe.c (a tiny HTTP client for the
  * servers' status), cull.c (idle and expiry), actions.c (stop, restart,
@@ -61,6 +62,8 @@ struct nb_table {
     char dir[4096];              /* <plugin data dir>/servers, mode 0700 */
 };
 
+#define NB_LAUNCHER "cube-notebook-launcher.py"   /* beside the plugin */
+
 struct nb {
     const struct cube_host *host;
     cube_plugin *self;
@@ -68,19 +71,16 @@ struct nb {
     struct nb_table table;
     cube_timer *cull_timer;
     char jupyter[256];           /* the resolved Jupyter command */
+    char launcher[4096];         /* cube-notebook-launcher.py beside the plugin */
     int proxied;                 /* the core accepted the proxy prefixes */
 };
 
 /* conf.c */
-extern const char NB_CONFIG_SCHEMA[];
 /* Reads the validated config; 0, or -1 with msg set. */
 int nb_conf_load(struct nb *nb, char *msg, size_t len);
 void nb_conf_free(struct nb_conf *c);
 
 /* spec.c */
-extern const char NB_SPEC_SCHEMA[];
-extern const char NB_STATUS_SCHEMA[];
-extern const char NB_COLUMNS[];
 /* The kind's validate callback (cube_kind_desc.validate). */
 int nb_validate(void *state, const char *object_json, const char *old_json,
                 char *field, size_t field_len, char *msg, size_t msg_len);

@@ -5,6 +5,11 @@
 #include <string.h>
 
 #include "notebook.h"
+/* Embedded at build time from the .json files beside this one: */
+#include "config_schema.h"            /* NB_CONFIG_SCHEMA: config.schema.json */
+#include "notebook_spec_schema.h"     /* NB_SPEC_SCHEMA: notebook.spec.schema.json */
+#include "notebook_status_schema.h"   /* NB_STATUS_SCHEMA: notebook.status.schema.json */
+#include "notebook_columns.h"         /* NB_COLUMNS: notebook.columns.json */
 
 static int register_kind(struct nb *nb)
 {

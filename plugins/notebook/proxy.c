@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/json.h>
 
 #include "notebook.h"
 
@@ -40,8 +41,7 @@ static int not_running(struct nb *nb, cube_req *req, const char *p, const char *
 {
     int rc;
     char *text = nb->host->obj_get(nb->self, NB_KIND, p, n, &rc);
-    cJSON *obj = text ? cJSON_Parse(text) : NULL;
-    nb->host->free(text);
+    cJSON *obj = cu_json_take(nb->host, text);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "phase"));
     const char *reason = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "reason"));
@@ -104,11 +104,6 @@ int nb_register_proxy(struct nb *nb)
          .permission = CUBE_PERM_PROJECT_OPERATE, .kind = NB_KIND, .login_redirect = 1,
          .strip_prefix = 1, .resolve = resolve_vscode},
     };
-    if (!CUBE_HOST_HAS(nb->host, register_proxy)) {
-        nb->host->log(nb->self, CUBE_LOG_WARN, "this cubed has no reverse proxy (ABI < 1.4): "
-                      "notebooks run but cannot be opened through cubed");
-        return 0;
-    }
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
         int rc = nb->host->register_proxy(nb->self, &d[i]);
         if (rc != CUBE_OK) {

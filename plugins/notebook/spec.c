@@ -1,4 +1,4 @@
-/* spec.c — the Notebook kind's schemas and the checks a schema cannot
+/* spec.c — the Notebook kind's checks that its schema (notebook.spec.schema.json) cannot
  * state: quantities that parse (cpu "500m", memory "4Gi", device shares
  * between 0 and 1 or whole devices), environment names, and an IDE this
  * server offers. Each failure names its field. */
@@ -12,35 +12,6 @@
 #include <cjson/cJSON.h>
 
 #include "notebook.h"
-
-#define QTY "{\"anyOf\":[{\"type\":\"number\",\"minimum\":0},{\"type\":\"string\",\"maxLength\":32}]}"
-
-const char NB_SPEC_SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"ide\":{\"enum\":[\"jupyter\",\"vscode\"],\"default\":\"jupyter\","
-    "\"description\":\"jupyter (JupyterLab or the classic notebook) or vscode (code-server)\"},"
-    "\"resources\":{\"type\":\"object\",\"default\":{},\"description\":\"As a Job's: cpu "
-    "(\\\"2\\\", \\\"500m\\\"), memory (\\\"4Gi\\\"), devices (\\\"nvidia.com/gpu\\\": 1 or 0.25)\","
-    "\"additionalProperties\":" QTY "},"
-    "\"accelerator\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"model\":{\"type\":\"string\",\"maxLength\":64},"
-    "\"memoryFraction\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"maximum\":1}}},"
-    "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"maxLength\":65536}},"
-    "\"image\":{\"type\":\"string\",\"maxLength\":512,\"description\":"
-    "\"Container image, for container executors (the local executor refuses it)\"},"
-    "\"pool\":{\"type\":\"string\",\"maxLength\":63},"
-    "\"idleTimeoutSeconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":31536000,"
-    "\"description\":\"Stopped after this long without activity (0: never; default from the plugin's config)\"},"
-    "\"expiresAfterSeconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":31536000,"
-    "\"description\":\"Hard expiry after start, renewable (0: none; default from the plugin's config)\"}}}";
-
-const char NB_STATUS_SCHEMA[] = "{\"type\":\"object\"}";
-
-const char NB_COLUMNS[] =
-    "[{\"name\":\"IDE\",\"jsonPath\":\".spec.ide\",\"type\":\"string\"},"
-    "{\"name\":\"Phase\",\"jsonPath\":\".status.phase\",\"type\":\"string\"},"
-    "{\"name\":\"URL\",\"jsonPath\":\".status.url\",\"type\":\"string\"},"
-    "{\"name\":\"Last activity\",\"jsonPath\":\".status.lastActivity\",\"type\":\"string\"}]";
 
 /* The host's message puts the field first ("spec.ide: ..."): msg is the
  * rest only. */

@@ -60,7 +60,7 @@ cJSON *pl_req_object(struct pl *p, cube_req *req, const char *kind)
     int rc;
     const char *project = p->host->req_param(req, "project");
     const char *name = p->host->req_param(req, "name");
-    cJSON *o = pl_parse_host(p, p->host->obj_get(p->self, kind, project, name, &rc));
+    cJSON *o = cu_json_take(p->host, p->host->obj_get(p->self, kind, project, name, &rc));
     if (!o)
         pl_resp_obj(p, req, 0, NULL, rc);
     return o;
@@ -73,7 +73,7 @@ int pl_may_operate(struct pl *p, cube_req *req, const cJSON *obj)
     const char *user = p->host->req_user(req);
     if (role && (!strcmp(role, "admin") || !strcmp(role, "creator") || !strcmp(role, "ops")))
         return 1;
-    const char *owner = pl_meta(obj, "owner");
+    const char *owner = cu_meta(obj, "owner");
     if (role && !strcmp(role, "dev") && user && owner && !strcmp(owner, user))
         return 1;
     pl_resp_error(p, req, 403, "Forbidden", "only ops, or the dev who owns it, may do that");
@@ -88,7 +88,7 @@ static int run_action(void *state, cube_req *req)
     char name[PL_NAME_MAX + 1], msg[PL_ERR];
     if (!pl || !pl_may_operate(p, req, pl))
         goto out;
-    const char *date = pl_str(body, "executionDate");
+    const char *date = cu_str(body, "executionDate");
     int64_t t = date ? pl_time_parse(date) : pl_now();
     if (t < 0) {
         pl_resp_error(p, req, 422, "Invalid", "executionDate: not an ISO 8601 date or date-time");
@@ -116,8 +116,8 @@ static int backfill_action(void *state, cube_req *req)
     char msg[PL_ERR], name[PL_NAME_MAX + 1];
     if (!pl || !pl_may_operate(p, req, pl))
         goto out;
-    int64_t start = pl_time_parse(pl_str(body, "start"));
-    int64_t end = pl_time_parse(pl_str(body, "end"));
+    int64_t start = pl_time_parse(cu_str(body, "start"));
+    int64_t end = pl_time_parse(cu_str(body, "end"));
     if (start < 0 || end < 0 || end < start) {
         pl_resp_error(p, req, 422, "Invalid", start < 0 ? "start: required, an ISO 8601 date"
                       : end < 0 ? "end: required, an ISO 8601 date" : "end: before start");
@@ -141,7 +141,7 @@ static int backfill_action(void *state, cube_req *req)
         p->host->free(run);
     }
     if (cJSON_GetArraySize(made))
-        pl_note_queued(p, pl_meta(pl, "project"), pl_meta(pl, "name"), cJSON_GetArraySize(made));
+        pl_note_queued(p, cu_meta(pl, "project"), cu_meta(pl, "name"), cJSON_GetArraySize(made));
     cJSON_AddNumberToObject(res, "existing", existing);
     cJSON_AddNumberToObject(res, "ticks", n);
     char *text = cJSON_PrintUnformatted(res);
@@ -162,7 +162,7 @@ static int copy_action(void *state, cube_req *req)
     int rc;
     if (!pl)
         goto out;
-    const char *to = pl_str(body, "name");
+    const char *to = cu_str(body, "name");
     if (!to) {
         pl_resp_error(p, req, 422, "Invalid", "name: required, the new pipeline's name");
         goto out;
@@ -170,7 +170,7 @@ static int copy_action(void *state, cube_req *req)
     cJSON *copy = cJSON_CreateObject(), *meta = cJSON_AddObjectToObject(copy, "metadata");
     cJSON_AddStringToObject(copy, "kind", "Pipeline");
     cJSON_AddStringToObject(meta, "name", to);
-    cJSON_AddStringToObject(meta, "project", pl_meta(pl, "project"));
+    cJSON_AddStringToObject(meta, "project", cu_meta(pl, "project"));
     cJSON_AddItemToObject(copy, "spec", cJSON_DetachItemFromObjectCaseSensitive(pl, "spec"));
     char *doc = cJSON_PrintUnformatted(copy);
     cJSON_Delete(copy);

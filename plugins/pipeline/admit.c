@@ -13,7 +13,7 @@ static cJSON *list_runs(struct pl *p, const char *project, const char *pipeline,
     char sel[200];
     int rc;
     snprintf(sel, sizeof sel, "pipeline=%s%s", pipeline, extra);
-    cJSON *l = pl_parse_host(p, p->host->obj_list(p->self, "PipelineRun", project, sel, &rc));
+    cJSON *l = cu_json_take(p->host, p->host->obj_list(p->self, "PipelineRun", project, sel, &rc));
     cJSON *items = cJSON_DetachItemFromObjectCaseSensitive(l, "items");
     cJSON_Delete(l);
     return items;
@@ -21,7 +21,7 @@ static cJSON *list_runs(struct pl *p, const char *project, const char *pipeline,
 
 static const char *exec_date(const cJSON *run)
 {
-    const char *d = pl_str(cJSON_GetObjectItemCaseSensitive(run, "spec"), "executionDate");
+    const char *d = cu_str(cJSON_GetObjectItemCaseSensitive(run, "spec"), "executionDate");
     return d ? d : "";
 }
 
@@ -67,18 +67,18 @@ static int admit_run(struct pl *p, const cJSON *run)
 static void note_wait(struct pl *p, const cJSON *run, const char *msg)
 {
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "status");
-    if (pl_str(st, "message") && !strcmp(pl_str(st, "message"), msg))
+    if (cu_str(st, "message") && !strcmp(cu_str(st, "message"), msg))
         return;
     cJSON *status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
-    if (!pl_str(status, "phase"))
-        pl_set_str(status, "phase", "Queued");
-    pl_set_str(status, "reason", "WaitingForPastRun");
-    pl_set_str(status, "message", msg);
+    if (!cu_str(status, "phase"))
+        cu_set_str(status, "phase", "Queued");
+    cu_set_str(status, "reason", "WaitingForPastRun");
+    cu_set_str(status, "message", msg);
     char *doc = cJSON_PrintUnformatted(status);
     int rc;
-    char *out = doc ? p->host->obj_update_status(p->self, "PipelineRun", pl_meta(run, "project"),
-                                                 pl_meta(run, "name"), doc,
-                                                 pl_meta(run, "resourceVersion"), &rc)
+    char *out = doc ? p->host->obj_update_status(p->self, "PipelineRun", cu_meta(run, "project"),
+                                                 cu_meta(run, "name"), doc,
+                                                 cu_meta(run, "resourceVersion"), &rc)
                     : NULL;
     free(doc);
     p->host->free(out);
@@ -95,27 +95,27 @@ static int admit_in_order(struct pl *p, const cJSON *pipeline, const cJSON *firs
     char msg[400];
     if (cJSON_GetArraySize(active) > 0) {
         snprintf(msg, sizeof msg, "dependsOnPast: waits for run %s to finish",
-                 pl_meta(active->child, "name"));
+                 cu_meta(active->child, "name"));
         note_wait(p, first, msg);
         return CUBE_OK;
     }
-    cJSON *all = list_runs(p, pl_meta(pipeline, "project"), pl_meta(pipeline, "name"),
+    cJSON *all = list_runs(p, cu_meta(pipeline, "project"), cu_meta(pipeline, "name"),
                            ",!queued");
     const cJSON *prev = NULL, *r;
     cJSON_ArrayForEach(r, all) {
-        const char *trig = pl_str(cJSON_GetObjectItemCaseSensitive(r, "spec"), "trigger");
+        const char *trig = cu_str(cJSON_GetObjectItemCaseSensitive(r, "spec"), "trigger");
         if (trig && !strcmp(trig, "manual"))
             continue;
         if (strcmp(exec_date(r), exec_date(first)) < 0 &&
             (!prev || strcmp(exec_date(r), exec_date(prev)) > 0))
             prev = r;
     }
-    const char *ph = prev ? pl_str(cJSON_GetObjectItemCaseSensitive(prev, "status"), "phase")
+    const char *ph = prev ? cu_str(cJSON_GetObjectItemCaseSensitive(prev, "status"), "phase")
                           : NULL;
     int go = !prev || (ph && !strcmp(ph, "Succeeded"));
     if (!go) {
         snprintf(msg, sizeof msg, "dependsOnPast: waits for run %s (%s) to succeed; it is %s",
-                 pl_meta(prev, "name"), exec_date(prev), ph ? ph : "not started");
+                 cu_meta(prev, "name"), exec_date(prev), ph ? ph : "not started");
         note_wait(p, first, msg);
     }
     int rc = go ? admit_run(p, first) : CUBE_OK;
@@ -129,21 +129,21 @@ static void expire(struct pl *p, const cJSON *pipeline, const cJSON **q, int n, 
 {
     for (int i = 0; i + keep < n; i++) {
         char msg[200];
-        const char *rn = pl_meta(q[i], "name");
-        if (p->host->obj_delete(p->self, "PipelineRun", pl_meta(pipeline, "project"), rn) !=
+        const char *rn = cu_meta(q[i], "name");
+        if (p->host->obj_delete(p->self, "PipelineRun", cu_meta(pipeline, "project"), rn) !=
             CUBE_OK)
             continue;
         snprintf(msg, sizeof msg, "run %s (%s) dropped: expiredLimit keeps the newest %d",
                  rn, exec_date(q[i]), keep);
-        p->host->obj_event(p->self, "Pipeline", pl_meta(pipeline, "project"),
-                           pl_meta(pipeline, "name"), "Warning", "Expired", msg);
+        p->host->obj_event(p->self, "Pipeline", cu_meta(pipeline, "project"),
+                           cu_meta(pipeline, "name"), "Warning", "Expired", msg);
     }
 }
 
 int pl_admit(struct pl *p, const cJSON *pipeline, int *left)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pipeline, "spec");
-    const char *project = pl_meta(pipeline, "project"), *name = pl_meta(pipeline, "name");
+    const char *project = cu_meta(pipeline, "project"), *name = cu_meta(pipeline, "name");
     cJSON *queued = list_runs(p, project, name, ",queued=true");
     int nq, rc = CUBE_OK, admitted = 0;
     *left = cJSON_GetArraySize(queued);
@@ -159,7 +159,7 @@ int pl_admit(struct pl *p, const cJSON *pipeline, int *left)
         cJSON_Delete(queued);
         return CUBE_ENOMEM;
     }
-    int first = 0, limit = (int)pl_num(spec, "expiredLimit", 0);
+    int first = 0, limit = (int)cu_num(spec, "expiredLimit", 0);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "dependsOnPast"))) {
         rc = admit_in_order(p, pipeline, q[0], active_l, &admitted);
     } else {
@@ -167,7 +167,7 @@ int pl_admit(struct pl *p, const cJSON *pipeline, int *left)
             expire(p, pipeline, q, nq, limit);
             first = nq - limit;
         }
-        int slots = (int)pl_num(spec, "maxActiveRuns", 3) - active;
+        int slots = (int)cu_num(spec, "maxActiveRuns", 3) - active;
         for (int i = first; i < nq && slots > 0; i++, slots--) {
             if (admit_run(p, q[i]) != CUBE_OK)
                 rc = CUBE_EUNAVAIL;

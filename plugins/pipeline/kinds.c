@@ -6,109 +6,13 @@
 #include <string.h>
 
 #include "pipeline.h"
-
-#define STR_MAP "{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}"
-#define STR_LIST(max) "{\"type\":\"array\",\"maxItems\":" #max ",\"items\":{\"type\":\"string\"}}"
-#define RESOURCES                                                                      \
-    "{\"type\":\"object\",\"description\":\"Per task, as a Job replica's: cpu, memory, "  \
-    "devices\",\"additionalProperties\":{\"anyOf\":[{\"type\":\"number\",\"minimum\":0}," \
-    "{\"type\":\"string\",\"maxLength\":32}]}}"
-#define MOUNTS                                                                           \
-    "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"additionalProperties\":false,"   \
-    "\"required\":[\"name\",\"path\"],\"properties\":{\"name\":{\"type\":\"string\"},"     \
-    "\"path\":{\"type\":\"string\",\"pattern\":\"^/\"},\"readOnly\":{\"type\":\"boolean\"}}}}"
-#define DNS_LABEL "\"pattern\":\"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\""
-
-static const char TEMPLATE_SPEC[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"command\"],"
-    "\"properties\":{"
-    "\"version\":{\"type\":\"string\",\"maxLength\":32,\"default\":\"Release\"},"
-    "\"description\":{\"type\":\"string\",\"maxLength\":2000},"
-    "\"category\":{\"type\":\"string\",\"maxLength\":64,\"default\":\"general\"},"
-    "\"image\":{\"type\":\"string\",\"maxLength\":512},"
-    "\"command\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":256,"
-    "\"items\":{\"type\":\"string\",\"maxLength\":65536},"
-    "\"description\":\"argv; {{ template_dir }} is the template's directory\"},"
-    "\"workdir\":{\"type\":\"string\",\"maxLength\":4096},"
-    "\"env\":" STR_MAP ","
-    "\"resources\":" RESOURCES ","
-    "\"args\":{\"type\":\"object\",\"description\":\"Argument schema, Cube Studio's format: "
-    "{group: {--arg: {type, default, require, choice, range ...}}}\"},"
-    "\"example\":{\"type\":\"object\",\"description\":\"Example args\"}}}";
-
-static const char TEMPLATE_COLUMNS[] =
-    "[{\"name\":\"Category\",\"jsonPath\":\".spec.category\",\"type\":\"string\"},"
-    "{\"name\":\"Version\",\"jsonPath\":\".spec.version\",\"type\":\"string\"},"
-    "{\"name\":\"Description\",\"jsonPath\":\".spec.description\",\"type\":\"string\"}]";
-
-static const char PIPELINE_SPEC[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"tasks\"],"
-    "\"properties\":{"
-    "\"description\":{\"type\":\"string\",\"maxLength\":2000},"
-    "\"tasks\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":2000,\"items\":{"
-    "\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"name\"],"
-    "\"properties\":{"
-    "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":40," DNS_LABEL "},"
-    "\"label\":{\"type\":\"string\",\"maxLength\":200},"
-    "\"template\":{\"type\":\"string\",\"maxLength\":63},"
-    "\"args\":{\"type\":\"object\",\"description\":\"--arg: value, checked against the "
-    "template's schema; values with {{ }} are rendered per run\"},"
-    "\"command\":{\"type\":\"array\",\"maxItems\":256,\"items\":{\"type\":\"string\"}},"
-    "\"workdir\":{\"type\":\"string\",\"maxLength\":4096},"
-    "\"resources\":" RESOURCES ","
-    "\"retries\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100,\"default\":0},"
-    "\"retryBackoffSeconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":86400,"
-    "\"default\":10},"
-    "\"timeoutSeconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":31536000,\"default\":0},"
-    "\"skip\":{\"type\":\"boolean\",\"default\":false},"
-    "\"nodeSelector\":" STR_MAP ","
-    "\"mounts\":" MOUNTS ","
-    "\"env\":" STR_MAP ","
-    "\"upstream\":" STR_LIST(2000) ","
-    "\"layout\":{\"type\":\"object\",\"description\":\"Canvas position (console)\"}}}},"
-    "\"env\":" STR_MAP ","
-    "\"parallelism\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2000,\"default\":1,"
-    "\"description\":\"Tasks of one run running at once\"},"
-    "\"schedule\":{\"type\":\"string\",\"maxLength\":128,\"default\":\"once\","
-    "\"description\":\"once, or a cron expression (5 fields or @daily ...)\"},"
-    "\"timezone\":{\"type\":\"string\",\"maxLength\":64,\"default\":\"UTC\"},"
-    "\"startTime\":{\"type\":\"string\",\"maxLength\":40,"
-    "\"description\":\"First tick considered (ISO 8601); past values backfill\"},"
-    "\"paused\":{\"type\":\"boolean\",\"default\":false},"
-    "\"dependsOnPast\":{\"type\":\"boolean\",\"default\":false},"
-    "\"maxActiveRuns\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"default\":3},"
-    "\"expiredLimit\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000,\"default\":0},"
-    "\"alerts\":{\"type\":\"array\",\"items\":{\"enum\":[\"Running\",\"Succeeded\","
-    "\"Failed\",\"Stopped\"]}},"
-    "\"alertUsers\":" STR_LIST(100) "}}";
-
-static const char PIPELINE_COLUMNS[] =
-    "[{\"name\":\"Schedule\",\"jsonPath\":\".spec.schedule\",\"type\":\"string\"},"
-    "{\"name\":\"Tasks\",\"jsonPath\":\".status.tasks\",\"type\":\"integer\"},"
-    "{\"name\":\"Paused\",\"jsonPath\":\".spec.paused\",\"type\":\"boolean\"},"
-    "{\"name\":\"Next tick\",\"jsonPath\":\".status.nextTick\",\"type\":\"string\"}]";
-
-/* A run's spec is a snapshot written by the plugin; the host checks its
- * outline only. */
-static const char RUN_SPEC[] =
-    "{\"type\":\"object\",\"required\":[\"pipeline\",\"tasks\"],\"properties\":{"
-    "\"pipeline\":{\"type\":\"string\",\"maxLength\":63},"
-    "\"executionDate\":{\"type\":\"string\",\"maxLength\":40},"
-    "\"trigger\":{\"enum\":[\"manual\",\"schedule\",\"backfill\"],\"default\":\"manual\"},"
-    "\"creator\":{\"type\":\"string\",\"maxLength\":128},"
-    "\"layout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2,"
-    "\"description\":\"Where task files go: 1 tasks/<t>/results, 2 results/<t>\"},"
-    "\"parallelism\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2000,\"default\":1},"
-    "\"env\":" STR_MAP ","
-    "\"alerts\":" STR_LIST(8) ","
-    "\"tasks\":{\"type\":\"array\",\"maxItems\":2000,\"items\":{\"type\":\"object\","
-    "\"required\":[\"name\"]}}}}";
-
-static const char RUN_COLUMNS[] =
-    "[{\"name\":\"Pipeline\",\"jsonPath\":\".spec.pipeline\",\"type\":\"string\"},"
-    "{\"name\":\"Execution date\",\"jsonPath\":\".spec.executionDate\",\"type\":\"string\"},"
-    "{\"name\":\"Phase\",\"jsonPath\":\".status.phase\",\"type\":\"string\"},"
-    "{\"name\":\"Progress\",\"jsonPath\":\".status.progress\",\"type\":\"string\"}]";
+/* Embedded at build time from the .json files beside this one: */
+#include "jobtemplate_spec_schema.h"   /* TEMPLATE_SPEC */
+#include "jobtemplate_columns.h"       /* TEMPLATE_COLUMNS */
+#include "pipeline_spec_schema.h"      /* PIPELINE_SPEC */
+#include "pipeline_columns.h"          /* PIPELINE_COLUMNS */
+#include "pipelinerun_spec_schema.h"   /* RUN_SPEC: outline only (the plugin writes it) */
+#include "pipelinerun_columns.h"       /* RUN_COLUMNS */
 
 /* validate callbacks -------------------------------------------------- */
 
@@ -146,10 +50,10 @@ static int run_validate(void *state, const char *object_json, const char *old_js
 {
     (void)state;
     cJSON *obj = cJSON_Parse(object_json), *old = old_json ? cJSON_Parse(old_json) : NULL;
-    const char *creator = pl_str(cJSON_GetObjectItemCaseSensitive(obj, "spec"), "creator");
-    const char *was = old ? pl_str(cJSON_GetObjectItemCaseSensitive(old, "spec"), "creator")
+    const char *creator = cu_str(cJSON_GetObjectItemCaseSensitive(obj, "spec"), "creator");
+    const char *was = old ? cu_str(cJSON_GetObjectItemCaseSensitive(old, "spec"), "creator")
                           : NULL;
-    const char *want = was ? was : pl_meta(obj, "owner");
+    const char *want = was ? was : cu_meta(obj, "owner");
     int bad = creator && (!want || strcmp(creator, want) != 0);
     if (bad) {
         snprintf(field, flen, "spec.creator");
@@ -167,7 +71,7 @@ static int run_defaulting(void *state, const char *object_json, char **out)
     (void)state;
     cJSON *obj = cJSON_Parse(object_json);
     cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
-    const char *owner = pl_meta(obj, "owner");
+    const char *owner = cu_meta(obj, "owner");
     if (cJSON_IsObject(spec) && owner && !cJSON_HasObjectItem(spec, "creator")) {
         cJSON_AddStringToObject(spec, "creator", owner);
         *out = cJSON_PrintUnformatted(obj);

@@ -37,7 +37,7 @@ static cJSON *parse_lines(const char *text)
             snprintf(key, sizeof key, "%.*s", (int)(ke - k), k);
             snprintf(val, sizeof val, "%.*s", (int)(line + len - v), v);
             if (*key)
-                pl_set_str(o, key, val);
+                cu_set_str(o, key, val);
         }
         line = end ? end + 1 : line + strlen(line);
     }
@@ -84,11 +84,11 @@ static cJSON *results_list(struct pl *p, const char *project, const char *run, i
     char rel[512];
     int rc;
     pl_task_path(layout, run, task, "results", rel, sizeof rel);
-    cJSON *files = pl_parse_host(p, p->host->file_list(p->self, project, rel, &rc)), *f;
+    cJSON *files = cu_json_take(p->host, p->host->file_list(p->self, project, rel, &rc)), *f;
     cJSON *out = cJSON_CreateArray();
     int n = 0;
     cJSON_ArrayForEach(f, files) {
-        const char *name = pl_str(f, "name"), *type = name ? result_type(name) : NULL;
+        const char *name = cu_str(f, "name"), *type = name ? result_type(name) : NULL;
         if (!type || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "dir")) ||
             n++ >= RESULTS_MAX)
             continue;
@@ -96,7 +96,7 @@ static cJSON *results_list(struct pl *p, const char *project, const char *run, i
         cJSON *r = cJSON_CreateObject();
         cJSON_AddStringToObject(r, "name", name);
         cJSON_AddStringToObject(r, "type", type);
-        cJSON_AddNumberToObject(r, "size", pl_num(f, "size", 0));
+        cJSON_AddNumberToObject(r, "size", cu_num(f, "size", 0));
         snprintf(url, sizeof url, "/api/v1/projects/%s/pipelineruns/%s/tasks/%s/results/%s",
                  project, run, task, name);
         cJSON_AddStringToObject(r, "url", url);
@@ -123,16 +123,16 @@ void pl_outputs_collect(struct pl *p, const char *project, const char *run, int 
         if (!cJSON_IsObject(outputs)) {
             cJSON_Delete(outputs);
             outputs = NULL;
-            pl_set_str(tstatus, "message", "CUBE_OUTPUTS: not key=value lines or a JSON object");
+            cu_set_str(tstatus, "message", "CUBE_OUTPUTS: not key=value lines or a JSON object");
         }
     } else if (text) {
-        pl_set_str(tstatus, "message", "CUBE_OUTPUTS: larger than 64 KiB or not text; ignored");
+        cu_set_str(tstatus, "message", "CUBE_OUTPUTS: larger than 64 KiB or not text; ignored");
     }
     p->host->free(text);
-    pl_set_item(tstatus, "outputs", outputs ? outputs : cJSON_CreateObject());
+    cu_set_item(tstatus, "outputs", outputs ? outputs : cJSON_CreateObject());
     cJSON *results = results_list(p, project, run, layout, task);
     if (cJSON_GetArraySize(results))
-        pl_set_item(tstatus, "results", results);
+        cu_set_item(tstatus, "results", results);
     else
         cJSON_Delete(results);
 }
@@ -159,7 +159,7 @@ int pl_result_route(void *state, cube_req *req)
     if (!safe_names(task, file) || !type)
         return h->resp_error(req, 404, "NotFound", "no such result file");
     int rc;
-    cJSON *obj = pl_parse_host(p, h->obj_get(p->self, "PipelineRun", project, run, &rc));
+    cJSON *obj = cu_json_take(p->host, h->obj_get(p->self, "PipelineRun", project, run, &rc));
     if (!obj)
         return h->resp_error(req, 404, "NotFound", "no such pipeline run");
     char dir[512], rel[1024];

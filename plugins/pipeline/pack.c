@@ -56,7 +56,7 @@ static int pack_apply(struct pl *p, cJSON *want, const char *name)
 {
     int rc;
     char *text = p->host->obj_get(p->self, "JobTemplate", NULL, name, &rc);
-    cJSON *cur = pl_parse_host(p, text);
+    cJSON *cur = cu_json_take(p->host, text);
     char *out;
     if (!cur) {
         char *doc = cJSON_PrintUnformatted(want);
@@ -72,7 +72,7 @@ static int pack_apply(struct pl *p, cJSON *want, const char *name)
             cJSON_Delete(cur);
             return 1;
         }
-        pl_set_str(wmeta, "resourceVersion", pl_str(cmeta, "resourceVersion"));
+        cu_set_str(wmeta, "resourceVersion", cu_str(cmeta, "resourceVersion"));
         char *doc = cJSON_PrintUnformatted(want);
         out = p->host->obj_update(p->self, doc, &rc);
         free(doc);
@@ -95,8 +95,8 @@ static int pack_entry(struct pl *p, const char *name)
         return 0;
     cJSON *doc = cJSON_Parse(text);
     free(text);
-    const char *tname = pl_meta(doc, "name") ? pl_meta(doc, "name")
-                        : pl_str(doc, "name") ? pl_str(doc, "name") : name;
+    const char *tname = cu_meta(doc, "name") ? cu_meta(doc, "name")
+                        : cu_str(doc, "name") ? cu_str(doc, "name") : name;
     if (!cJSON_IsObject(doc)) {
         p->host->log(p->self, CUBE_LOG_WARN, "%s: not a JSON object; skipped", path);
         cJSON_Delete(doc);

@@ -27,8 +27,8 @@
  *   actions.c    run, backfill, copy; the permission rule of the actions
  *   runactions.c stop, rerun, a task's logs and result files
  *   porting.c    export (YAML) and import (YAML subset or JSON)
- *   yaml.c       a small YAML writer; yaml_read.c reads that subset back
- *   util.c       JSON and time helpers
+ *   yaml.c       a small YAML writer (libcube-util's reader reads it back)
+ *   util.c       time and naming helpers (JSON ones: <cube/util/json.h>)
  */
 #ifndef PIPELINE_H
 #define PIPELINE_H
@@ -41,6 +41,7 @@
 
 #include <cjson/cJSON.h>
 #include <cube/cube.h>
+#include <cube/util/json.h>
 
 #define PL_NAME "pipeline"
 #define PL_NAME_MAX 63            /* object names are DNS labels */
@@ -90,7 +91,7 @@ struct pl {
     cube_metric *passes;           /* reconcile seconds by kind (histogram) */
     cube_metric *jobs;             /* task Jobs created (counter) */
     pthread_mutex_t dirs_mu;       /* guards dirs (started on first use) */
-    struct pl_dirmaker *dirs;      /* makes task directories (taskdirs.c) */
+    struct cu_queue *dirs;         /* makes task directories (taskdirs.c) */
     pthread_mutex_t vouch_mu;      /* guards vouch */
     struct pl_vouch vouch[PL_VOUCH_SLOTS];
 };
@@ -115,14 +116,7 @@ void pl_memo_fini(struct pl *p);
 
 /* -- util.c ------------------------------------------------------------ */
 
-/* A member's string value, or NULL. */
-const char *pl_str(const cJSON *o, const char *key);
-/* A member's number value, or def. */
-double pl_num(const cJSON *o, const char *key, double def);
-/* Sets (replacing) a string / number / bool member. */
-void pl_set_str(cJSON *o, const char *key, const char *v);
-void pl_set_num(cJSON *o, const char *key, double v);
-void pl_set_item(cJSON *o, const char *key, cJSON *item);
+/* (member readers and setters: cu_str, cu_set_str ... of <cube/util/json.h>) */
 /* "<a>-<b>", shortened with a hash to fit a 63-character name. */
 void pl_join_name(const char *a, const char *b, char *out, size_t len);
 /* Unix seconds from "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS][.fff][Z|+hh:mm]"
@@ -135,14 +129,10 @@ int64_t pl_now(void);
 void pl_now_text(char *out, size_t len);
 /* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
 double pl_clock(void);
-/* Parses JSON text from the host (NULL stays NULL) and frees the text. */
-cJSON *pl_parse_host(struct pl *p, char *text);
-/* The object's metadata member string ("name", "project", "uid"). */
 /* 1 when a and b are the same JSON with members in the same order (a
  * status edited in place keeps its order): linear, where cJSON_Compare
  * looks every member up by name. 0 may still be equal JSON. */
 int pl_json_same_order(const cJSON *a, const cJSON *b);
-const char *pl_meta(const cJSON *obj, const char *key);
 /* Writes a precise error: field and message. */
 int pl_fail(char *field, size_t flen, char *msg, size_t mlen, const char *f,
             const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -322,10 +312,8 @@ int pl_resp_obj(struct pl *p, cube_req *req, int status, char *text, int rc);
 
 /* -- yaml.c ------------------------------------------------------------ */
 
-/* A YAML document of a JSON tree (block style, quoted strings). */
+/* A YAML document of a JSON tree (block style, quoted strings); read back
+ * with libcube-util's reader (cu_yaml_parse, <cube/util/yaml.h>). */
 char *pl_yaml_write(const cJSON *v);
-/* Parses the YAML subset pl_yaml_write emits (block maps and lists,
- * plain or quoted scalars, flow [] and {}), or JSON. NULL with msg. */
-cJSON *pl_yaml_read(const char *text, char *msg, size_t mlen);
 
 #endif

@@ -7,27 +7,7 @@
 #include <sys/stat.h>
 
 #include "pipeline.h"
-
-static const char SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-    "\"templates_dir\":{\"type\":\"string\",\"default\":\"\",\"pattern\":\"^(/.*|none)?$\","
-    "\"description\":\"Built-in template pack (<dir>/<name>/template.json), an absolute "
-    "path; default: templates/ next to the plugin's .so; \\\"none\\\" loads none\"},"
-    "\"files_root\":{\"type\":\"string\",\"default\":\"\",\"description\":"
-    "\"Where project files live (executor-local's projects_root); default <data dir>/projects\"},"
-    "\"max_backfill\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":1000,"
-    "\"description\":\"Runs one backfill request may create\"},"
-    "\"max_catchup\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000,\"default\":1000,"
-    "\"description\":\"Missed ticks one schedule pass creates (the rest follow)\"},"
-    "\"poll_seconds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3600,\"default\":60,"
-    "\"description\":\"A schedule is checked at least this often\"},"
-    "\"pass_gap_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000,\"default\":20,"
-    "\"description\":\"A run's next pass waits twice as long as its last pass took, at most "
-    "this long: the Job changes in between are handled by one pass (0: a pass per change)\"},"
-    "\"status_write_ms\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":10000,"
-    "\"default\":250,\"description\":\"A running run's status is written at most this often "
-    "(its start and end at once); passes in between start tasks from what they keep in memory "
-    "(0: every pass writes)\"}}}";
+#include "config_schema.h"   /* PL_CONFIG_SCHEMA: config.schema.json, embedded at build time */
 
 #ifndef PL_TEMPLATES_INSTALLED
 #define PL_TEMPLATES_INSTALLED "/usr/local/share/cube/pipeline/templates"
@@ -173,7 +153,7 @@ CUBE_PLUGIN_DEFINE(pipeline,
     .vendor = "Cube",
     .license = "Apache-2.0",
     .description = "Pipelines: job templates, DAG runs, cron schedules, backfill",
-    .config_schema = SCHEMA,
+    .config_schema = PL_CONFIG_SCHEMA,
     .init = pl_init,
     .start = pl_start,
     .fini = pl_fini)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cube/util/yaml.h>
+
 #include "pipeline.h"
 
 static int export_view(void *state, cube_req *req)
@@ -20,7 +22,7 @@ static int export_view(void *state, cube_req *req)
     cJSON_AddStringToObject(doc, "apiVersion", "cube/v1");
     cJSON_AddStringToObject(doc, "kind", "Pipeline");
     meta = cJSON_AddObjectToObject(doc, "metadata");
-    cJSON_AddStringToObject(meta, "name", pl_meta(pl, "name"));
+    cJSON_AddStringToObject(meta, "name", cu_meta(pl, "name"));
     const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(pl, "metadata"), "labels");
     if (labels && labels->child)
@@ -30,7 +32,7 @@ static int export_view(void *state, cube_req *req)
     int json = fmt && !strcmp(fmt, "json");
     char *text = json ? cJSON_Print(doc) : pl_yaml_write(doc);
     char disp[200];
-    snprintf(disp, sizeof disp, "attachment; filename=\"%s.%s\"", pl_meta(pl, "name"),
+    snprintf(disp, sizeof disp, "attachment; filename=\"%s.%s\"", cu_meta(pl, "name"),
              json ? "json" : "yaml");
     p->host->resp_header(req, "Content-Disposition", disp);
     if (text)
@@ -48,10 +50,10 @@ static int export_view(void *state, cube_req *req)
  * answering. */
 static cJSON *import_object(struct pl *p, cube_req *req, cJSON *doc)
 {
-    const char *kind = pl_str(doc, "kind"), *name = p->host->req_query(req, "name");
+    const char *kind = cu_str(doc, "kind"), *name = p->host->req_query(req, "name");
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(doc, "spec");
     if (!name)
-        name = pl_meta(doc, "name");
+        name = cu_meta(doc, "name");
     if (kind && strcmp(kind, "Pipeline") != 0)
         return pl_resp_error(p, req, 422, "Invalid", "kind: must be Pipeline"), NULL;
     if (!name)
@@ -82,11 +84,14 @@ static int import_route(void *state, cube_req *req)
     const char *body = p->host->req_body(req, &len);
     if (strlen(body) != len)
         return pl_resp_error(p, req, 400, "BadRequest", "the body must be text");
-    cJSON *doc = pl_yaml_read(body, msg, sizeof msg);
+    /* YAML or JSON; a fault is named "line N: ..." */
+    cJSON *doc = cu_yaml_parse(body, len, NULL, msg, sizeof msg);
     if (!cJSON_IsObject(doc)) {
+        if (doc)
+            snprintf(msg, sizeof msg, "must be a mapping (a Pipeline document)");
         cJSON_Delete(doc);
         char m[PL_ERR + 32];
-        snprintf(m, sizeof m, "body: %s", cJSON_IsObject(doc) ? "" : msg);
+        snprintf(m, sizeof m, "body: %s", msg);
         return pl_resp_error(p, req, 400, "BadRequest", m);
     }
     cJSON *obj = import_object(p, req, doc);
@@ -105,7 +110,7 @@ static int import_route(void *state, cube_req *req)
     } else if (!out && rc == CUBE_EEXIST) {
         char m[PL_NAME_MAX + 160];
         snprintf(m, sizeof m, "pipeline %s already exists in this project: delete it first, or "
-                 "import under another name (?name=)", pl_meta(obj, "name"));
+                 "import under another name (?name=)", cu_meta(obj, "name"));
         pl_resp_error(p, req, 409, "Conflict", m);
     } else if (!out && rc == CUBE_EINVAL) {
         pl_resp_error(p, req, 422, "Invalid", "the pipeline does not pass its schema (create it "

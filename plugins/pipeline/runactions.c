@@ -8,7 +8,7 @@
 
 static int is_queued(const cJSON *run)
 {
-    const char *q = pl_str(cJSON_GetObjectItemCaseSensitive(
+    const char *q = cu_str(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(run, "metadata"), "labels"), "queued");
     return q && !strcmp(q, "true");
 }
@@ -17,16 +17,16 @@ static int mark_stop(void *cls, const cJSON *run, cJSON *status)
 {
     (void)cls;
     char now[40];
-    if (pl_run_done(pl_str(status, "phase")))
+    if (pl_run_done(cu_str(status, "phase")))
         return 1;
     if (is_queued(run)) {   /* never started: done at once */
         pl_now_text(now, sizeof now);
-        pl_set_str(status, "phase", "Stopped");
-        pl_set_str(status, "finished", now);
-        pl_set_str(status, "message", "stopped while queued");
+        cu_set_str(status, "phase", "Stopped");
+        cu_set_str(status, "finished", now);
+        cu_set_str(status, "message", "stopped while queued");
         return 0;
     }
-    pl_set_item(status, "stopRequested", cJSON_CreateTrue());
+    cu_set_item(status, "stopRequested", cJSON_CreateTrue());
     return 0;
 }
 
@@ -74,18 +74,18 @@ static void mark_down(const cJSON *tasks, const char *name, cJSON *chosen)
     cJSON_ArrayForEach(t, tasks)
         cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(t, "upstream"))
             if (cJSON_IsString(u) && !strcmp(u->valuestring, name))
-                mark_down(tasks, pl_str(t, "name"), chosen);
+                mark_down(tasks, cu_str(t, "name"), chosen);
 }
 
 static void reset_task(cJSON *ts)
 {
     static const char *const DROP[] = {"job", "started", "finished", "message", "outputs",
                                        "results", "attempts"};
-    int gen = (int)pl_num(ts, "rerun", 0) + 1;
+    int gen = (int)cu_num(ts, "rerun", 0) + 1;
     for (size_t i = 0; i < sizeof DROP / sizeof DROP[0]; i++)
         cJSON_DeleteItemFromObjectCaseSensitive(ts, DROP[i]);
-    pl_set_str(ts, "phase", "Pending");
-    pl_set_num(ts, "rerun", gen);
+    cu_set_str(ts, "phase", "Pending");
+    cu_set_num(ts, "rerun", gen);
 }
 
 static int mark_rerun(void *cls, const cJSON *run, cJSON *status)
@@ -94,18 +94,18 @@ static int mark_rerun(void *cls, const cJSON *run, cJSON *status)
     const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(run, "spec"), "tasks"), *t;
     cJSON *ts_all = cJSON_GetObjectItemCaseSensitive(status, "tasks"), *chosen;
-    if (!pl_run_done(pl_str(status, "phase")))
+    if (!pl_run_done(cu_str(status, "phase")))
         return snprintf(r->why, sizeof r->why, "the run has not finished"), -1;
     chosen = cJSON_CreateObject();
     if (r->from) {
         mark_down(tasks, r->from, chosen);
     } else {
         cJSON_ArrayForEach(t, tasks) {
-            const char *ph = pl_str(cJSON_GetObjectItemCaseSensitive(ts_all, pl_str(t, "name")),
+            const char *ph = cu_str(cJSON_GetObjectItemCaseSensitive(ts_all, cu_str(t, "name")),
                                     "phase");
             if (ph && (!strcmp(ph, "Failed") || !strcmp(ph, "UpstreamFailed") ||
                        !strcmp(ph, "Stopped")))
-                cJSON_AddTrueToObject(chosen, pl_str(t, "name"));
+                cJSON_AddTrueToObject(chosen, cu_str(t, "name"));
         }
     }
     if (!chosen->child) {
@@ -119,11 +119,11 @@ static int mark_rerun(void *cls, const cJSON *run, cJSON *status)
             reset_task(ts);
     }
     cJSON_Delete(chosen);
-    pl_set_str(status, "phase", "Running");
+    cu_set_str(status, "phase", "Running");
     cJSON_DeleteItemFromObjectCaseSensitive(status, "finished");
     cJSON_DeleteItemFromObjectCaseSensitive(status, "stopRequested");
     cJSON_DeleteItemFromObjectCaseSensitive(status, "message");
-    pl_set_num(status, "reruns", pl_num(status, "reruns", 0) + 1);
+    cu_set_num(status, "reruns", cu_num(status, "reruns", 0) + 1);
     return 0;
 }
 
@@ -133,7 +133,7 @@ static int has_task(const cJSON *run, const char *name)
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(
                               cJSON_GetObjectItemCaseSensitive(run, "spec"), "tasks"))
-        if (!strcmp(pl_str(t, "name") ? pl_str(t, "name") : "", name))
+        if (!strcmp(cu_str(t, "name") ? cu_str(t, "name") : "", name))
             return 1;
     return 0;
 }
@@ -143,7 +143,7 @@ static int rerun_action(void *state, cube_req *req)
     struct pl *p = state;
     cJSON *body = pl_body_object(p, req), *run = body ? pl_req_object(p, req, "PipelineRun")
                                                       : NULL;
-    struct rerun r = {.from = pl_str(body, "from")};
+    struct rerun r = {.from = cu_str(body, "from")};
     if (!run || !pl_may_operate(p, req, run))
         goto out;
     if (r.from && !has_task(run, r.from)) {
@@ -175,7 +175,7 @@ static int logs_route(void *state, cube_req *req)
     const char *task = h->req_param(req, "task");
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(run, "status"), "tasks"), task ? task : "");
-    const char *job = pl_str(ts, "job");
+    const char *job = cu_str(ts, "job");
     const char *off = h->req_query(req, "offset"), *follow = h->req_query(req, "follow");
     int rc;
     if (!has_task(run, task ? task : ""))

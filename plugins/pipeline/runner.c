@@ -51,7 +51,7 @@ static int pass_tasks(struct pl_pass *ps)
     cJSON *s = ps->tstat->child;
     cJSON_ArrayForEach(t, tasks) {
         ps->task[i] = t;
-        const char *name = pl_str(t, "name");
+        const char *name = cu_str(t, "name");
         if (aligned && s && !strcmp(s->string, name)) {
             ps->ts[i] = s;
             s = s->next;
@@ -72,22 +72,22 @@ static int reconcile(struct pl_pass *ps)
 {
     const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(ps->run, "metadata"), "labels");
-    const char *phase = pl_str(ps->status, "phase");
+    const char *phase = cu_str(ps->status, "phase");
     if (pl_run_done(phase))
         return CUBE_OK;
-    if (!strcmp(pl_str(labels, "queued") ? pl_str(labels, "queued") : "", "true")) {
+    if (!strcmp(cu_str(labels, "queued") ? cu_str(labels, "queued") : "", "true")) {
         if (phase)
             return CUBE_OK;
-        pl_set_str(ps->status, "phase", "Queued");
+        cu_set_str(ps->status, "phase", "Queued");
         return pl_pass_write_status(ps, 1);
     }
     ps->stop = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ps->status, "stopRequested"));
-    ps->parallelism = (int)pl_num(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"),
+    ps->parallelism = (int)cu_num(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"),
                                   "parallelism", 1);
     int starting = !phase || !strcmp(phase, "Queued");
     if (starting) {
-        pl_set_str(ps->status, "phase", "Running");
-        pl_set_str(ps->status, "started", ps->now);
+        cu_set_str(ps->status, "phase", "Running");
+        cu_set_str(ps->status, "started", ps->now);
         /* what it waited for while queued (admit.c) is over */
         cJSON_DeleteItemFromObjectCaseSensitive(ps->status, "reason");
         cJSON_DeleteItemFromObjectCaseSensitive(ps->status, "message");
@@ -99,10 +99,10 @@ static int reconcile(struct pl_pass *ps)
     if (pl_pass_advance(ps) < 0)
         return CUBE_ENOMEM;
     const char *now_phase = pl_pass_summarize(ps);
-    pl_set_str(ps->status, "phase", now_phase);
+    cu_set_str(ps->status, "phase", now_phase);
     int done = pl_run_done(now_phase);
     if (done)
-        pl_set_str(ps->status, "finished", ps->now);
+        cu_set_str(ps->status, "finished", ps->now);
     int rc = pl_pass_write_status(ps, starting || done || ps->stop);
     if (rc == CUBE_OK && starting)
         pl_pass_alert(ps, "Running", "started");
@@ -189,7 +189,7 @@ int pl_run_reconcile(void *state, const char *kind, const char *project, const c
     free(ps.task), free(ps.ts), free(ps.created);
     /* a failed pass, or a finished run: the next pass (if any) reads the
      * stored run again */
-    if (rc != CUBE_OK || pl_run_done(pl_str(ps.status, "phase"))) {
+    if (rc != CUBE_OK || pl_run_done(cu_str(ps.status, "phase"))) {
         pl_memo_free(ps.memo);
     } else {
         ps.memo->fresh = 0;

@@ -23,7 +23,7 @@ int pl_run_done(const char *ph)
 /* A task's phase ("" when the status has none). */
 const char *pl_task_phase(const cJSON *ts)
 {
-    const char *ph = pl_str(ts, "phase");
+    const char *ph = cu_str(ts, "phase");
     return ph ? ph : "";
 }
 
@@ -39,7 +39,7 @@ const char *pl_pass_summarize(struct pl_pass *ps)
     }
     char prog[40];
     snprintf(prog, sizeof prog, "%d/%d", done, ps->n);
-    pl_set_str(ps->status, "progress", prog);
+    cu_set_str(ps->status, "progress", prog);
     if (done < ps->n)
         return "Running";
     return stopped || ps->stop ? "Stopped" : failed ? "Failed" : "Succeeded";
@@ -52,7 +52,7 @@ void pl_pass_alert(struct pl_pass *ps, const char *phase, const char *msg)
     const cJSON *a;
     char text[240];
     snprintf(text, sizeof text, "run %s of pipeline %s: %s", ps->name,
-             pl_str(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "pipeline"), msg);
+             cu_str(cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "pipeline"), msg);
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(
                               cJSON_GetObjectItemCaseSensitive(ps->run, "spec"), "alerts"))
         if (cJSON_IsString(a) && !strcmp(a->valuestring, phase))
@@ -70,7 +70,7 @@ int pl_run_label(struct pl *p, const cJSON *run, const char *key, const char *va
     if (!labels)
         labels = cJSON_AddObjectToObject(meta, "labels");
     if (value)
-        pl_set_str(labels, key, value);
+        cu_set_str(labels, key, value);
     else
         cJSON_DeleteItemFromObjectCaseSensitive(labels, key);
     char *doc = cJSON_PrintUnformatted(obj), *out = NULL;
@@ -94,7 +94,7 @@ void pl_pass_finish(struct pl_pass *ps, const char *phase)
         p->host->log(p->self, CUBE_LOG_WARN, "run %s/%s: cannot label it finished (%d)",
                      ps->project, ps->name, rc);
     snprintf(msg, sizeof msg, "run %s: %s (%s tasks done)", ps->name, phase,
-             pl_str(ps->status, "progress"));
+             cu_str(ps->status, "progress"));
     p->host->obj_event(p->self, "PipelineRun", ps->project, ps->name,
                        strcmp(phase, "Succeeded") ? "Warning" : "Normal", phase, msg);
     pl_pass_alert(ps, phase, phase);
@@ -127,7 +127,7 @@ int pl_pass_write_status(struct pl_pass *ps, int now)
     char *doc = cJSON_PrintUnformatted(ps->status);
     int rc = CUBE_ENOMEM;
     char *out = doc ? p->host->obj_update_status(p->self, "PipelineRun", ps->project, ps->name,
-                                                 doc, pl_meta(ps->run, "resourceVersion"), &rc)
+                                                 doc, cu_meta(ps->run, "resourceVersion"), &rc)
                     : NULL;
     free(doc);
     if (out && pl_memo_written(ps->memo, out) < 0)
@@ -144,7 +144,7 @@ int pl_run_edit_status(struct pl *p, const char *project, const char *name,
 {
     for (int attempt = 0; attempt < 8; attempt++) {
         int rc;
-        cJSON *run = pl_parse_host(p, p->host->obj_get(p->self, "PipelineRun", project, name,
+        cJSON *run = cu_json_take(p->host, p->host->obj_get(p->self, "PipelineRun", project, name,
                                                        &rc));
         if (!run)
             return rc ? rc : CUBE_ENOMEM;
@@ -155,7 +155,7 @@ int pl_run_edit_status(struct pl *p, const char *project, const char *name,
         if (e == 0) {
             char *doc = cJSON_PrintUnformatted(status);
             out = p->host->obj_update_status(p->self, "PipelineRun", project, name, doc,
-                                             pl_meta(run, "resourceVersion"), &rc);
+                                             cu_meta(run, "resourceVersion"), &rc);
             free(doc);
             p->host->free(out);
         }

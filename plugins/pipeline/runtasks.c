@@ -34,22 +34,22 @@ static int nix_find(const struct nix *ix, int n, const char *name)
 
 static void task_set(cJSON *ts, const char *phase, const char *msg, const char *now)
 {
-    pl_set_str(ts, "phase", phase);
+    cu_set_str(ts, "phase", phase);
     if (msg)
-        pl_set_str(ts, "message", msg);
+        cu_set_str(ts, "message", msg);
     if (pl_task_done(phase) && now)
-        pl_set_str(ts, "finished", now);
+        cu_set_str(ts, "finished", now);
 }
 
 /* The Job name of task i (its rerun generation in the status). */
 static void job_name(const struct pl_pass *ps, int i, char *out, size_t len)
 {
-    int gen = (int)pl_num(ps->ts[i], "rerun", 0);
+    int gen = (int)cu_num(ps->ts[i], "rerun", 0);
     char leaf[64];
     if (gen > 0)
-        snprintf(leaf, sizeof leaf, "%s-%d", pl_str(ps->task[i], "name"), gen);
+        snprintf(leaf, sizeof leaf, "%s-%d", cu_str(ps->task[i], "name"), gen);
     else
-        snprintf(leaf, sizeof leaf, "%s", pl_str(ps->task[i], "name"));
+        snprintf(leaf, sizeof leaf, "%s", cu_str(ps->task[i], "name"));
     pl_join_name(ps->name, leaf, out, len);
 }
 
@@ -65,15 +65,15 @@ static void stop_job(struct pl_pass *ps, const cJSON *job)
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(js, "stopRequested")))
         return;
     cJSON *st = cJSON_IsObject(js) ? cJSON_Duplicate(js, 1) : cJSON_CreateObject();
-    pl_set_item(st, "stopRequested", cJSON_CreateTrue());
+    cu_set_item(st, "stopRequested", cJSON_CreateTrue());
     char *doc = cJSON_PrintUnformatted(st);
     int rc = CUBE_ENOMEM;
     char *out = doc ? p->host->obj_update_status(p->self, "Job", ps->project,
-                                                 pl_meta(job, "name"), doc,
-                                                 pl_meta(job, "resourceVersion"), &rc) : NULL;
+                                                 cu_meta(job, "name"), doc,
+                                                 cu_meta(job, "resourceVersion"), &rc) : NULL;
     if (!out && rc != CUBE_ECONFLICT)
         p->host->log(p->self, CUBE_LOG_WARN, "run %s/%s: cannot stop Job %s (%d)", ps->project,
-                     ps->name, pl_meta(job, "name"), rc);
+                     ps->name, cu_meta(job, "name"), rc);
     p->host->free(out);
     free(doc);
     cJSON_Delete(st);
@@ -84,9 +84,9 @@ static void follow_job(struct pl_pass *ps, int i)
 {
     struct pl *p = ps->p;
     cJSON *ts = ps->ts[i];
-    const char *jname = pl_str(ts, "job");
+    const char *jname = cu_str(ts, "job");
     int rc;
-    cJSON *job = jname ? pl_parse_host(p, p->host->obj_get(p->self, "Job", ps->project,
+    cJSON *job = jname ? cu_json_take(p->host, p->host->obj_get(p->self, "Job", ps->project,
                                                             jname, &rc)) : NULL;
     if (!job) {
         if (!ps->stop)
@@ -96,20 +96,20 @@ static void follow_job(struct pl_pass *ps, int i)
         return;
     }
     const cJSON *js = cJSON_GetObjectItemCaseSensitive(job, "status");
-    const char *ph = pl_str(js, "phase") ? pl_str(js, "phase") : "";
-    double att = pl_num(js, "attempts", 0);
-    if (att > 0 && att != pl_num(ts, "attempts", 0))
-        pl_set_num(ts, "attempts", att);
+    const char *ph = cu_str(js, "phase") ? cu_str(js, "phase") : "";
+    double att = cu_num(js, "attempts", 0);
+    if (att > 0 && att != cu_num(ts, "attempts", 0))
+        cu_set_num(ts, "attempts", att);
     if (!strcmp(ph, "Succeeded")) {
         pl_run_dir_vouch(p, ps->project, ps->name, job);   /* its wrapper checked */
         task_set(ts, "Succeeded", NULL, ps->now);
         cJSON_DeleteItemFromObjectCaseSensitive(ts, "message");
         pl_outputs_collect(p, ps->project, ps->name, pl_run_layout(ps->run),
-                           pl_str(ps->task[i], "name"), ts);
+                           cu_str(ps->task[i], "name"), ts);
     } else if (!strcmp(ph, "Failed") || !strcmp(ph, "Cancelled")) {
         char msg[600];
-        snprintf(msg, sizeof msg, "Job %s: %s: %s", jname, pl_str(js, "reason") ?
-                 pl_str(js, "reason") : ph, pl_str(js, "message") ? pl_str(js, "message") : "");
+        snprintf(msg, sizeof msg, "Job %s: %s: %s", jname, cu_str(js, "reason") ?
+                 cu_str(js, "reason") : ph, cu_str(js, "message") ? cu_str(js, "message") : "");
         task_set(ts, ps->stop ? "Stopped" : "Failed", msg, ps->now);
     } else if (ps->stop) {
         stop_job(ps, job);   /* the task becomes Stopped when its Job has ended */
@@ -155,9 +155,9 @@ static void start_task(struct pl_pass *ps, int i)
     }
     if (out)
         ps->created[ps->n_created++] = i;
-    pl_set_str(ps->ts[i], "phase", "Running");
-    pl_set_str(ps->ts[i], "job", jname);
-    pl_set_str(ps->ts[i], "started", ps->now);
+    cu_set_str(ps->ts[i], "phase", "Running");
+    cu_set_str(ps->ts[i], "job", jname);
+    cu_set_str(ps->ts[i], "started", ps->now);
     cJSON_DeleteItemFromObjectCaseSensitive(ps->ts[i], "message");
     ps->running++;
 }
@@ -201,21 +201,21 @@ void pl_pass_adopt_jobs(struct pl_pass *ps)
     char sel[128], jname[PL_NAME_MAX + 1];
     int rc;
     snprintf(sel, sizeof sel, "pipelinerun=%s", ps->name);
-    cJSON *list = pl_parse_host(p, p->host->obj_list(p->self, "Job", ps->project, sel, &rc));
+    cJSON *list = cu_json_take(p->host, p->host->obj_list(p->self, "Job", ps->project, sel, &rc));
     const cJSON *j;
     cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(list, "items")) {
-        const char *task = pl_str(cJSON_GetObjectItemCaseSensitive(
+        const char *task = cu_str(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(j, "metadata"), "labels"), "task");
         for (int i = 0; task && i < ps->n; i++) {
             const char *ph = pl_task_phase(ps->ts[i]);
-            if (strcmp(pl_str(ps->task[i], "name"), task) != 0 ||
+            if (strcmp(cu_str(ps->task[i], "name"), task) != 0 ||
                 (*ph && strcmp(ph, "Pending") != 0))
                 continue;
             job_name(ps, i, jname, sizeof jname);
-            if (!strcmp(jname, pl_meta(j, "name"))) {   /* this rerun's Job */
-                pl_set_str(ps->ts[i], "phase", "Running");
-                pl_set_str(ps->ts[i], "job", jname);
-                pl_set_str(ps->ts[i], "started", ps->now);
+            if (!strcmp(jname, cu_meta(j, "name"))) {   /* this rerun's Job */
+                cu_set_str(ps->ts[i], "phase", "Running");
+                cu_set_str(ps->ts[i], "job", jname);
+                cu_set_str(ps->ts[i], "started", ps->now);
             }
         }
     }
@@ -247,7 +247,7 @@ static void want_dirs(struct pl_pass *ps, int i, const char **names, int *n)
     if (i >= m->n_dirs_made || m->dirs_made[i])
         return;
     m->dirs_made[i] = 1;
-    names[(*n)++] = pl_str(ps->task[i], "name");
+    names[(*n)++] = cu_str(ps->task[i], "name");
 }
 
 /* Directories: those of the tasks whose Jobs this pass created (their
@@ -299,7 +299,7 @@ int pl_pass_advance(struct pl_pass *ps)
         return -1;
     }
     for (int i = 0; i < ps->n; i++)
-        ix[i] = (struct nix){pl_str(ps->task[i], "name"), i};
+        ix[i] = (struct nix){cu_str(ps->task[i], "name"), i};
     qsort(ix, (size_t)ps->n, sizeof *ix, nix_cmp);
     /* Running tasks first: they decide how many more may start. */
     for (int i = 0; i < ps->n; i++)

@@ -22,7 +22,7 @@
 int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, int truncate,
                       int64_t **out, char *msg, size_t mlen)
 {
-    const char *expr = pl_str(spec, "schedule"), *tzname = pl_str(spec, "timezone");
+    const char *expr = cu_str(spec, "schedule"), *tzname = cu_str(spec, "timezone");
     char err[PL_ERR];
     *out = NULL;
     if (!expr || !strcmp(expr, "once"))
@@ -67,9 +67,9 @@ int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, 
 /* The first tick after `after`, or -1. */
 static int64_t next_tick(const cJSON *spec, int64_t after)
 {
-    const char *tzname = pl_str(spec, "timezone");
+    const char *tzname = cu_str(spec, "timezone");
     char err[PL_ERR];
-    pl_cron *c = pl_cron_parse(pl_str(spec, "schedule"), err, sizeof err);
+    pl_cron *c = pl_cron_parse(cu_str(spec, "schedule"), err, sizeof err);
     pl_tz *tz = tzname && strcmp(tzname, "UTC") ? pl_tz_load(tzname, err, sizeof err) : NULL;
     int64_t t = c ? pl_cron_next(c, tz, after) : -1;
     pl_cron_free(c);
@@ -82,14 +82,14 @@ static int64_t next_tick(const cJSON *spec, int64_t after)
 static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
-    const char *last_s = pl_str(status, "lastTick"), *start = pl_str(spec, "startTime");
+    const char *last_s = cu_str(status, "lastTick"), *start = cu_str(spec, "startTime");
     int64_t now = pl_now(), from;
     if (last_s)
         from = pl_time_parse(last_s) + 1;
     else if (start)
         from = pl_time_parse(start);
     else
-        from = pl_time_parse(pl_meta(obj, "created")) + 1;
+        from = pl_time_parse(cu_meta(obj, "created")) + 1;
     if (from < 0)
         from = now;
     int64_t *ticks = NULL, last = from - 1;
@@ -103,13 +103,13 @@ static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
                                   msg, sizeof msg);
         p->host->free(run);
         if (!run && rc != CUBE_EEXIST)
-            p->host->obj_event(p->self, "Pipeline", pl_meta(obj, "project"),
-                               pl_meta(obj, "name"), "Warning", "TickFailed", msg);
+            p->host->obj_event(p->self, "Pipeline", cu_meta(obj, "project"),
+                               cu_meta(obj, "name"), "Warning", "TickFailed", msg);
         if (run)
-            pl_set_num(status, "queuedRuns", pl_num(status, "queuedRuns", 0) + 1);
+            cu_set_num(status, "queuedRuns", cu_num(status, "queuedRuns", 0) + 1);
         last = ticks[i];
         pl_time_format(last, when, sizeof when);
-        pl_set_str(status, "lastTick", when);
+        cu_set_str(status, "lastTick", when);
     }
     free(ticks);
     if (capped)
@@ -120,7 +120,7 @@ static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
     int64_t next = next_tick(spec, base);
     if (next > now) {
         pl_time_format(next, when, sizeof when);
-        pl_set_str(status, "nextTick", when);
+        cu_set_str(status, "nextTick", when);
         return (next - now) * 1000;
     }
     cJSON_DeleteItemFromObjectCaseSensitive(status, "nextTick");
@@ -141,25 +141,25 @@ int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
     cJSON *status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
-    const char *sched = pl_str(spec, "schedule");
+    const char *sched = cu_str(spec, "schedule");
     int64_t delay = 0;
     if (sched && strcmp(sched, "once") != 0 &&
         !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "paused")))
         delay = make_ticks(p, obj, status);   /* paused: no ticks, no admission */
-    pl_set_num(status, "tasks", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec,
+    cu_set_num(status, "tasks", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(spec,
                                                                                     "tasks")));
     int paused = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(spec, "paused"));
     int rc = CUBE_OK, arc = CUBE_OK, left = 0;
     /* runs are listed only while some wait: a run's every change comes
      * here (the pipeline owns it), and most pipelines have none queued */
-    if (!paused && (pl_num(status, "queuedRuns", 0) > 0 || !st)) {
+    if (!paused && (cu_num(status, "queuedRuns", 0) > 0 || !st)) {
         arc = pl_admit(p, obj, &left);
-        pl_set_num(status, "queuedRuns", left);
+        cu_set_num(status, "queuedRuns", left);
     }
     if (!st || !cJSON_Compare(st, status, 1)) {
         char *doc = cJSON_PrintUnformatted(status);
         char *out = p->host->obj_update_status(p->self, "Pipeline", project, name, doc,
-                                               pl_meta(obj, "resourceVersion"), &rc);
+                                               cu_meta(obj, "resourceVersion"), &rc);
         free(doc);
         if (!out)
             rc = rc == CUBE_OK ? CUBE_EUNAVAIL : rc;
@@ -180,16 +180,16 @@ void pl_note_queued(struct pl *p, const char *project, const char *pipeline, int
 {
     for (int attempt = 0; attempt < 8; attempt++) {
         int rc;
-        cJSON *obj = pl_parse_host(p, p->host->obj_get(p->self, "Pipeline", project, pipeline,
+        cJSON *obj = cu_json_take(p->host, p->host->obj_get(p->self, "Pipeline", project, pipeline,
                                                        &rc));
         if (!obj)
             return;
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
         cJSON *status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
-        pl_set_num(status, "queuedRuns", pl_num(status, "queuedRuns", 0) + n);
+        cu_set_num(status, "queuedRuns", cu_num(status, "queuedRuns", 0) + n);
         char *doc = cJSON_PrintUnformatted(status);
         char *out = p->host->obj_update_status(p->self, "Pipeline", project, pipeline, doc,
-                                               pl_meta(obj, "resourceVersion"), &rc);
+                                               cu_meta(obj, "resourceVersion"), &rc);
         free(doc);
         p->host->free(out);
         cJSON_Delete(status);

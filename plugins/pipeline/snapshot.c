@@ -29,7 +29,7 @@ static cJSON *merged(const cJSON *a, const cJSON *b)
     cJSON *out = cJSON_IsObject(a) ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
     const cJSON *v;
     cJSON_ArrayForEach(v, b)
-        pl_set_item(out, v->string, cJSON_Duplicate(v, 1));
+        cu_set_item(out, v->string, cJSON_Duplicate(v, 1));
     return out;
 }
 
@@ -44,16 +44,16 @@ static cJSON *snap_task(struct pl *p, const char *project, const cJSON *t, char 
     cJSON *s = cJSON_CreateObject(), *tmpl = NULL;
     for (size_t i = 0; i < sizeof KEEP / sizeof KEEP[0]; i++)
         copy_key(s, t, KEEP[i]);
-    const char *tname = pl_str(t, "template");
+    const char *tname = cu_str(t, "template");
     const cJSON *tspec = NULL;
     if (tname) {
         if (!(tmpl = pl_template_find(p, project, tname))) {
-            snprintf(msg, mlen, "task %s: no job template \"%s\"", pl_str(t, "name"), tname);
+            snprintf(msg, mlen, "task %s: no job template \"%s\"", cu_str(t, "name"), tname);
             cJSON_Delete(s);
             return NULL;
         }
         tspec = cJSON_GetObjectItemCaseSensitive(tmpl, "spec");
-        const char *dir = pl_str(cJSON_GetObjectItemCaseSensitive(
+        const char *dir = cu_str(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(tmpl, "metadata"), "annotations"),
             "pipeline.cube.dev/template-dir");
         cJSON_AddStringToObject(s, "templateDir", dir ? dir : "");
@@ -101,7 +101,7 @@ static cJSON *run_object(struct pl *p, const cJSON *pipeline, int64_t t, const c
                          const char *user, const char *name, char *msg, size_t mlen)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pipeline, "spec"), *task;
-    const char *project = pl_meta(pipeline, "project"), *pname = pl_meta(pipeline, "name");
+    const char *project = cu_meta(pipeline, "project"), *pname = cu_meta(pipeline, "name");
     char date[40];
     cJSON *run = cJSON_CreateObject(), *meta = cJSON_AddObjectToObject(run, "metadata");
     cJSON_AddStringToObject(run, "kind", "PipelineRun");
@@ -115,7 +115,7 @@ static cJSON *run_object(struct pl *p, const cJSON *pipeline, int64_t t, const c
     cJSON *ref = cJSON_CreateObject();
     cJSON_AddStringToObject(ref, "kind", "Pipeline");
     cJSON_AddStringToObject(ref, "name", pname);
-    cJSON_AddStringToObject(ref, "uid", pl_meta(pipeline, "uid") ? pl_meta(pipeline, "uid") : "");
+    cJSON_AddStringToObject(ref, "uid", cu_meta(pipeline, "uid") ? cu_meta(pipeline, "uid") : "");
     cJSON_AddTrueToObject(ref, "controller");
     cJSON_AddItemToArray(cJSON_AddArrayToObject(meta, "ownerReferences"), ref);
     cJSON *rs = cJSON_AddObjectToObject(run, "spec");
@@ -126,7 +126,7 @@ static cJSON *run_object(struct pl *p, const cJSON *pipeline, int64_t t, const c
     if (user)
         cJSON_AddStringToObject(rs, "creator", user);
     cJSON_AddNumberToObject(rs, "layout", PL_LAYOUT);
-    cJSON_AddNumberToObject(rs, "parallelism", pl_num(spec, "parallelism", 1));
+    cJSON_AddNumberToObject(rs, "parallelism", cu_num(spec, "parallelism", 1));
     copy_key(rs, spec, "env");
     copy_key(rs, spec, "alerts");
     cJSON *tasks = cJSON_AddArrayToObject(rs, "tasks");
@@ -145,11 +145,11 @@ char *pl_run_create(struct pl *p, cube_req *req, const cJSON *pipeline, int64_t 
                     const char *trigger, char *name_out, size_t name_len, int *rc,
                     char *msg, size_t mlen)
 {
-    const char *pname = pl_meta(pipeline, "name");
+    const char *pname = cu_meta(pipeline, "name");
     /* Whom the run is for is the host's to decide: the caller of req, or
      * (scheduled) the owner of the Pipeline its controller reference
      * names. spec.creator repeats it for templates ({{ creator }}). */
-    const char *user = req ? p->host->req_user(req) : pl_meta(pipeline, "owner");
+    const char *user = req ? p->host->req_user(req) : cu_meta(pipeline, "owner");
     run_name(pname, t, trigger, name_out, name_len);
     cJSON *run = run_object(p, pipeline, t, trigger, user, name_out, msg, mlen);
     if (!run) {

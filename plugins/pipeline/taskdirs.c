@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cube/util/queue.h>
+
 #include "pipeline.h"
 
 #define DIR_OPEN (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -141,9 +143,10 @@ static void make_batch(const char *run_dir, const struct stat *vouched, int layo
 
 /* -- the thread that makes them ------------------------------------------- */
 
+#define DIRS_QUEUED 1024   /* batches waiting at most; past that, made inline */
+
 /* A batch: the run's directory and its tasks' names, in one allocation. */
 struct dir_job {
-    struct dir_job *next;
     char *run_dir;
     struct stat vouched;   /* the run directory as vouched for */
     int layout;
@@ -151,54 +154,13 @@ struct dir_job {
     char *task[];
 };
 
-struct pl_dirmaker {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    struct dir_job *head, *tail;   /* mu */
-    int quit;                      /* mu */
-    pthread_t thread;
-};
-
-static void *dirmaker_main(void *arg)
+/* The queue's worker: makes a batch and frees it (the queue hands it over). */
+static void make_job(void *ctx, void *item)
 {
-    struct pl_dirmaker *d = arg;
-    pthread_mutex_lock(&d->mu);
-    for (;;) {
-        while (!d->head && !d->quit)
-            pthread_cond_wait(&d->cv, &d->mu);
-        struct dir_job *j = d->head;
-        if (!j)
-            break;   /* quit, and nothing left */
-        d->head = j->next;
-        if (!d->head)
-            d->tail = NULL;
-        pthread_mutex_unlock(&d->mu);
-        make_batch(j->run_dir, &j->vouched, j->layout, j->task, j->n);
-        free(j);
-        pthread_mutex_lock(&d->mu);
-    }
-    pthread_mutex_unlock(&d->mu);
-    return NULL;
-}
-
-/* The thread, started on first use; NULL when it cannot be. Caller holds
- * p->dirs_mu. */
-static struct pl_dirmaker *dirmaker(struct pl *p)
-{
-    if (p->dirs)
-        return p->dirs;
-    struct pl_dirmaker *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    pthread_mutex_init(&d->mu, NULL);
-    pthread_cond_init(&d->cv, NULL);
-    if (pthread_create(&d->thread, NULL, dirmaker_main, d) != 0) {
-        pthread_mutex_destroy(&d->mu);
-        pthread_cond_destroy(&d->cv);
-        free(d);
-        return NULL;
-    }
-    return p->dirs = d;
+    struct dir_job *j = item;
+    (void)ctx;
+    make_batch(j->run_dir, &j->vouched, j->layout, j->task, j->n);
+    free(j);
 }
 
 void pl_task_dirs_make(struct pl *p, const char *project, const char *run, int layout,
@@ -217,7 +179,6 @@ void pl_task_dirs_make(struct pl *p, const char *project, const char *run, int l
     if (!j)
         return;   /* the wrappers make them */
     char *text = (char *)(j->task + n);
-    j->next = NULL;
     j->vouched = vouched;
     j->layout = layout;
     j->n = n;
@@ -227,37 +188,19 @@ void pl_task_dirs_make(struct pl *p, const char *project, const char *run, int l
         j->task[i] = text;
         text = stpcpy(text, tasks[i]) + 1;
     }
+    /* One worker, started on first use; when it cannot start or has no
+     * room, the batch is made here. */
     pthread_mutex_lock(&p->dirs_mu);
-    struct pl_dirmaker *d = dirmaker(p);
-    if (d) {
-        pthread_mutex_lock(&d->mu);
-        if (d->tail)
-            d->tail->next = j;
-        else
-            d->head = j;
-        d->tail = j;
-        pthread_cond_signal(&d->cv);
-        pthread_mutex_unlock(&d->mu);
-    }
+    if (!p->dirs)
+        p->dirs = cu_queue_new(DIRS_QUEUED, 1, make_job, NULL);
+    int queued = p->dirs && cu_queue_push(p->dirs, j) == 0;
     pthread_mutex_unlock(&p->dirs_mu);
-    if (!d) {
-        make_batch(j->run_dir, &j->vouched, j->layout, j->task, j->n);
-        free(j);
-    }
+    if (!queued)
+        make_job(NULL, j);
 }
 
 void pl_task_dirs_stop(struct pl *p)
 {
-    struct pl_dirmaker *d = p->dirs;
-    if (!d)
-        return;
-    pthread_mutex_lock(&d->mu);
-    d->quit = 1;
-    pthread_cond_signal(&d->cv);
-    pthread_mutex_unlock(&d->mu);
-    pthread_join(d->thread, NULL);   /* it empties the queue first */
-    pthread_mutex_destroy(&d->mu);
-    pthread_cond_destroy(&d->cv);
-    free(d);
+    cu_queue_stop(p->dirs, 1, NULL);   /* it makes what is queued first */
     p->dirs = NULL;
 }

@@ -53,7 +53,7 @@ static const char WRAPPER_CD[] = WRAPPER_PREP "cd \"$CUBE_RUN_DIR\" && exec \"$@
 
 int pl_run_layout(const cJSON *run)
 {
-    return pl_num(cJSON_GetObjectItemCaseSensitive(run, "spec"), "layout", 1) == 2 ? 2 : 1;
+    return cu_num(cJSON_GetObjectItemCaseSensitive(run, "spec"), "layout", 1) == 2 ? 2 : 1;
 }
 
 void pl_task_path(int layout, const char *run, const char *task, const char *leaf, char *out,
@@ -78,18 +78,18 @@ static cJSON *run_vars(struct pl *p, const cJSON *run, const cJSON *status,
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run, "spec"), *t;
     cJSON *v = cJSON_CreateObject();
-    const char *date = pl_str(spec, "executionDate") ? pl_str(spec, "executionDate") : "";
+    const char *date = cu_str(spec, "executionDate") ? cu_str(spec, "executionDate") : "";
     char ds[16];
     snprintf(ds, sizeof ds, "%.10s", date);
     cJSON_AddStringToObject(v, "execution_date", date);
     cJSON_AddStringToObject(v, "ds", ds);
-    cJSON_AddStringToObject(v, "run_id", pl_meta(run, "name"));
-    cJSON_AddStringToObject(v, "creator", pl_str(spec, "creator") ? pl_str(spec, "creator") : "");
-    cJSON_AddStringToObject(v, "pipeline_name", pl_str(spec, "pipeline"));
-    cJSON_AddStringToObject(v, "project", pl_meta(run, "project"));
+    cJSON_AddStringToObject(v, "run_id", cu_meta(run, "name"));
+    cJSON_AddStringToObject(v, "creator", cu_str(spec, "creator") ? cu_str(spec, "creator") : "");
+    cJSON_AddStringToObject(v, "pipeline_name", cu_str(spec, "pipeline"));
+    cJSON_AddStringToObject(v, "project", cu_meta(run, "project"));
     char tdir[PATH_MAX + 260];
-    cJSON_AddStringToObject(v, "template_dir", pl_template_dir(p, pl_str(task, "templateDir") ?
-                            pl_str(task, "templateDir") : "", tdir, sizeof tdir));
+    cJSON_AddStringToObject(v, "template_dir", pl_template_dir(p, cu_str(task, "templateDir") ?
+                            cu_str(task, "templateDir") : "", tdir, sizeof tdir));
     cJSON *tasks = cJSON_AddObjectToObject(v, "tasks");
     cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(status, "tasks")) {
         const cJSON *out = cJSON_GetObjectItemCaseSensitive(t, "outputs");
@@ -169,32 +169,32 @@ static cJSON *task_env(struct pl *p, const cJSON *run, const cJSON *task, const 
                        char *msg, size_t mlen)
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run, "spec"), *v;
-    const char *project = pl_meta(run, "project"), *rname = pl_meta(run, "name");
-    const char *tname = pl_str(task, "name");
+    const char *project = cu_meta(run, "project"), *rname = cu_meta(run, "name");
+    const char *tname = cu_str(task, "name");
     cJSON *env = cJSON_CreateObject();
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(spec, "env"))
-        pl_set_item(env, v->string, cJSON_Duplicate(v, 1));
+        cu_set_item(env, v->string, cJSON_Duplicate(v, 1));
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(task, "env"))
-        pl_set_item(env, v->string, cJSON_Duplicate(v, 1));
+        cu_set_item(env, v->string, cJSON_Duplicate(v, 1));
     if (render_all(env, vars, "env", msg, mlen) < 0) {
         cJSON_Delete(env);
         return NULL;
     }
     char rel[512], abs[PATH_MAX + 600];
-    pl_set_str(env, "CUBE_PIPELINE", pl_str(spec, "pipeline"));
-    pl_set_str(env, "CUBE_PIPELINE_RUN", rname);
-    pl_set_str(env, "CUBE_TASK", tname);
-    pl_set_str(env, "CUBE_EXECUTION_DATE", pl_str(spec, "executionDate"));
+    cu_set_str(env, "CUBE_PIPELINE", cu_str(spec, "pipeline"));
+    cu_set_str(env, "CUBE_PIPELINE_RUN", rname);
+    cu_set_str(env, "CUBE_TASK", tname);
+    cu_set_str(env, "CUBE_EXECUTION_DATE", cu_str(spec, "executionDate"));
     int layout = pl_run_layout(run);
     pl_task_path(layout, rname, NULL, "work", rel, sizeof rel);
     pl_abs_path(p, project, rel, abs, sizeof abs);
-    pl_set_str(env, "CUBE_RUN_DIR", abs);
+    cu_set_str(env, "CUBE_RUN_DIR", abs);
     pl_task_path(layout, rname, tname, "results", rel, sizeof rel);
     pl_abs_path(p, project, rel, abs, sizeof abs);
-    pl_set_str(env, "CUBE_OUTPUT_DIR", abs);
+    cu_set_str(env, "CUBE_OUTPUT_DIR", abs);
     pl_task_path(layout, rname, tname, "outputs", rel, sizeof rel);
     pl_abs_path(p, project, rel, abs, sizeof abs);
-    pl_set_str(env, "CUBE_OUTPUTS", abs);
+    cu_set_str(env, "CUBE_OUTPUTS", abs);
     return env;
 }
 
@@ -205,15 +205,15 @@ static void job_meta(cJSON *job, const cJSON *run, const cJSON *task, const char
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(run, "spec");
     cJSON *meta = cJSON_AddObjectToObject(job, "metadata");
     cJSON_AddStringToObject(meta, "name", name);
-    cJSON_AddStringToObject(meta, "project", pl_meta(run, "project"));
+    cJSON_AddStringToObject(meta, "project", cu_meta(run, "project"));
     cJSON *labels = cJSON_AddObjectToObject(meta, "labels");
-    cJSON_AddStringToObject(labels, "pipeline", pl_str(spec, "pipeline"));
-    cJSON_AddStringToObject(labels, "pipelinerun", pl_meta(run, "name"));
-    cJSON_AddStringToObject(labels, "task", pl_str(task, "name"));
+    cJSON_AddStringToObject(labels, "pipeline", cu_str(spec, "pipeline"));
+    cJSON_AddStringToObject(labels, "pipelinerun", cu_meta(run, "name"));
+    cJSON_AddStringToObject(labels, "task", cu_str(task, "name"));
     cJSON *ref = cJSON_CreateObject();
     cJSON_AddStringToObject(ref, "kind", "PipelineRun");
-    cJSON_AddStringToObject(ref, "name", pl_meta(run, "name"));
-    cJSON_AddStringToObject(ref, "uid", pl_meta(run, "uid") ? pl_meta(run, "uid") : "");
+    cJSON_AddStringToObject(ref, "name", cu_meta(run, "name"));
+    cJSON_AddStringToObject(ref, "uid", cu_meta(run, "uid") ? cu_meta(run, "uid") : "");
     cJSON_AddTrueToObject(ref, "controller");
     cJSON_AddItemToArray(cJSON_AddArrayToObject(meta, "ownerReferences"), ref);
 }
@@ -221,15 +221,15 @@ static void job_meta(cJSON *job, const cJSON *run, const cJSON *task, const char
 int pl_job_is_runs(struct pl *p, const cJSON *run, const char *job_name)
 {
     int rc, mine = 0;
-    cJSON *job = pl_parse_host(p, p->host->obj_get(p->self, "Job", pl_meta(run, "project"),
+    cJSON *job = cu_json_take(p->host, p->host->obj_get(p->self, "Job", cu_meta(run, "project"),
                                                   job_name, &rc));
-    const char *uid = pl_meta(run, "uid");
+    const char *uid = cu_meta(run, "uid");
     const cJSON *ref;
     cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(
                                 cJSON_GetObjectItemCaseSensitive(job, "metadata"),
                                 "ownerReferences"))
         mine |= uid && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) &&
-                pl_str(ref, "uid") && !strcmp(pl_str(ref, "uid"), uid);
+                cu_str(ref, "uid") && !strcmp(cu_str(ref, "uid"), uid);
     cJSON_Delete(job);
     return mine;
 }
@@ -247,8 +247,8 @@ static void copy_as(cJSON *js, const cJSON *task, const char *from, const char *
  * an earlier pass, runtasks.c) and it has no old outputs file to clear. */
 static int runs_direct(struct pl *p, const cJSON *run, const cJSON *task)
 {
-    const char *project = pl_meta(run, "project"), *rname = pl_meta(run, "name");
-    const char *tname = pl_str(task, "name");
+    const char *project = cu_meta(run, "project"), *rname = cu_meta(run, "name");
+    const char *tname = cu_str(task, "name");
     char rel[512], abs[PATH_MAX + 600];
     struct stat st;
     int layout = pl_run_layout(run);
@@ -273,14 +273,14 @@ static int runs_direct(struct pl *p, const cJSON *run, const cJSON *task)
 static void job_command(struct pl *p, cJSON *js, const cJSON *run, const cJSON *task,
                         cJSON *argv)
 {
-    const char *wd = pl_str(task, "workdir");
+    const char *wd = cu_str(task, "workdir");
     cJSON *cmd = cJSON_AddArrayToObject(js, "command"), *a;
     if (cJSON_GetArraySize(argv) > 0 && runs_direct(p, run, task)) {
         if (!(wd && *wd)) {
             char rel[512], abs[PATH_MAX + 600];
-            pl_task_path(pl_run_layout(run), pl_meta(run, "name"), NULL, "work", rel,
+            pl_task_path(pl_run_layout(run), cu_meta(run, "name"), NULL, "work", rel,
                          sizeof rel);
-            pl_abs_path(p, pl_meta(run, "project"), rel, abs, sizeof abs);
+            pl_abs_path(p, cu_meta(run, "project"), rel, abs, sizeof abs);
             cJSON_AddStringToObject(js, "workdir", abs);
         }
     } else {
@@ -325,7 +325,7 @@ cJSON *pl_task_job(struct pl *p, const cJSON *run, const cJSON *status, const cJ
     copy_as(js, task, "mounts", "mounts");
     copy_as(js, task, "timeoutSeconds", "timeoutSeconds");
     cJSON *retries = cJSON_AddObjectToObject(js, "retries");
-    cJSON_AddNumberToObject(retries, "limit", pl_num(task, "retries", 0));
-    cJSON_AddNumberToObject(retries, "backoffSeconds", pl_num(task, "retryBackoffSeconds", 10));
+    cJSON_AddNumberToObject(retries, "limit", cu_num(task, "retries", 0));
+    cJSON_AddNumberToObject(retries, "backoffSeconds", cu_num(task, "retryBackoffSeconds", 10));
     return job;
 }

@@ -1,4 +1,5 @@
-/* util.c — JSON and time helpers of the pipeline plugin. */
+/* util.c — time, naming and error helpers of the pipeline plugin (the JSON
+ * member helpers are libcube-util's, <cube/util/json.h>). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,35 +7,6 @@
 #include <time.h>
 
 #include "pipeline.h"
-
-const char *pl_str(const cJSON *o, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
-double pl_num(const cJSON *o, const char *key, double def)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
-
-void pl_set_item(cJSON *o, const char *key, cJSON *item)
-{
-    if (cJSON_HasObjectItem(o, key))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, key, item);
-    else
-        cJSON_AddItemToObject(o, key, item);
-}
-
-void pl_set_str(cJSON *o, const char *key, const char *v)
-{
-    pl_set_item(o, key, cJSON_CreateString(v ? v : ""));
-}
-
-void pl_set_num(cJSON *o, const char *key, double v)
-{
-    pl_set_item(o, key, cJSON_CreateNumber(v));
-}
 
 int pl_json_same_order(const cJSON *a, const cJSON *b)
 {
@@ -54,11 +26,6 @@ int pl_json_same_order(const cJSON *a, const cJSON *b)
             !pl_json_same_order(x, y))
             return 0;
     return !x && !y;
-}
-
-const char *pl_meta(const cJSON *obj, const char *key)
-{
-    return pl_str(cJSON_GetObjectItemCaseSensitive(obj, "metadata"), key);
 }
 
 void pl_join_name(const char *a, const char *b, char *out, size_t len)
@@ -158,13 +125,6 @@ double pl_clock(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-cJSON *pl_parse_host(struct pl *p, char *text)
-{
-    cJSON *v = text ? cJSON_Parse(text) : NULL;
-    p->host->free(text);
-    return v;
 }
 
 int pl_fail(char *field, size_t flen, char *msg, size_t mlen, const char *f,

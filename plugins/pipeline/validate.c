@@ -58,7 +58,7 @@ cJSON *pl_template_find(struct pl *p, const char *project, const char *name)
     char *t = p->host->obj_get(p->self, "ProjectJobTemplate", project, name, &rc);
     if (!t)
         t = p->host->obj_get(p->self, "JobTemplate", NULL, name, &rc);
-    return pl_parse_host(p, t);
+    return cu_json_take(p->host, t);
 }
 
 /* Task names sorted, for lookups by name. */
@@ -81,7 +81,7 @@ static struct name_ix *ix_build(const cJSON *tasks, int n)
     if (!ix)
         return NULL;
     cJSON_ArrayForEach(t, tasks) {
-        const char *name = pl_str(t, "name");
+        const char *name = cu_str(t, "name");
         ix[i] = (struct name_ix){name ? name : "", i};
         i++;
     }
@@ -131,7 +131,7 @@ static int topo(const cJSON **items, const struct name_ix *ix, int n, int *order
     *cyclic = NULL;
     for (int i = 0; i < n && tail < n; i++)
         if (indeg[i] > 0 && !*cyclic)
-            *cyclic = pl_str(items[i], "name");
+            *cyclic = cu_str(items[i], "name");
     rc = tail == n ? 0 : -1;
 out:
     free(indeg), free(first), free(next), free(to);
@@ -171,7 +171,7 @@ static int check_names(const cJSON *tasks, char *field, size_t flen, char *msg, 
             goto out;
         }
     cJSON_ArrayForEach(t, tasks) {
-        const char *name = pl_str(t, "name");
+        const char *name = cu_str(t, "name");
         int j = 0;
         cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(t, "upstream")) {
             snprintf(f, sizeof f, "spec.tasks[%d].upstream[%d]", i, j++);
@@ -196,7 +196,7 @@ static int task_index(const cJSON *tasks, const char *name)
     int i = 0;
     const cJSON *t;
     cJSON_ArrayForEach(t, tasks) {
-        if (!strcmp(pl_str(t, "name") ? pl_str(t, "name") : "", name))
+        if (!strcmp(cu_str(t, "name") ? cu_str(t, "name") : "", name))
             return i;
         i++;
     }
@@ -209,7 +209,7 @@ static int check_task(struct pl *p, const char *project, const cJSON *t, int i, 
                       size_t flen, char *msg, size_t mlen)
 {
     char f[96], err[PL_ERR];
-    const char *tname = pl_str(t, "template");
+    const char *tname = cu_str(t, "template");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(t, "args");
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(t, "command");
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "mounts")) > 0) {
@@ -255,8 +255,8 @@ static int check_task(struct pl *p, const char *project, const cJSON *t, int i, 
 static int check_schedule(const cJSON *spec, char *field, size_t flen, char *msg, size_t mlen)
 {
     char err[PL_ERR];
-    const char *sched = pl_str(spec, "schedule"), *tz = pl_str(spec, "timezone");
-    const char *start = pl_str(spec, "startTime");
+    const char *sched = cu_str(spec, "schedule"), *tz = cu_str(spec, "timezone");
+    const char *start = cu_str(spec, "startTime");
     if (sched && strcmp(sched, "once") != 0) {
         pl_cron *c = pl_cron_parse(sched, err, sizeof err);
         if (!c)
@@ -280,7 +280,7 @@ int pl_pipeline_check(struct pl *p, const cJSON *obj, char *field, size_t flen, 
 {
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(obj, "spec");
     const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(spec, "tasks"), *t;
-    const char *project = pl_meta(obj, "project");
+    const char *project = cu_meta(obj, "project");
     int n = cJSON_GetArraySize(tasks), i = 0;
     if (check_names(tasks, field, flen, msg, mlen) < 0)
         return -1;

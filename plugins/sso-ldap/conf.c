@@ -5,13 +5,13 @@
 #include "filter.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/conf.h>
 #include <ldap.h>
 
 static const char *const KNOWN[] = {
@@ -21,52 +21,11 @@ static const char *const KNOWN[] = {
     "group_filter", "admin_groups", "project_roles", "display_name", NULL,
 };
 
+/* A reader of object o whose errors say "sso-ldap: <key>: ..." into the
+ * caller's err and len. */
+#define CONF(o) (&(struct cu_conf){.obj = (o), .prefix = "sso-ldap", .err = err, .len = len})
+
 static const char *const ROLES[] = {NULL, "viewer", "dev", "ops", "creator"};
-
-/* Writes "sso-ldap: <key>: <reason>" into err; returns CUBE_EINVAL. */
-CUBE_PRINTF(4, 5)
-static int bad(char *err, size_t len, const char *key, const char *fmt, ...)
-{
-    int n = snprintf(err, len, "sso-ldap: %s: ", key);
-    if (n < 0 || (size_t)n >= len)
-        return CUBE_EINVAL;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, len - (size_t)n, fmt, ap);
-    va_end(ap);
-    return CUBE_EINVAL;
-}
-
-/* Reads string `key` of o into *out (a copy; def or NULL when absent). */
-static int get_str(const cJSON *o, const char *key, const char *def, char **out,
-                   char *err, size_t len)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    const char *v = def;
-    if (it && !cJSON_IsNull(it)) {
-        if (!cJSON_IsString(it))
-            return bad(err, len, key, "must be a string");
-        v = it->valuestring;
-    }
-    *out = v ? strdup(v) : NULL;
-    if (v && !*out)
-        return bad(err, len, key, "out of memory");
-    return CUBE_OK;
-}
-
-/* Reads boolean `key` of o into *out (def when absent). */
-static int get_bool(const cJSON *o, const char *key, int def, int *out,
-                    char *err, size_t len)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    *out = def;
-    if (!it || cJSON_IsNull(it))
-        return CUBE_OK;
-    if (!cJSON_IsBool(it))
-        return bad(err, len, key, "must be true or false");
-    *out = cJSON_IsTrue(it);
-    return CUBE_OK;
-}
 
 /* The role named by s, or SSOLDAP_ROLE_NONE. */
 int ssoldap_role_parse(const char *s)
@@ -95,34 +54,21 @@ char *ssoldap_dn_normalize(const char *dn)
     return copy;
 }
 
-/* Refuses keys the plugin does not know (a typo would silently do nothing). */
-static int check_known(const cJSON *root, char *err, size_t len)
-{
-    for (const cJSON *it = root->child; it; it = it->next) {
-        int known = 0;
-        for (size_t i = 0; KNOWN[i] && !known; i++)
-            known = strcmp(it->string, KNOWN[i]) == 0;
-        if (!known)
-            return bad(err, len, it->string, "unknown setting");
-    }
-    return CUBE_OK;
-}
-
 /* url, starttls, allow_insecure: a parseable ldap(s):// URL with no DN,
  * and no password ever sent in clear text unless asked for. */
 static int load_url(const cJSON *o, struct ssoldap_conf *c, char *err, size_t len)
 {
-    int rc = get_str(o, "url", NULL, &c->url, err, len);
+    int rc = cu_conf_str(CONF(o), "url", NULL, &c->url);
     if (rc == CUBE_OK)
-        rc = get_bool(o, "starttls", 0, &c->starttls, err, len);
+        rc = cu_conf_bool(CONF(o), "starttls", 0, &c->starttls);
     if (rc == CUBE_OK)
-        rc = get_bool(o, "allow_insecure", 0, &c->allow_insecure, err, len);
+        rc = cu_conf_bool(CONF(o), "allow_insecure", 0, &c->allow_insecure);
     if (rc != CUBE_OK)
         return rc;
     if (!c->url)
-        return bad(err, len, "url", "required (ldap://host:389 or ldaps://host:636)");
+        return cu_conf_bad(CONF(NULL), "url", "required (ldap://host:389 or ldaps://host:636)");
     if (strncmp(c->url, "ldap://", 7) != 0 && strncmp(c->url, "ldaps://", 8) != 0)
-        return bad(err, len, "url", "must start with ldap:// or ldaps://");
+        return cu_conf_bad(CONF(NULL), "url", "must start with ldap:// or ldaps://");
     c->ldaps = c->url[4] == 's';
     LDAPURLDesc *lud = NULL;
     int ok = ldap_url_parse(c->url, &lud) == LDAP_URL_SUCCESS && lud->lud_host &&
@@ -132,11 +78,12 @@ static int load_url(const cJSON *o, struct ssoldap_conf *c, char *err, size_t le
     if (lud)
         ldap_free_urldesc(lud);
     if (!ok)
-        return bad(err, len, "url", "cannot parse \"%s\" as ldap[s]://host[:port]", c->url);
+        return cu_conf_bad(CONF(NULL), "url",
+                           "cannot parse \"%s\" as ldap[s]://host[:port]", c->url);
     if (c->ldaps && c->starttls)
-        return bad(err, len, "starttls", "only for ldap:// (ldaps:// is TLS already)");
+        return cu_conf_bad(CONF(NULL), "starttls", "only for ldap:// (ldaps:// is TLS already)");
     if (!c->ldaps && !c->starttls && !c->allow_insecure)
-        return bad(err, len, "url", "ldap:// without starttls: true would send passwords "
+        return cu_conf_bad(CONF(NULL), "url", "ldap:// without starttls: true would send passwords "
                    "in clear text (use ldaps://, starttls: true, or allow_insecure: true)");
     return CUBE_OK;
 }
@@ -144,18 +91,19 @@ static int load_url(const cJSON *o, struct ssoldap_conf *c, char *err, size_t le
 /* tls_ca_file and timeout_s. */
 static int load_tls(const cJSON *o, struct ssoldap_conf *c, char *err, size_t len)
 {
-    int rc = get_str(o, "tls_ca_file", NULL, &c->tls_ca_file, err, len);
+    int rc = cu_conf_str(CONF(o), "tls_ca_file", NULL, &c->tls_ca_file);
     if (rc != CUBE_OK)
         return rc;
     if (c->tls_ca_file && access(c->tls_ca_file, R_OK) != 0)
-        return bad(err, len, "tls_ca_file", "cannot read %s: %s", c->tls_ca_file,
+        return cu_conf_bad(CONF(NULL), "tls_ca_file", "cannot read %s: %s", c->tls_ca_file,
                    strerror(errno));
     c->timeout_s = 5;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "timeout_s");
     if (t && !cJSON_IsNull(t)) {
         if (!cJSON_IsNumber(t) || !(t->valuedouble >= 1 && t->valuedouble <= 300) ||
             t->valuedouble != (double)(int)t->valuedouble)
-            return bad(err, len, "timeout_s", "must be a whole number of seconds, 1 to 300");
+            return cu_conf_bad(CONF(NULL), "timeout_s",
+                               "must be a whole number of seconds, 1 to 300");
         c->timeout_s = t->valueint;
     }
     return CUBE_OK;
@@ -167,7 +115,7 @@ static int check_dn(const char *key, const char *dn, char *err, size_t len)
     char *norm = ssoldap_dn_normalize(dn);
     int ok = norm && *norm;
     free(norm);
-    return ok ? CUBE_OK : bad(err, len, key, "\"%s\" is not a DN", dn);
+    return ok ? CUBE_OK : cu_conf_bad(CONF(NULL), key, "\"%s\" is not a DN", dn);
 }
 
 /* A filter template: one parenthesised filter using one of its placeholders. */
@@ -175,27 +123,27 @@ static int check_filter(const char *key, const char *f, const char *ph1,
                         const char *ph2, char *err, size_t len)
 {
     if (!ssoldap_filter_has(f, ph1) && !(ph2 && ssoldap_filter_has(f, ph2)))
-        return bad(err, len, key, "must contain {%s}%s%s%s", ph1, ph2 ? " or {" : "",
+        return cu_conf_bad(CONF(NULL), key, "must contain {%s}%s%s%s", ph1, ph2 ? " or {" : "",
                    ph2 ? ph2 : "", ph2 ? "}" : "");
     if (!ssoldap_filter_shape_ok(f))
-        return bad(err, len, key, "\"%s\" is not one parenthesised LDAP filter", f);
+        return cu_conf_bad(CONF(NULL), key, "\"%s\" is not one parenthesised LDAP filter", f);
     return CUBE_OK;
 }
 
 /* base_dn, user_filter, group_base_dn, group_filter. */
 static int load_search(const cJSON *o, struct ssoldap_conf *c, char *err, size_t len)
 {
-    int rc = get_str(o, "base_dn", NULL, &c->base_dn, err, len);
+    int rc = cu_conf_str(CONF(o), "base_dn", NULL, &c->base_dn);
     if (rc != CUBE_OK)
         return rc;
     if (!c->base_dn)
-        return bad(err, len, "base_dn", "required (e.g. ou=people,dc=example,dc=org)");
+        return cu_conf_bad(CONF(NULL), "base_dn", "required (e.g. ou=people,dc=example,dc=org)");
     if ((rc = check_dn("base_dn", c->base_dn, err, len)) != CUBE_OK ||
-        (rc = get_str(o, "user_filter", "(uid={username})", &c->user_filter, err, len)) ||
+        (rc = cu_conf_str(CONF(o), "user_filter", "(uid={username})", &c->user_filter)) ||
         (rc = check_filter("user_filter", c->user_filter, "username", NULL, err, len)) ||
-        (rc = get_str(o, "group_base_dn", c->base_dn, &c->group_base_dn, err, len)) ||
+        (rc = cu_conf_str(CONF(o), "group_base_dn", c->base_dn, &c->group_base_dn)) ||
         (rc = check_dn("group_base_dn", c->group_base_dn, err, len)) ||
-        (rc = get_str(o, "group_filter", "(member={dn})", &c->group_filter, err, len)))
+        (rc = cu_conf_str(CONF(o), "group_filter", "(member={dn})", &c->group_filter)))
         return rc;
     return check_filter("group_filter", c->group_filter, "dn", "username", err, len);
 }
@@ -204,29 +152,33 @@ static int load_search(const cJSON *o, struct ssoldap_conf *c, char *err, size_t
 static int load_bind(const cJSON *o, struct ssoldap_conf *c, char *err, size_t len)
 {
     char *env = NULL;
-    int rc = get_str(o, "bind_dn", NULL, &c->bind_dn, err, len);
+    int rc = cu_conf_str(CONF(o), "bind_dn", NULL, &c->bind_dn);
     if (rc == CUBE_OK)
-        rc = get_str(o, "bind_password", NULL, &c->bind_password, err, len);
+        rc = cu_conf_str(CONF(o), "bind_password", NULL, &c->bind_password);
     if (rc == CUBE_OK)
-        rc = get_str(o, "bind_password_env", NULL, &env, err, len);
+        rc = cu_conf_str(CONF(o), "bind_password_env", NULL, &env);
     if (rc != CUBE_OK)
         goto done;
     if (c->bind_password && env)
-        rc = bad(err, len, "bind_password_env", "set bind_password or bind_password_env, not both");
+        rc = cu_conf_bad(CONF(NULL), "bind_password_env",
+                         "set bind_password or bind_password_env, not both");
     else if ((c->bind_password || env) && !c->bind_dn)
-        rc = bad(err, len, "bind_dn", "required with a bind password");
+        rc = cu_conf_bad(CONF(NULL), "bind_dn", "required with a bind password");
     else if (c->bind_dn && !c->bind_password && !env)
-        rc = bad(err, len, "bind_password", "required with bind_dn (or bind_password_env)");
+        rc = cu_conf_bad(CONF(NULL), "bind_password",
+                         "required with bind_dn (or bind_password_env)");
     else if (c->bind_dn)
         rc = check_dn("bind_dn", c->bind_dn, err, len);
     if (rc != CUBE_OK || !c->bind_dn)
         goto done;
     if (env && (!getenv(env) || !*getenv(env)))
-        rc = bad(err, len, "bind_password_env", "environment variable %s is not set", env);
+        rc = cu_conf_bad(CONF(NULL), "bind_password_env",
+                         "environment variable %s is not set", env);
     else if (env && !(c->bind_password = strdup(getenv(env))))
-        rc = bad(err, len, "bind_password_env", "out of memory");
+        rc = cu_conf_bad(CONF(NULL), "bind_password_env", "out of memory");
     else if (!*c->bind_password)
-        rc = bad(err, len, "bind_password", "must not be empty (that is an anonymous bind)");
+        rc = cu_conf_bad(CONF(NULL), "bind_password",
+                         "must not be empty (that is an anonymous bind)");
 done:
     free(env);
     return rc;
@@ -237,13 +189,13 @@ done:
 static int load_attr(const cJSON *o, const char *key, const char *def, char **out,
                      char *err, size_t len)
 {
-    int rc = get_str(o, key, def, out, err, len);
+    int rc = cu_conf_str(CONF(o), key, def, out);
     if (rc != CUBE_OK)
         return rc;
     size_t n = strlen(*out);
     if (n == 0 || n > 64 || strspn(*out, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
                                    "QRSTUVWXYZ0123456789-;.") != n)
-        return bad(err, len, key, "\"%s\" is not an attribute name", *out);
+        return cu_conf_bad(CONF(NULL), key, "\"%s\" is not an attribute name", *out);
     return CUBE_OK;
 }
 
@@ -255,18 +207,18 @@ static int load_admin_groups(const cJSON *o, struct ssoldap_conf *c, char *err,
     if (!a || cJSON_IsNull(a))
         return CUBE_OK;
     if (!cJSON_IsArray(a))
-        return bad(err, len, "admin_groups", "must be a list of group DNs");
+        return cu_conf_bad(CONF(NULL), "admin_groups", "must be a list of group DNs");
     int n = cJSON_GetArraySize(a);
     c->admin_groups = calloc((size_t)n + 1, sizeof *c->admin_groups);
     if (!c->admin_groups)
-        return bad(err, len, "admin_groups", "out of memory");
+        return cu_conf_bad(CONF(NULL), "admin_groups", "out of memory");
     for (const cJSON *g = a->child; g; g = g->next) {
         char key[48];
         snprintf(key, sizeof key, "admin_groups[%zu]", c->n_admin_groups);
         char *dn = cJSON_IsString(g) ? ssoldap_dn_normalize(g->valuestring) : NULL;
         if (!dn || !*dn) {
             free(dn);
-            return bad(err, len, key, "must be a group DN");
+            return cu_conf_bad(CONF(NULL), key, "must be a group DN");
         }
         c->admin_groups[c->n_admin_groups++] = dn;
     }
@@ -288,27 +240,27 @@ static int load_project_map(const cJSON *e, size_t i, struct ssoldap_project_map
     char key[64];
     snprintf(key, sizeof key, "project_roles[%zu]", i);
     if (!cJSON_IsObject(e))
-        return bad(err, len, key, "must be {group: DN, project: name, role: ...}");
+        return cu_conf_bad(CONF(NULL), key, "must be {group: DN, project: name, role: ...}");
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "group");
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "project");
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "role");
     for (const cJSON *it = e->child; it; it = it->next)
         if (strcmp(it->string, "group") && strcmp(it->string, "project") &&
             strcmp(it->string, "role"))
-            return bad(err, len, key, "unknown key \"%s\"", it->string);
+            return cu_conf_bad(CONF(NULL), key, "unknown key \"%s\"", it->string);
     snprintf(key, sizeof key, "project_roles[%zu].group", i);
     if (!cJSON_IsString(g) || !(m->group = ssoldap_dn_normalize(g->valuestring)) ||
         !*m->group)
-        return bad(err, len, key, "must be a group DN");
+        return cu_conf_bad(CONF(NULL), key, "must be a group DN");
     snprintf(key, sizeof key, "project_roles[%zu].project", i);
     if (!cJSON_IsString(p) || !dns_label(p->valuestring))
-        return bad(err, len, key, "must be a project name ([a-z0-9-], 1 to 63)");
+        return cu_conf_bad(CONF(NULL), key, "must be a project name ([a-z0-9-], 1 to 63)");
     if (!(m->project = strdup(p->valuestring)))
-        return bad(err, len, key, "out of memory");
+        return cu_conf_bad(CONF(NULL), key, "out of memory");
     snprintf(key, sizeof key, "project_roles[%zu].role", i);
     m->role = cJSON_IsString(r) ? ssoldap_role_parse(r->valuestring) : SSOLDAP_ROLE_NONE;
     if (m->role == SSOLDAP_ROLE_NONE)
-        return bad(err, len, key, "must be creator, ops, dev or viewer");
+        return cu_conf_bad(CONF(NULL), key, "must be creator, ops, dev or viewer");
     return CUBE_OK;
 }
 
@@ -319,10 +271,10 @@ static int load_projects(const cJSON *o, struct ssoldap_conf *c, char *err, size
     if (!a || cJSON_IsNull(a))
         return CUBE_OK;
     if (!cJSON_IsArray(a))
-        return bad(err, len, "project_roles", "must be a list of {group, project, role}");
+        return cu_conf_bad(CONF(NULL), "project_roles", "must be a list of {group, project, role}");
     c->projects = calloc((size_t)cJSON_GetArraySize(a) + 1, sizeof *c->projects);
     if (!c->projects)
-        return bad(err, len, "project_roles", "out of memory");
+        return cu_conf_bad(CONF(NULL), "project_roles", "out of memory");
     for (const cJSON *e = a->child; e; e = e->next) {
         int rc = load_project_map(e, c->n_projects, &c->projects[c->n_projects], err, len);
         c->n_projects++; /* counted even on failure so free releases it */
@@ -339,20 +291,20 @@ int ssoldap_conf_load(const char *json, struct ssoldap_conf *c, char *err, size_
     cJSON *o = cJSON_Parse(json ? json : "{}");
     int rc;
     if (!cJSON_IsObject(o)) {
-        rc = bad(err, len, "config", "must be a mapping");
+        rc = cu_conf_bad(CONF(NULL), "config", "must be a mapping");
         goto fail;
     }
-    if ((rc = check_known(o, err, len)) || (rc = load_url(o, c, err, len)) ||
+    if ((rc = cu_conf_known(CONF(o), KNOWN)) || (rc = load_url(o, c, err, len)) ||
         (rc = load_tls(o, c, err, len)) || (rc = load_search(o, c, err, len)) ||
         (rc = load_bind(o, c, err, len)) ||
         (rc = load_attr(o, "attr_username", "uid", &c->attr_username, err, len)) ||
         (rc = load_attr(o, "attr_display_name", "cn", &c->attr_display_name, err, len)) ||
         (rc = load_attr(o, "attr_email", "mail", &c->attr_email, err, len)) ||
         (rc = load_admin_groups(o, c, err, len)) || (rc = load_projects(o, c, err, len)) ||
-        (rc = get_str(o, "display_name", "LDAP", &c->display_name, err, len)))
+        (rc = cu_conf_str(CONF(o), "display_name", "LDAP", &c->display_name)))
         goto fail;
     if (!*c->display_name || strlen(c->display_name) > 64) {
-        rc = bad(err, len, "display_name", "must be 1 to 64 bytes");
+        rc = cu_conf_bad(CONF(NULL), "display_name", "must be 1 to 64 bytes");
         goto fail;
     }
     cJSON_Delete(o);

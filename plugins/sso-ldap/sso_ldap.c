@@ -11,55 +11,10 @@
 
 #include "filter.h"
 #include "sso_ldap.h"
+#include "config_schema.h"   /* SSO_LDAP_CONFIG_SCHEMA: config.schema.json, embedded at build time */
 
 /* Longest password passed on to the directory. */
 #define PASSWORD_MAX 4096
-
-static const char SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"url\",\"base_dn\"],"
-    "\"properties\":{"
-    "\"url\":{\"type\":\"string\",\"maxLength\":1024,"
-    "\"pattern\":\"^ldaps?://([^ /?#:\\\\[\\\\]]+|\\\\[[0-9A-Fa-f:.]+\\\\])(:[0-9]{1,5})?/?$\","
-    "\"description\":\"Directory server: ldaps://host:636, or ldap://host:389 with starttls\"},"
-    "\"starttls\":{\"type\":\"boolean\",\"default\":false,"
-    "\"description\":\"Upgrade ldap:// with StartTLS before any password is sent\"},"
-    "\"allow_insecure\":{\"type\":\"boolean\",\"default\":false,"
-    "\"description\":\"Allow ldap:// without TLS (passwords cross the network in clear)\"},"
-    "\"tls_ca_file\":{\"type\":\"string\",\"minLength\":1,"
-    "\"description\":\"PEM CA file that verifies the server (default: the system CAs)\"},"
-    "\"timeout_s\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300,\"default\":5,"
-    "\"description\":\"Connect and per-operation timeout in seconds\"},"
-    "\"base_dn\":{\"type\":\"string\",\"minLength\":1,"
-    "\"description\":\"Where user entries are searched (subtree)\"},"
-    "\"user_filter\":{\"type\":\"string\",\"minLength\":3,\"default\":\"(uid={username})\","
-    "\"description\":\"Finds the user's entry; {username} is the escaped typed name\"},"
-    "\"bind_dn\":{\"type\":\"string\",\"minLength\":1,"
-    "\"description\":\"Service account that searches (default: anonymous)\"},"
-    "\"bind_password\":{\"type\":\"string\",\"minLength\":1,"
-    "\"description\":\"The service account's password\"},"
-    "\"bind_password_env\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z_][A-Za-z0-9_]*$\","
-    "\"description\":\"Environment variable holding the service account's password\"},"
-    "\"attr_username\":{\"type\":\"string\",\"minLength\":1,\"default\":\"uid\","
-    "\"description\":\"Attribute giving the Cube user name\"},"
-    "\"attr_display_name\":{\"type\":\"string\",\"minLength\":1,\"default\":\"cn\","
-    "\"description\":\"Attribute giving the display name\"},"
-    "\"attr_email\":{\"type\":\"string\",\"minLength\":1,\"default\":\"mail\","
-    "\"description\":\"Attribute giving the e-mail address\"},"
-    "\"group_base_dn\":{\"type\":\"string\",\"minLength\":1,"
-    "\"description\":\"Where groups are searched (default: base_dn)\"},"
-    "\"group_filter\":{\"type\":\"string\",\"minLength\":3,\"default\":\"(member={dn})\","
-    "\"description\":\"Finds the user's groups; {dn} is the user's escaped DN\"},"
-    "\"admin_groups\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},"
-    "\"description\":\"Group DNs whose members are platform admins (others: user)\"},"
-    "\"project_roles\":{\"type\":\"array\",\"description\":\"Group DN to project role\","
-    "\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
-    "\"required\":[\"group\",\"project\",\"role\"],\"properties\":{"
-    "\"group\":{\"type\":\"string\",\"minLength\":1},"
-    "\"project\":{\"type\":\"string\",\"maxLength\":63,"
-    "\"pattern\":\"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\"},"
-    "\"role\":{\"type\":\"string\",\"enum\":[\"creator\",\"ops\",\"dev\",\"viewer\"]}}}},"
-    "\"display_name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64,"
-    "\"default\":\"LDAP\",\"description\":\"Name of the login method on the login page\"}}}";
 
 /* Counts a login outcome in cube_sso_ldap_logins_total{result}. */
 static void count(struct ssoldap *s, int rc)
@@ -176,13 +131,6 @@ static int sso_ldap_init(const struct cube_host *host, cube_plugin *self, void *
         host->set_error(self, "%s", err);
         goto fail;
     }
-    if (!CUBE_HOST_HAS(host, register_auth_provider)) {
-        host->set_error(self, "sso-ldap: this cubed has no login-method slot "
-                        "(plugin ABI 1.2 needed, host is %u.%u)", host->abi_major,
-                        host->abi_minor);
-        rc = CUBE_EVERSION;
-        goto fail;
-    }
     int v;
     ldap_get_option(NULL, LDAP_OPT_PROTOCOL_VERSION, &v); /* libldap's global init, once */
     *state = s;
@@ -211,6 +159,6 @@ CUBE_PLUGIN_DEFINE(sso_ldap,
     .vendor = "Cube",
     .license = "Apache-2.0",
     .description = "Sign in with an LDAP directory (search + bind), groups to roles",
-    .config_schema = SCHEMA,
+    .config_schema = SSO_LDAP_CONFIG_SCHEMA,
     .init = sso_ldap_init,
     .fini = sso_ldap_fini)

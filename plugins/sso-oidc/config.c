@@ -9,50 +9,6 @@
 
 #include "oidc.h"
 
-#define DNS_LABEL "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
-
-const char OIDC_CONFIG_SCHEMA[] =
-    "{\"type\":\"object\",\"additionalProperties\":false,"
-    "\"required\":[\"issuer\",\"client_id\"],\"properties\":{"
-    "\"name\":{\"type\":\"string\",\"maxLength\":40,\"pattern\":\"" DNS_LABEL "\","
-    "\"default\":\"oidc\","
-    "\"description\":\"Login method name; routes /api/v1/auth/<name>/login and /callback\"},"
-    "\"display_name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":80,"
-    "\"default\":\"Single sign-on\",\"description\":\"Shown on the console's login page\"},"
-    "\"issuer\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":512,\"pattern\":\"^https?://\","
-    "\"description\":\"Issuer URL, exactly as the provider's discovery document states it\"},"
-    "\"client_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":256},"
-    "\"client_secret\":{\"type\":\"string\",\"maxLength\":1024,"
-    "\"description\":\"The client secret (prefer client_secret_env)\"},"
-    "\"client_secret_env\":{\"type\":\"string\",\"pattern\":\"^[A-Za-z_][A-Za-z0-9_]*$\","
-    "\"description\":\"Environment variable holding the client secret\"},"
-    "\"token_endpoint_auth_method\":{\"type\":\"string\",\"default\":\"client_secret_basic\","
-    "\"enum\":[\"client_secret_basic\",\"client_secret_post\",\"none\"]},"
-    "\"redirect_uri\":{\"type\":\"string\",\"maxLength\":512,\"pattern\":\"^https?://\","
-    "\"description\":\"Callback URL registered at the provider; default: "
-    "http(s)://<Host>/api/v1/auth/<name>/callback\"},"
-    "\"scopes\":{\"type\":\"string\",\"maxLength\":512,\"default\":\"openid profile email\"},"
-    "\"allowed_algs\":{\"type\":\"array\",\"items\":{\"type\":\"string\","
-    "\"enum\":[\"RS256\",\"ES256\"]},\"default\":[\"RS256\",\"ES256\"]},"
-    "\"clock_skew\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":600,\"default\":60,"
-    "\"description\":\"Seconds of clock difference allowed on exp, iat and nbf\"},"
-    "\"http_timeout\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":120,\"default\":10},"
-    "\"ca_file\":{\"type\":\"string\",\"description\":\"CA bundle for the provider's TLS\"},"
-    "\"max_pending\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000000,\"default\":10000,"
-    "\"description\":\"Logins started and not finished kept at most (10 minutes each)\"},"
-    "\"username_claim\":{\"type\":\"string\",\"minLength\":1,\"default\":\"preferred_username\"},"
-    "\"username_fallback_sub\":{\"type\":\"boolean\",\"default\":false,"
-    "\"description\":\"Use sub when username_claim is absent\"},"
-    "\"roles_claim\":{\"type\":\"string\",\"minLength\":1,\"default\":\"groups\"},"
-    "\"admin_values\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"minLength\":1},"
-    "\"default\":[],\"description\":\"Values of roles_claim that make a platform admin\"},"
-    "\"groups_claim\":{\"type\":\"string\",\"minLength\":1,\"default\":\"groups\"},"
-    "\"project_roles\":{\"type\":\"array\",\"default\":[],\"items\":{\"type\":\"object\","
-    "\"additionalProperties\":false,\"required\":[\"group\",\"project\",\"role\"],"
-    "\"properties\":{\"group\":{\"type\":\"string\",\"minLength\":1},"
-    "\"project\":{\"type\":\"string\",\"pattern\":\"" DNS_LABEL "\"},"
-    "\"role\":{\"type\":\"string\",\"enum\":[\"creator\",\"ops\",\"dev\",\"viewer\"]}}}}}}";
-
 /* A copy of the string setting `key`, or of def (NULL stays NULL). */
 static char *str_setting(const cJSON *doc, const char *key, const char *def)
 {

@@ -151,8 +151,6 @@ struct oidc_config {
     size_t n_project_roles;
 };
 
-/* The JSON Schema of the plugin's config section. */
-extern const char OIDC_CONFIG_SCHEMA[];
 /* Reads the validated config (defaults applied by the host, applied again
  * here for the fake host); the secret may come from client_secret_env.
  * 0, or -1 with err naming the setting. */

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cube/util/json.h>
+
 #include "buf.h"
 #include "cli.h"
 #include "table.h"
@@ -35,14 +37,9 @@ struct config_cmd {
     const char *output;
 };
 
-static const char *str_of(const cJSON *obj, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
-}
-
 static const char *current_name(const cJSON *doc)
 {
-    const char *n = str_of(doc, "current-context");
+    const char *n = cu_str(doc, "current-context");
     return n && *n ? n : NULL;
 }
 
@@ -69,12 +66,12 @@ static int get_contexts(struct config_cmd *c)
     const cJSON *ctx;
     int rc = 0;
     cJSON_ArrayForEach(ctx, cJSON_GetObjectItemCaseSensitive(c->doc, "contexts")) {
-        const char *name = str_of(ctx, "name");
+        const char *name = cu_str(ctx, "name");
         if (!name || (only && strcmp(name, only)))
             continue;
-        const char *project = str_of(ctx, "project");
+        const char *project = cu_str(ctx, "project");
         const char *row[] = {cur && !strcmp(cur, name) ? "*" : "", name,
-                             str_of(ctx, "server"),
+                             cu_str(ctx, "server"),
                              project && *project ? project : "(server default)"};
         if (names)
             printf("%s\n", name);
@@ -168,7 +165,7 @@ static int delete_context(struct config_cmd *c)
     cJSON *list = cJSON_GetObjectItemCaseSensitive(c->doc, "contexts"), *ctx;
     int i = 0;
     cJSON_ArrayForEach(ctx, list) {
-        if (!strcmp(str_of(ctx, "name") ? str_of(ctx, "name") : "", name))
+        if (!strcmp(cu_str(ctx, "name") ? cu_str(ctx, "name") : "", name))
             break;
         i++;
     }

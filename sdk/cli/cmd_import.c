@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cube/util/yaml.h>
+
 #include "action.h"
 #include "api.h"
 #include "url.h"
@@ -35,7 +37,7 @@ static int read_doc(struct import *im)
     const char *shown = strcmp(im->file, "-") ? im->file : "<stdin>";
     if (buf_read_file(&im->text, im->file))
         return cli_fail("%s: %s", shown, strerror(errno));
-    im->docs = yaml_parse_docs(buf_str(&im->text), im->text.len, shown, err, sizeof err);
+    im->docs = cu_yaml_parse_all(buf_str(&im->text), im->text.len, shown, err, sizeof err);
     if (!im->docs)
         return cli_fail("%s", err);
     if (cJSON_GetArraySize(im->docs) != 1 || !cJSON_IsObject(cJSON_GetArrayItem(im->docs, 0)))

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cube/util/json.h>
+
 #include "remote.h"
 #include "table.h"
 
@@ -16,12 +18,6 @@ static const char usage[] =
     "Flags:\n"
     "  -o, --output FORMAT  table (NAME, SIZE, MODIFIED), name (one per line)\n"
     "                       or json (the server's entries)\n";
-
-static const char *str_of(const cJSON *o, const char *key)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-    return s ? s : "";
-}
 
 static int print_items(const cJSON *items, const char *fmt)
 {
@@ -41,11 +37,11 @@ static int print_items(const cJSON *items, const char *fmt)
     cJSON_ArrayForEach(it, items) {
         int dir = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "dir"));
         char name[1100], size[32] = "-";
-        snprintf(name, sizeof name, "%s%s", str_of(it, "name"), dir ? "/" : "");
+        snprintf(name, sizeof name, "%s%s", cu_str_or(it, "name", ""), dir ? "/" : "");
         if (!dir)
             snprintf(size, sizeof size, "%.0f",
                      cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "size")));
-        const char *row[] = {name, size, str_of(it, "modified")};
+        const char *row[] = {name, size, cu_str_or(it, "modified", "")};
         if (!strcmp(fmt, "name"))
             puts(name);
         else if (!bad)
@@ -71,7 +67,7 @@ static int file_entry(struct cli *cli, const char *project, char *path, cJSON **
         *slash = '/';
     for (cJSON *it = rc ? NULL : (*items)->child, *next; it; it = next) {
         next = it->next;
-        if (strcmp(str_of(it, "name"), name))
+        if (strcmp(cu_str_or(it, "name", ""), name))
             cJSON_Delete(cJSON_DetachItemViaPointer(*items, it));
     }
     return rc;

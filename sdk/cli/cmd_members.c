@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cube/util/json.h>
+
 #include "api.h"
 #include "table.h"
 #include "url.h"
@@ -21,11 +23,6 @@ static const char usage[] =
     "Flags:\n"
     "      --role ROLE   creator, ops, dev or viewer\n";
 
-static const char *str_of(const cJSON *o, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
 static int print_members(const cJSON *list)
 {
     static const char *const head[] = {"USER", "ROLE"};
@@ -36,7 +33,7 @@ static int print_members(const cJSON *list)
     const cJSON *m;
     int rc = 0;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(list, "items")) {
-        const char *row[] = {str_of(m, "user"), str_of(m, "role")};
+        const char *row[] = {cu_str(m, "user"), cu_str(m, "role")};
         rc |= table_add(&t, row);
     }
     if (!rc && !(rc = table_render(&t, 0, &b)))

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cube/util/yaml.h>
+
 #include "api.h"
 #include "manifest.h"
 #include "yaml_conv.h"
@@ -20,7 +22,7 @@ static const char usage[] =
 static char *patch_body(struct cli *cli, const char *text, int *rc)
 {
     char err[256];
-    cJSON *docs = yaml_parse_docs(text, strlen(text), "--merge", err, sizeof err);
+    cJSON *docs = cu_yaml_parse_all(text, strlen(text), "--merge", err, sizeof err);
     const cJSON *doc = cJSON_GetArrayItem(docs, 0);
     char *body = NULL;
     if (!docs)

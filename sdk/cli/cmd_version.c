@@ -2,6 +2,8 @@
  * server's (GET /api/v1/version). */
 #include <stdio.h>
 
+#include <cube/util/json.h>
+
 #include "api.h"
 
 #ifndef CUBECTL_VERSION
@@ -15,12 +17,6 @@ static const char usage[] =
     "\n"
     "Flags:\n"
     "      --client   only the client's version (no server needed)\n";
-
-static const char *str_of(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(v) ? v->valuestring : "unknown";
-}
 
 int cmd_version(struct cli *cli, int argc, char **argv)
 {
@@ -43,8 +39,8 @@ int cmd_version(struct cli *cli, int argc, char **argv)
         (rc = api_call(cli, "GET", "/api/v1/version", NULL, NULL, &r)))
         return rc;
     if (api_ok(&r) && cJSON_IsObject(r.json))
-        printf("Server Version: %s (plugin ABI %s)\n", str_of(r.json, "version"),
-               str_of(r.json, "abi"));
+        printf("Server Version: %s (plugin ABI %s)\n", cu_str_or(r.json, "version", "unknown"),
+               cu_str_or(r.json, "abi", "unknown"));
     else
         rc = api_ok(&r) ? cli_fail("the server's version is not JSON") : api_fail(&r);
     api_result_free(&r);

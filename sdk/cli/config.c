@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/json.h>
+#include <cube/util/yaml.h>
 
 #include "buf.h"
 #include "json_pretty.h"
@@ -51,7 +53,7 @@ static int read_doc(const char *path, cJSON **out, char *err, size_t errlen)
         buf_free(&b);
         return missing ? 0 : -1;
     }
-    cJSON *docs = yaml_parse_docs(buf_str(&b), b.len, path, err, errlen);
+    cJSON *docs = cu_yaml_parse_all(buf_str(&b), b.len, path, err, errlen);
     buf_free(&b);
     if (!docs)
         return -1;
@@ -67,11 +69,6 @@ static int read_doc(const char *path, cJSON **out, char *err, size_t errlen)
     return 0;
 }
 
-static const char *str_of(const cJSON *obj, const char *key)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
-}
-
 int config_context_name_ok(const char *name)
 {
     size_t n = name ? strlen(name) : 0;
@@ -85,7 +82,7 @@ cJSON *config_find_context(const cJSON *doc, const char *name)
 {
     cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "contexts")) {
-        const char *n = str_of(c, "name");
+        const char *n = cu_str(c, "name");
         if (n && name && !strcmp(n, name))
             return c;
     }
@@ -98,7 +95,7 @@ static int take_settings(const cJSON *from, struct cli_config *cfg)
     const char *keys[] = {"server", "token", "project"};
     char **fields[] = {&cfg->server, &cfg->token, &cfg->project};
     for (size_t i = 0; i < 3; i++) {
-        const char *v = str_of(from, keys[i]);
+        const char *v = cu_str(from, keys[i]);
         if (v && config_set(fields[i], v))
             return -1;
     }
@@ -112,7 +109,7 @@ int config_load(const char *path, const char *use, struct cli_config *cfg,
     err[0] = '\0';
     if (read_doc(path, &doc, err, errlen))
         return -1;
-    const char *name = use ? use : str_of(doc, "current-context");
+    const char *name = use ? use : cu_str(doc, "current-context");
     const cJSON *from = doc;
     int rc = 0;
     if (name && *name && !(from = config_find_context(doc, name))) {

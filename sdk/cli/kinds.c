@@ -7,25 +7,21 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *str_of(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+#include <cube/util/json.h>
 
 /* Fills k from one KindList item. Returns 0, or -1 to skip the item. */
 static int read_kind(const cJSON *item, struct kind *k)
 {
-    const char *singular = str_of(item, "singular");
-    const char *scope = str_of(item, "scope");
+    const char *singular = cu_str(item, "singular");
+    const char *scope = cu_str(item, "scope");
     const cJSON *cols = cJSON_GetObjectItemCaseSensitive(item, "printerColumns");
     const cJSON *acts = cJSON_GetObjectItemCaseSensitive(item, "actions");
     memset(k, 0, sizeof *k);
-    k->kind = str_of(item, "kind");
-    k->plural = str_of(item, "plural");
+    k->kind = cu_str(item, "kind");
+    k->plural = cu_str(item, "plural");
     if (!k->kind || !k->plural || !*k->kind || !*k->plural)
         return -1;
-    k->group = str_of(item, "group");
+    k->group = cu_str(item, "group");
     if (!k->group)
         k->group = "";
     k->cluster = scope && !strcasecmp(scope, "cluster");
@@ -71,7 +67,7 @@ const cJSON *kinds_action(const struct kind *k, const char *name)
 {
     const cJSON *a;
     cJSON_ArrayForEach(a, k->actions) {
-        const char *n = str_of(a, "name");
+        const char *n = cu_str(a, "name");
         if (n && !strcmp(n, name))
             return a;
     }

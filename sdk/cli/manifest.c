@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cube/util/yaml.h>
+
 #include "api.h"
 #include "url.h"
 #include "yaml_conv.h"
@@ -58,7 +60,7 @@ cJSON *manifest_read(const char *path)
         buf_free(&b);
         return NULL;
     }
-    cJSON *docs = yaml_parse_docs(buf_str(&b), b.len, name, err, sizeof err);
+    cJSON *docs = cu_yaml_parse_all(buf_str(&b), b.len, name, err, sizeof err);
     buf_free(&b);
     if (!docs) {
         cli_fail("%s", err);

@@ -8,6 +8,8 @@
 
 #include <yaml.h>
 
+#include <cube/util/yaml.h>
+
 #include "buf.h"
 
 static int write_out(void *data, unsigned char *bytes, size_t n)
@@ -18,7 +20,7 @@ static int write_out(void *data, unsigned char *bytes, size_t n)
 static int scalar(yaml_emitter_t *e, const char *text, int is_string)
 {
     yaml_scalar_style_t style = YAML_ANY_SCALAR_STYLE;
-    if (is_string && !yaml_plain_is_string(text))
+    if (is_string && !cu_yaml_plain_is_string(text))
         style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
     else if (is_string && strchr(text, '\n'))
         style = YAML_LITERAL_SCALAR_STYLE;  /* falls back when not allowed */

@@ -1,16 +1,21 @@
 #!/usr/bin/python3
-"""Checks that today's plugin ABI is a compatible extension of ABI 1.0.
+"""Checks that today's plugin ABI is a compatible extension of every
+released minor.
 
-usage: check_layout.py FROZEN_DUMP CURRENT_DUMP LAYOUT_TXT HEADER_DIR
+usage: check_layout.py CURRENT_DUMP HEADER_DIR vN.M:FROZEN_DUMP:LAYOUT_TXT...
 
-FROZEN_DUMP and CURRENT_DUMP are layout_dump built against tests/abi/v1.0
-and abi/. Fails, naming each offending entry, when:
-  * the frozen dump differs from the committed LAYOUT_TXT (so the frozen
+CURRENT_DUMP is layout_dump built against abi/; each FROZEN_DUMP is
+layout_dump built against the frozen headers tests/abi/vN.M, given oldest
+first. Fails, naming each offending entry, when:
+  * a frozen dump differs from its committed LAYOUT_TXT (so the frozen
     headers cannot be edited quietly);
-  * an entry of 1.0 is missing or changed today (offset, size, type, value);
-    only a struct's sizeof and CUBE_ABI_MINOR may grow;
-  * a field added since 1.0 starts inside the 1.0 struct (padding): 1.0
-    plugins pass size == the 1.0 sizeof and leave garbage there;
+  * a frozen minor's CUBE_ABI_MINOR is not the M of its directory;
+  * an entry of a released minor is missing or changed in the next frozen
+    minor or today (offset, size, type, value); only a struct's sizeof and
+    CUBE_ABI_MINOR may grow — so slots keep their order and offsets;
+  * a field added since a minor starts inside that minor's struct
+    (padding): its plugins pass size == their sizeof and leave garbage
+    there;
   * a struct member in HEADER_DIR is not listed by layout_dump.c.
 """
 import os
@@ -41,7 +46,7 @@ def parse(lines):
     return table
 
 
-def compare_expected(frozen, expected_path):
+def compare_expected(frozen, expected_path, version):
     with open(expected_path, encoding="utf-8") as f:
         expected = parse(f.read().splitlines())
     model = "abi data_model"
@@ -54,7 +59,7 @@ def compare_expected(frozen, expected_path):
         if expected.get(key) != frozen.get(key):
             errors.append(f"frozen headers vs {os.path.basename(expected_path)}: "
                           f"{key}: expected {expected.get(key)!r}, found "
-                          f"{frozen.get(key)!r} (tests/abi/v1.0 must never change)")
+                          f"{frozen.get(key)!r} (tests/abi/{version} must never change)")
     return errors
 
 
@@ -65,14 +70,16 @@ def grew(key, old, new):
     return False
 
 
-def compare_current(frozen, current):
+def compare_current(frozen, current, version, later="today"):
+    """Errors where `current` (a later minor, or today's headers) does not
+    extend `frozen` (the released `version`)."""
     errors = []
     for key, old in frozen.items():
         new = current.get(key)
         if new is None:
-            errors.append(f"{key}: in ABI 1.0 ({old}) but missing today")
+            errors.append(f"{key}: in ABI {version} ({old}) but missing in {later}")
         elif new != old and not grew(key, old, new):
-            errors.append(f"{key}: ABI 1.0 has {old!r}, today has {new!r}")
+            errors.append(f"{key}: ABI {version} has {old!r}, {later} has {new!r}")
     for key, new in current.items():
         if key in frozen or "." not in key or " " in key:
             continue
@@ -82,8 +89,9 @@ def compare_current(frozen, current):
             continue  # an enum constant or a field of a new struct
         offset = int(new.split()[0])
         if offset < int(old_size):
-            errors.append(f"{key}: new field at offset {offset}, inside the 1.0 "
-                          f"struct (sizeof {old_size}); append after it instead")
+            errors.append(f"{key}: new field at offset {offset} in {later}, inside "
+                          f"the {version} struct (sizeof {old_size}); append after it "
+                          f"instead")
     return errors
 
 
@@ -111,21 +119,38 @@ def check_listed(current, header_dir):
             for s, m in sorted(header_members(header_dir) - listed)]
 
 
+def check_minor(version, frozen, expected):
+    """The frozen dump of `version` ("v1.2") against its layout.txt and its
+    own CUBE_ABI_MINOR."""
+    errors = compare_expected(frozen, expected, version)
+    minor = version.split(".")[1]
+    if frozen.get("CUBE_ABI_MINOR") != minor:
+        errors.append(f"tests/abi/{version}: CUBE_ABI_MINOR is "
+                      f"{frozen.get('CUBE_ABI_MINOR')}, expected {minor}")
+    return errors
+
+
 def main():
-    if len(sys.argv) != 5:
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
-    frozen_exe, current_exe, expected, header_dir = sys.argv[1:]
-    frozen, current = run_dump(frozen_exe), run_dump(current_exe)
-    errors = compare_expected(frozen, expected)
-    errors += compare_current(frozen, current)
-    errors += check_listed(current, header_dir)
+    current_exe, header_dir = sys.argv[1:3]
+    current = run_dump(current_exe)
+    errors = check_listed(current, header_dir)
+    previous = None
+    for arg in sys.argv[3:]:
+        version, frozen_exe, expected = arg.split(":", 2)
+        frozen = run_dump(frozen_exe)
+        errors += check_minor(version, frozen, expected)
+        if previous:
+            errors += compare_current(previous[1], frozen, previous[0][1:],
+                                      f"ABI {version[1:]}")
+        errors += compare_current(frozen, current, version[1:])
+        print(f"ABI {version[1:]}: {len(frozen)} entries checked, "
+              f"{len(set(current) - set(frozen))} added since")
+        previous = (version, frozen)
     for e in errors:
         print("ABI BREAK: " + e)
-    if errors:
-        return 1
-    print(f"ABI 1.0: {len(frozen)} entries checked, "
-          f"{len(set(current) - set(frozen))} added since")
-    return 0
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

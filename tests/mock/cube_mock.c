@@ -364,10 +364,20 @@ int cube_mock_init(const struct cube_plugin_desc *desc, const char *config_json,
                    void **state)
 {
     cube_plugin *self;
-    const struct cube_host *h = cube_mock_host(config_json, &self);
+    char err[sizeof M.last_error];
+    char *config = cube_mock_config(desc->config_schema, config_json, err, sizeof err);
+    const struct cube_host *h = cube_mock_host(config ? config : config_json, &self);
+    free(config);
     M.state = NULL;
     M.after_init = 0;
     snprintf(M.actor, sizeof M.actor, "plugin:%s", desc->name ? desc->name : "mock");
+    if (!config) {
+        /* as cubed: a config its schema refuses never reaches init */
+        snprintf(M.last_error, sizeof M.last_error, "%s", err);
+        M.after_init = 1;
+        *state = NULL;
+        return CUBE_EINVAL;
+    }
     int rc = desc->init(h, self, &M.state);
     M.after_init = 1;
     *state = M.state;
@@ -455,6 +465,19 @@ int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *
     return rc;
 }
 
+/* Answers as cubed when the caller may not use a route or action: 401,
+ * 403 or 404 before the handler runs. Returns nonzero when it answered. */
+static int refused(cube_req *r, const char *perm, const char *owner)
+{
+    static const char *const CODE[] = {"Unauthorized", "Forbidden", "NotFound"};
+    int status = mock_permission(perm, owner);
+    if (status)
+        resp_error(r, status, CODE[status == 401 ? 0 : status == 403 ? 1 : 2],
+                   status == 401 ? "sign in first" : status == 403
+                   ? "not allowed" : "no such project");
+    return status;
+}
+
 struct cube_mock_response cube_mock_request(const char *method, const char *path,
                                             const char *query, const char *header,
                                             const char *body)
@@ -465,6 +488,8 @@ struct cube_mock_response cube_mock_request(const char *method, const char *path
     for (int i = 0; i < M.n_routes; i++) {
         if (strcmp(M.methods[i], method) != 0 || !match(M.paths[i], path, &r))
             continue;
+        if (refused(&r, M.routes[i].permission, NULL))
+            return out;
         out.handler_rc = M.routes[i].handler(M.state, &r);
         if (r.has_stream)
             drain_stream(&r);
@@ -474,13 +499,17 @@ struct cube_mock_response cube_mock_request(const char *method, const char *path
     for (int i = 0;; i++) {
         char tmpl[512];
         const char *m, *kind;
+        const char *perm;
         cube_route_fn fn;
-        int got = mock_action_route(i, tmpl, sizeof tmpl, &m, &kind, &fn);
+        int got = mock_action_route(i, tmpl, sizeof tmpl, &m, &kind, &fn, &perm);
         if (got == 0)
             break;
         if (got < 0 || strcmp(m, method) != 0 || !match(tmpl, path, &r))
             continue;
-        if (!mock_object_exists(kind, req_param(&r, "project"), req_param(&r, "name")))
+        const char *project = req_param(&r, "project"), *name = req_param(&r, "name");
+        if (refused(&r, perm, mock_object_owner(kind, project, name)))
+            return out;
+        if (!mock_object_exists(kind, project, name))
             resp_error(&r, 404, "NotFound", "no such object");
         else
             out.handler_rc = fn(M.state, &r);

@@ -5,12 +5,30 @@
  * submitted work run only when the test calls cube_mock_run_timers, so tests
  * are deterministic; metrics keep their last values per label set.
  *
+ * What cubed checks, the mock checks the same way, so a plugin need not
+ * re-implement it (JSON Schema work is done by the core's own validator,
+ * linked in):
+ * - Config: cube_mock_init applies the defaults of the plugin's
+ *   config_schema and validates the result (strict: unknown keys are
+ *   refused; a plugin without a schema takes no config) before init; a
+ *   refused config never reaches init (CUBE_EINVAL; cube_mock_last_error
+ *   names the setting as cubed's message does, without its file:line:col
+ *   and "config." in front: "uid_min: must be >= 1000"). init sees the
+ *   config with defaults applied through config_json and config_*.
+ * - Objects: the spec schema's defaults, then the kind's defaulting, then
+ *   the whole object against its schema (strict), then the kind's validate;
+ *   a status against the kind's status schema. A refusal is CUBE_EINVAL
+ *   with the field logged (cube_mock_last_log).
+ * - Permissions: cube_mock_request checks a route's or action's permission
+ *   against the user and role cube_mock_set_user set (anonymous until
+ *   then), answering 401, 403 or 404 (not a member) without calling the
+ *   handler, as cube_http.h says; role "admin" is a platform administrator.
+ *
  * The ABI 1.1 slots work in memory, simply:
  * - register_kind/register_action copy the descriptor (size-checked, strings
  *   duplicated) and check names, scope, duplicates and that the schemas
  *   parse; after cube_mock_init's init they answer CUBE_ESTATE.
- * - Objects: NO schema validation and no schema defaults; the kind's own
- *   defaulting and validate callbacks are called. obj_create checks the kind
+ * - Objects are checked as said above. obj_create checks the kind
  *   is registered, metadata.name (a DNS label), metadata.project for project
  *   kinds (none for cluster kinds), labels/annotations are string maps, and
  *   answers CUBE_EEXIST for a duplicate; it stamps apiVersion, uid, owner
@@ -35,8 +53,9 @@
  *   host's own Created/Updated/... events are not recorded.
  * - Actions are routed by cube_mock_request: POST or GET
  *   /api/v1/projects/{project}/<plural>/{name}/<action> (cluster kinds:
- *   /api/v1/<plural>/{name}/<action>), 404 when the object does not exist;
- *   permissions are not checked. Kinds have no CRUD routes in the mock.
+ *   /api/v1/<plural>/{name}/<action>), after the permission check (the
+ *   object's owner passes project:operate as a dev), 404 when the object
+ *   does not exist. Kinds have no CRUD routes in the mock.
  * - Log streams live per (kind, project, name, stream) without a size
  *   limit; resp_log answers with what the stream holds (follow is ignored).
  * - Project files live per project (no size limit); paths must be relative,
@@ -82,11 +101,21 @@ struct cube_mock_response {
 };
 
 /* Creates the fake host and plugin handle. config_json may be NULL ("{}");
- * it is used as given (the mock does not apply schema defaults). */
+ * it is used as given (no schema is known here: cube_mock_init applies
+ * the plugin's). */
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self);
+/* What cubed makes of a plugin's config: config_json (NULL: "{}") with the
+ * defaults of schema_json applied and validated against it (strict) — a
+ * new string (free) — or NULL with err naming the field. With schema_json
+ * NULL only an empty config is accepted. For tests of a plugin's config
+ * parsing that do not run init. */
+char *cube_mock_config(const char *schema_json, const char *config_json, char *err,
+                       size_t errlen);
 /* What data_dir answers from now on (NULL: "/tmp", the default). */
 void cube_mock_set_data_dir(const char *dir);
-/* Calls desc->init and checks nothing else; returns init's result. */
+/* Applies and checks desc->config_schema as cubed does (see above), then
+ * calls desc->init; returns init's result, or CUBE_EINVAL without calling
+ * init when the config is refused. */
 int cube_mock_init(const struct cube_plugin_desc *desc, const char *config_json,
                    void **state);
 /* Finds the route for method+path (templates with {params}; then the

@@ -142,3 +142,35 @@ void cube_mock_set_user(const char *user, const char *project_role)
     snprintf(A.user, sizeof A.user, "%s", user ? user : "");
     snprintf(A.role, sizeof A.role, "%s", project_role ? project_role : "");
 }
+
+/* Rank of a project role: viewer 1, dev 2, ops 3, creator 4, admin 5 (a
+ * platform administrator passes every check); 0 for none. */
+static int rank(const char *role)
+{
+    static const char *const R[] = {"viewer", "dev", "ops", "creator", "admin"};
+    for (int i = 0; role && i < 5; i++)
+        if (strcmp(role, R[i]) == 0)
+            return i + 1;
+    return 0;
+}
+
+int mock_permission(const char *perm, const char *owner)
+{
+    int r = A.has_role ? rank(A.role) : 0;
+    if (!perm || !strcmp(perm, CUBE_PERM_PUBLIC))
+        return 0;
+    if (!A.has_user)
+        return 401;
+    if (r == 5 || !strcmp(perm, CUBE_PERM_USER))
+        return 0;
+    if (!strcmp(perm, CUBE_PERM_ADMIN))
+        return 403;
+    if (r == 0)
+        return 404;   /* not a member: the project's name does not leak */
+    int need = !strcmp(perm, CUBE_PERM_PROJECT_VIEW) ? 1
+             : !strcmp(perm, CUBE_PERM_PROJECT_EDIT) ? 2
+             : !strcmp(perm, CUBE_PERM_PROJECT_OPERATE) ? 3 : 4;
+    if (need == 3 && r == 2 && owner && !strcmp(owner, A.user))
+        return 0;     /* a dev operates the objects they own */
+    return r >= need ? 0 : 403;
+}

@@ -110,6 +110,9 @@ static int register_kind(cube_plugin *self, const struct cube_kind_desc *in)
     for (int i = 0; i < O.n_kinds; i++)
         if (strcmp(O.kinds[i].kind, d.kind) == 0 || strcmp(O.kinds[i].plural, d.plural) == 0)
             return mock_logf("register_kind: %s is already registered", d.kind), CUBE_EEXIST;
+    char schema_err[300];
+    if (mock_schema_kind_add(&d, schema_err, sizeof schema_err) != CUBE_OK)
+        return mock_logf("register_kind: %s", schema_err), CUBE_EINVAL;
     struct cube_kind_desc *grown = mock_grow(O.kinds, O.n_kinds, &O.cap_kinds, sizeof *O.kinds);
     if (!grown)
         return CUBE_ENOMEM;
@@ -192,7 +195,7 @@ static int register_action(cube_plugin *self, const struct cube_action_desc *in)
 }
 
 int mock_action_route(int i, char *tmpl, size_t len, const char **method,
-                      const char **kind, cube_route_fn *handler)
+                      const char **kind, cube_route_fn *handler, const char **permission)
 {
     if (i < 0 || i >= O.n_actions)
         return 0;
@@ -207,6 +210,7 @@ int mock_action_route(int i, char *tmpl, size_t len, const char **method,
     *method = a->method;
     *kind = a->kind;
     *handler = a->handler;
+    *permission = a->permission;
     return 1;
 }
 
@@ -235,4 +239,5 @@ void mock_kinds_reset(void)
     free(O.kinds);
     free(O.actions);
     memset(&O, 0, sizeof O);
+    mock_schema_reset();
 }

@@ -72,6 +72,15 @@ int mock_object_exists(const char *kind, const char *project, const char *name)
     return k && find_obj(k->kind, scoped(k, project), name) != NULL;
 }
 
+const char *mock_object_owner(const char *kind, const char *project, const char *name)
+{
+    const struct cube_kind_desc *k = mock_find_kind(kind);
+    const struct mobj *o = k ? find_obj(k->kind, scoped(k, project), name) : NULL;
+    return o ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+                   cJSON_GetObjectItemCaseSensitive(o->doc, "metadata"), "owner"))
+             : NULL;
+}
+
 /* -- the controller queue ------------------------------------------- */
 
 static void queue_reconcile(const char *kind, const char *project, const char *name)
@@ -199,9 +208,13 @@ static const struct cube_kind_desc *target(const cJSON *body, const char **proje
     return k;
 }
 
-/* The kind's defaulting and validate callbacks (no schema). */
+/* As cubed: the spec schema's defaults, the kind's defaulting callback, the
+ * object's schema (strict), the kind's validate callback. */
 static int plugin_checks(const struct cube_kind_desc *k, cJSON **obj, const cJSON *old, int *rc)
 {
+    char why[400];
+    if (mock_schema_default_spec(k->kind, *obj) < 0)
+        return *rc = CUBE_ENOMEM, -1;
     if (k->defaulting) {
         char *in = cJSON_PrintUnformatted(*obj), *out = NULL;
         int r = in ? k->defaulting(mock_state(), in, &out) : CUBE_ENOMEM;
@@ -213,6 +226,8 @@ static int plugin_checks(const struct cube_kind_desc *k, cJSON **obj, const cJSO
         if (parsed)
             cJSON_Delete(*obj), *obj = parsed;
     }
+    if (mock_schema_check_object(k->kind, *obj, why, sizeof why) < 0)
+        return mock_logf("%s", why), *rc = CUBE_EINVAL, -1;
     if (k->validate) {
         char field[256] = "", msg[400] = "";
         char *in = cJSON_PrintUnformatted(*obj), *old_text = old ? cJSON_PrintUnformatted(old) : NULL;
@@ -329,16 +344,21 @@ static char *obj_create(cube_plugin *self, const char *json, int *rc)
     return create_as(json, NULL, rc);
 }
 
-/* As the host: for the request's signed-in caller, a dev or above. */
+/* As the host: for the request's signed-in caller, a dev or above (for
+ * cluster kinds a platform administrator). */
 static char *obj_create_for(cube_plugin *self, cube_req *req, const char *json, int *rc)
 {
     cJSON *o = json ? cJSON_Parse(json) : NULL;
+    const struct cube_kind_desc *k = mock_find_kind(cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(o, "kind")));
     const char *project = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(o, "metadata"), "project"));
     const char *user = req ? mock_host()->req_user(req) : NULL;
     const char *role = user ? mock_host()->req_project_role(req, project) : NULL;
-    int may = role && (!strcmp(role, "admin") || !strcmp(role, "creator") ||
-                       !strcmp(role, "ops") || !strcmp(role, "dev"));
+    int may = role && (!strcmp(role, "admin") ||
+                       (!(k && k->scope == CUBE_SCOPE_CLUSTER) &&
+                        (!strcmp(role, "creator") || !strcmp(role, "ops") ||
+                         !strcmp(role, "dev"))));
     char owner[64];
     snprintf(owner, sizeof owner, "%s", user ? user : "");
     cJSON_Delete(o);
@@ -438,6 +458,9 @@ static char *obj_update_status(cube_plugin *self, const char *kind, const char *
               : !o ? CUBE_ENOTFOUND : CUBE_ECONFLICT;
         return cJSON_Delete(status), NULL;
     }
+    char why[400];
+    if (mock_schema_check_status(k->kind, status, why, sizeof why) < 0)
+        return mock_logf("%s", why), cJSON_Delete(status), *rc = CUBE_EINVAL, NULL;
     if (json_eq(cJSON_GetObjectItemCaseSensitive(o->doc, "status"), status))
         return cJSON_Delete(status), print(o->doc, rc); /* unchanged: not written */
     set_item(o->doc, "status", status);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include <cube/cube.h>
+#include <cjson/cJSON.h>
 
 /* -- cube_mock.c ---------------------------------------------------- */
 
@@ -37,13 +38,28 @@ const struct cube_kind_desc *mock_find_kind(const char *kind);
  * *kind and *handler. Returns 1, 0 past the last action, or -1 when the
  * action's kind is not registered (skip it). */
 int mock_action_route(int i, char *tmpl, size_t len, const char **method,
-                      const char **kind, cube_route_fn *handler);
+                      const char **kind, cube_route_fn *handler, const char **permission);
 /* Returns items with room for item n (grown to *cap), or NULL. */
 void *mock_grow(void *items, int n, int *cap, size_t size);
 /* strdup, NULL for NULL. */
 char *mock_strdup(const char *s);
 /* Nonzero for a DNS label: 1..63 of [a-z0-9-], no '-' at either end. */
 int mock_dns_label(const char *s);
+
+/* -- cube_mock_schema.c: the core's JSON Schema validator, as cubed uses it */
+
+/* Parses and checks a kind's schemas (spec_schema required) and keeps them
+ * for its objects; CUBE_EINVAL with why naming the field. */
+int mock_schema_kind_add(const struct cube_kind_desc *d, char *why, size_t len);
+/* Fills the defaults of the kind's spec schema into obj.spec (when it is an
+ * object). 0, or -1 when out of memory. */
+int mock_schema_default_spec(const char *kind, cJSON *obj);
+/* Validates a whole object (strict, as cubed) / a status against the
+ * kind's schemas: 0, or -1 with why ("spec.steps[0].name: ..."). */
+int mock_schema_check_object(const char *kind, const cJSON *obj, char *why, size_t len);
+int mock_schema_check_status(const char *kind, const cJSON *status, char *why, size_t len);
+/* Forgets every kind's schemas. */
+void mock_schema_reset(void);
 
 /* -- cube_mock_objects.c: objects, events, controllers --------------- */
 
@@ -53,6 +69,8 @@ void mock_objects_install(struct cube_host *h);
 void mock_objects_reset(void);
 /* Nonzero when the object exists (project NULL or "" for cluster kinds). */
 int mock_object_exists(const char *kind, const char *project, const char *name);
+/* The object's metadata.owner (borrowed until the next write), or NULL. */
+const char *mock_object_owner(const char *kind, const char *project, const char *name);
 
 /* -- cube_mock_files.c: log streams and project files ---------------- */
 
@@ -69,6 +87,12 @@ void mock_files_forget_object(const char *kind, const char *project, const char 
 void mock_auth_install(struct cube_host *h);
 /* Forgets providers, the identity and the signed-in user. */
 void mock_auth_reset(void);
+/* Whether the user cube_mock_set_user set passes a route's or action's
+ * permission as cubed checks it (cube_http.h): 0 when allowed, else the
+ * status cubed answers (401 anonymous, 403 not allowed, 404 not a member
+ * of the project). `owner` is the metadata.owner of the object an action
+ * names (project:operate admits a dev who owns it), or NULL. */
+int mock_permission(const char *perm, const char *owner);
 
 /* -- cube_mock_sched.c: the 1.3 slots (executors, nodes, accelerators) -- */
 

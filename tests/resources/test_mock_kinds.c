@@ -264,6 +264,7 @@ static void delete_cascades_to_owned(void **st)
 static void poke_action_records_event(void **st)
 {
     (void)st;
+    cube_mock_set_user("root", "admin");   /* poke is for administrators */
     struct cube_mock_response r = cube_mock_request("POST", "/api/v1/projects/p1/widgets/w1/poke",
                                                     NULL, NULL, NULL);
     assert_int_equal(r.status, 404); /* no such widget yet */
@@ -308,6 +309,7 @@ static void say_action_appends_to_log(void **st)
     cJSON_Delete(create(W1, CUBE_OK));
     assert_null(host->log_read(self, "Widget", "p1", "w1", "main", 0, 100, &len, &rc));
     assert_int_equal(rc, CUBE_ENOTFOUND);
+    cube_mock_set_user("root", "admin");   /* say is for administrators */
     struct cube_mock_response r = cube_mock_request("POST", "/api/v1/projects/p1/widgets/w1/say",
                                                     "text=hello", NULL, NULL);
     assert_int_equal(r.status, 200);

@@ -2,10 +2,12 @@
  * the Cube tree with nothing but the installed headers and cube-plugin.pc
  * (see Makefile). One public route, GET /api/v1/vendor-hello, answers with
  * the host's version and a configured greeting. */
-#include <stdio.h>
 #include <stdlib.h>
 
+#include <cjson/cJSON.h>
 #include <cube/cube.h>
+#include <cube/util/json.h>   /* libcube-util: linked in, not part of the ABI */
+#include <cube/util/str.h>
 
 /* The host validates our conf.d `config:` section against this and fills
  * in the default, so init always finds a greeting. */
@@ -23,12 +25,17 @@ struct vendor_hello {
 static int say_hello(void *state, cube_req *req)
 {
     struct vendor_hello *v = state;
-    char body[256];
-    /* The schema's pattern keeps the greeting free of JSON metacharacters. */
-    snprintf(body, sizeof body,
-             "{\"plugin\":\"vendor-hello\",\"greeting\":\"%s\",\"host_version\":\"%s\"}",
-             v->greeting, v->host->host_version());
-    return v->host->resp_json(req, 200, body);
+    cJSON *doc = cJSON_CreateObject();
+    cu_set_str(doc, "plugin", "vendor-hello");
+    cu_set_str(doc, "greeting", v->greeting);
+    cu_set_str(doc, "host_version", v->host->host_version());
+    char *body = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    if (!body)
+        return v->host->resp_error(req, 500, "Internal", "out of memory");
+    int rc = v->host->resp_json(req, 200, body);
+    free(body);
+    return rc;
 }
 
 static int vendor_hello_init(const struct cube_host *host, cube_plugin *self,
@@ -40,8 +47,8 @@ static int vendor_hello_init(const struct cube_host *host, cube_plugin *self,
         return CUBE_ENOMEM;
     }
     v->host = host;
-    snprintf(v->greeting, sizeof v->greeting, "%s",
-             host->config_string(self, "greeting", "Hello from a vendor"));
+    cu_copy(v->greeting, sizeof v->greeting,
+            host->config_string(self, "greeting", "Hello from a vendor"));
     *state = v;
     const struct cube_route_desc route = {
         .size = sizeof route, .method = "GET", .path = "/api/v1/vendor-hello",

@@ -309,18 +309,6 @@ static void fini_shuts_nvml_down(void **st)
     dlclose(fake);
 }
 
-static void host_without_accel_slots_idles(void **st)
-{
-    (void)st;
-    cube_plugin *self;
-    wrapped = *cube_mock_host(NULL, &self);
-    wrapped.log = counting_log;
-    wrapped.size = offsetof(struct cube_host, register_executor);
-    assert_int_equal(cube_plugin_accel_nvidia()->init(&wrapped, self, &state), CUBE_OK);
-    assert_non_null(strstr(last_line, "ABI < 1.3"));
-    assert_null(cube_mock_accel("nvidia"));
-}
-
 static void expect_error(const char *config, const char *setting)
 {
     assert_int_not_equal(up(config), CUBE_OK);
@@ -352,7 +340,7 @@ int main(void)
         T(numa_from_sysfs_when_nvml_cannot_say), T(pins_by_uuid_and_by_index),
         T(shares_use_mps_settings), T(bad_pins_are_refused),
         T(usage_reports_utilisation_and_memory), B(absent_library_logs_one_line),
-        B(broken_library_or_driver), T(fini_shuts_nvml_down), B(host_without_accel_slots_idles),
+        B(broken_library_or_driver), T(fini_shuts_nvml_down),
         cmocka_unit_test(bad_config_names_the_setting),
     };
     return cmocka_run_group_tests_name("accel-nvidia plugin (fake host, fake NVML)", tests,

@@ -41,13 +41,28 @@ static void descriptor_is_complete(void **st)
     cJSON_Delete(schema);
 }
 
+/* xl_conf_load of a config as the host hands it over: validated against
+ * the plugin's schema, its defaults applied (what cubed does, and the fake
+ * host through cube_mock_config). A refusal is the host's. */
+static int load_via_host(struct xl_conf *c, const char *json, const char *data_dir,
+                         char *err, size_t len)
+{
+    char *cfg = cube_mock_config(cube_plugin_executor_local()->config_schema, json, err, len);
+    if (!cfg)
+        return CUBE_EINVAL;
+    int rc = xl_conf_load(c, cfg, data_dir, err, len);
+    free(cfg);
+    return rc;
+}
+
+/* The defaults are the schema's alone: the host applies them. */
 static void config_defaults(void **st)
 {
     (void)st;
     struct xl_conf c;
     char err[256] = "", host[256] = "";
-    assert_int_equal(xl_conf_load(&c, "{}", "/var/lib/cube/plugins/executor-local", err,
-                                  sizeof err), CUBE_OK);
+    assert_int_equal(load_via_host(&c, "{}", "/var/lib/cube/plugins/executor-local", err,
+                                   sizeof err), CUBE_OK);
     gethostname(host, sizeof host);
     host[strcspn(host, ".")] = '\0';
     for (char *p = host; *p; p++)
@@ -74,7 +89,8 @@ static void config_defaults(void **st)
     xl_conf_free(&c);
 }
 
-/* Each bad setting is refused with an error that starts with its name. */
+/* Each bad setting is refused, by the host's schema check or by the
+ * plugin, with an error that starts with its name. */
 static void config_rejects_bad_settings(void **st)
 {
     (void)st;
@@ -91,7 +107,7 @@ static void config_rejects_bad_settings(void **st)
         {"{\"sandbox\":\"docker\"}", "sandbox:"},
         {"{\"cgroup\":\"v3\"}", "cgroup:"},
         {"{\"cgroup_parent\":\"relative\"}", "cgroup_parent:"},
-        {"{\"labels\":{\"zone\":1}}", "labels:"},
+        {"{\"labels\":{\"zone\":1}}", "labels.zone:"},
         {"{\"node_name\":\"Bad_Name\"}", "node_name:"},
         {"{\"pool\":\"a.b\"}", "pool:"},
         {"{\"poll_ms\":5}", "poll_ms:"},
@@ -105,7 +121,7 @@ static void config_rejects_bad_settings(void **st)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct xl_conf c;
         char err[256] = "";
-        assert_int_equal(xl_conf_load(&c, cases[i][0], "/d", err, sizeof err), CUBE_EINVAL);
+        assert_int_equal(load_via_host(&c, cases[i][0], "/d", err, sizeof err), CUBE_EINVAL);
         if (strncmp(err, cases[i][1], strlen(cases[i][1])) != 0)
             fail_msg("%s: error \"%s\" does not start with %s", cases[i][0], err, cases[i][1]);
     }
@@ -124,6 +140,25 @@ static void init_fails_naming_the_setting(void **st)
     assert_non_null(strstr(cube_mock_last_error(), "uid_max"));
     assert_null(cube_mock_executor());
     cube_mock_reset(cube_plugin_executor_local(), NULL);
+    free(cfg);
+}
+
+/* Settings left out get the schema's defaults from the host (conf.c has
+ * none of its own): they reach the node document. */
+static void host_defaults_reach_the_node(void **st)
+{
+    (void)st;
+    char *cfg = xt_config(root, "\"node_name\":\"n-def\"");
+    void *state = NULL;
+    assert_int_equal(cube_mock_init(cube_plugin_executor_local(), cfg, &state), CUBE_OK);
+    cJSON *n = cJSON_Parse(cube_mock_node("n-def"));
+    assert_non_null(n);
+    assert_string_equal(cJSON_GetObjectItem(n, "pool")->valuestring, "default");
+    cJSON *ports = cJSON_GetObjectItem(n, "jobPorts");
+    assert_int_equal(cJSON_GetObjectItem(ports, "min")->valueint, 29500);
+    assert_int_equal(cJSON_GetObjectItem(ports, "max")->valueint, 30999);
+    cJSON_Delete(n);
+    cube_mock_reset(cube_plugin_executor_local(), state);
     free(cfg);
 }
 
@@ -195,8 +230,8 @@ static void node_without_devices_says_empty_list(void **st)
     (void)st;
     char msg[256];
     struct xl_conf c;
-    assert_int_equal(xl_conf_load(&c, "{\"node_name\":\"n1\",\"reserved_cpus\":0}", "/d",
-                                  msg, sizeof msg), CUBE_OK);
+    assert_int_equal(load_via_host(&c, "{\"node_name\":\"n1\",\"reserved_cpus\":0}", "/d",
+                                   msg, sizeof msg), CUBE_OK);
     char *doc = xl_node_document(&c, "[]", msg, sizeof msg);
     assert_non_null(doc);
     assert_non_null(strstr(doc, "\"devices\":[]"));
@@ -424,6 +459,7 @@ int main(void)
         cmocka_unit_test(config_defaults),
         cmocka_unit_test(config_rejects_bad_settings),
         cmocka_unit_test(init_fails_naming_the_setting),
+        cmocka_unit_test(host_defaults_reach_the_node),
         cmocka_unit_test(node_is_advertised),
         cmocka_unit_test(node_without_devices_says_empty_list),
         cmocka_unit_test(replica_document_is_parsed),

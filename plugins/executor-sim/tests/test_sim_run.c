@@ -349,6 +349,7 @@ static void removed_node_loses_its_replicas(void **st)
     assert_int_equal(start(replica("n2", 1, ""), id, msg), CUBE_OK);
     cube_mock_run_timers();
     assert_int_equal(start(replica("n1", 2, ""), id, msg), CUBE_OK);  /* still pending */
+    cube_mock_set_user("root", "admin");   /* the node routes are for administrators */
     struct cube_mock_response r = cube_mock_request("DELETE", "/api/v1/sim/nodes/n2", NULL,
                                                     NULL, NULL);
     assert_int_equal(r.status, 200);

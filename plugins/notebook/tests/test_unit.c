@@ -18,6 +18,7 @@
 
 #include "cube_mock.h"
 #include "notebook.h"
+#include "config_schema.h"   /* NB_CONFIG_SCHEMA */
 
 const struct cube_plugin_desc *cube_plugin_notebook(void);
 
@@ -208,6 +209,7 @@ static void launch_is_accepted_once(void **st)
     snprintf(e.owner, sizeof e.owner, "-");
     assert_int_equal(nb_table_put(&nb->table, &e), 0);
     const char *path = "/api/v1/projects/p/notebooks/l1/launch";
+    cube_mock_set_user("olga", "ops");   /* project:operate */
     struct cube_mock_response r = cube_mock_request("POST", path, NULL, NULL,
                                                     "{\"generation\":1,\"token\":\"xyz\"}");
     assert_int_equal(r.status, 400);
@@ -322,6 +324,7 @@ static void open_goes_to_the_notebooks_own_path(void **st)
                                     "\"url\":\"https://evil.example/login\"}", NULL, &rc);
     assert_non_null(o);
     nb->host->free(o);
+    cube_mock_set_user("olga", "ops");   /* project:operate */
     struct cube_mock_response r = cube_mock_request("GET", "/api/v1/projects/p/notebooks/o1/open",
                                                     NULL, NULL, NULL);
     assert_int_equal(r.status, 302);

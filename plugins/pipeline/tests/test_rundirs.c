@@ -107,7 +107,7 @@ static const char *start_chain(void)
         "POST", "/api/v1/projects/demo/pipelines/chain/run", NULL, NULL, "{}");
     assert_int_equal(r.status, 201);
     cJSON *o = cJSON_Parse(r.body);
-    snprintf(run, sizeof run, "%s", pl_meta(o, "name"));
+    snprintf(run, sizeof run, "%s", cu_meta(o, "name"));
     cJSON_Delete(o);
     cube_mock_response_free(&r);
     for (int i = 0; i < 20 && cube_mock_controllers_pending(); i++)
@@ -127,7 +127,9 @@ static void succeeds(const char *run, const char *task)
     pl->host->free(out);
     for (int i = 0; i < 20 && cube_mock_controllers_pending(); i++)
         cube_mock_run_controllers();
-    usleep(200 * 1000);   /* the plugin's thread makes what a pass handed over */
+    /* What a pass handed the plugin's directory worker is made before the
+     * test looks: stopping it drains its queue (the next pass starts one). */
+    pl_task_dirs_stop(pl);
 }
 
 /* 1 when task's Job runs through the wrapper. */

@@ -66,8 +66,8 @@ static void relative_templates_dir_is_refused(void **st)
     desc = *cube_plugin_pipeline();
     int rc = cube_mock_init(&desc, "{\"templates_dir\":\"build/templates\"}", &state);
     assert_int_not_equal(rc, CUBE_OK);
-    assert_non_null(strstr(cube_mock_last_error(), "templates_dir"));
-    assert_non_null(strstr(cube_mock_last_error(), "absolute"));
+    /* the schema's pattern refuses it before the plugin sees it */
+    assert_non_null(strstr(cube_mock_last_error(), "templates_dir: must match pattern"));
     cube_mock_reset(&desc, state);
 }
 

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cube/util/yaml.h>
+
 #include "cube_mock.h"
 #include "pipeline.h"
 
@@ -171,6 +173,12 @@ static void names_and_times(void **st)
     assert_string_equal(t, "2026-01-02T00:00:00Z");
 }
 
+/* The import route's reading of a body: one document, "line N: ..." on a fault. */
+static cJSON *yaml_read(const char *text, char *msg, size_t mlen)
+{
+    return cu_yaml_parse(text, strlen(text), NULL, msg, mlen);
+}
+
 static void yaml_round_trip(void **st)
 {
     (void)st;
@@ -183,24 +191,24 @@ static void yaml_round_trip(void **st)
     cJSON *in = cJSON_Parse(json);
     char *y = pl_yaml_write(in), msg[200];
     assert_non_null(y);
-    cJSON *back = pl_yaml_read(y, msg, sizeof msg);
+    cJSON *back = yaml_read(y, msg, sizeof msg);
     assert_non_null(back);
     assert_true(cJSON_Compare(in, back, 1));
     cJSON_Delete(back);
     free(y);
     cJSON_Delete(in);
     /* hand-written YAML of the same subset, and errors with line numbers */
-    back = pl_yaml_read("# a pipeline\nkind: Pipeline\nspec:\n  tasks:\n  - name: a\n"
+    back = yaml_read("# a pipeline\nkind: Pipeline\nspec:\n  tasks:\n  - name: a\n"
                         "    command: [\"true\"]\n  - name: 'b'\n    upstream:\n    - a\n",
                         msg, sizeof msg);
     assert_non_null(back);
     cJSON *tasks = cJSON_GetObjectItem(cJSON_GetObjectItem(back, "spec"), "tasks");
     assert_int_equal(cJSON_GetArraySize(tasks), 2);
-    assert_string_equal(pl_str(cJSON_GetArrayItem(tasks, 1), "name"), "b");
+    assert_string_equal(cu_str(cJSON_GetArrayItem(tasks, 1), "name"), "b");
     cJSON_Delete(back);
-    assert_null(pl_yaml_read("a: 1\nb: &anchor 2\n", msg, sizeof msg));
+    assert_null(yaml_read("a: 1\nb: &anchor 2\n", msg, sizeof msg));
     assert_non_null(strstr(msg, "line 2"));
-    assert_null(pl_yaml_read("a:\n\tb: 1\n", msg, sizeof msg));
+    assert_null(yaml_read("a:\n\tb: 1\n", msg, sizeof msg));
 }
 
 /* -- runs driven with fake Job statuses ----------------------------------- */
@@ -225,7 +233,7 @@ static const char *start_run(const char *pipeline)
     struct cube_mock_response r = cube_mock_request("POST", path, NULL, NULL, "{}");
     assert_int_equal(r.status, 201);
     cJSON *o = cJSON_Parse(r.body);
-    snprintf(name, sizeof name, "%s", pl_meta(o, "name"));
+    snprintf(name, sizeof name, "%s", cu_meta(o, "name"));
     cJSON_Delete(o);
     cube_mock_response_free(&r);
     return name;
@@ -245,7 +253,7 @@ static const char *phase(const char *run, const char *task)
     const cJSON *st = cJSON_GetObjectItem(o, "status");
     if (task)
         st = cJSON_GetObjectItem(cJSON_GetObjectItem(st, "tasks"), task);
-    snprintf(out, sizeof out, "%s", pl_str(st, "phase") ? pl_str(st, "phase") : "");
+    snprintf(out, sizeof out, "%s", cu_str(st, "phase") ? cu_str(st, "phase") : "");
     cJSON_Delete(o);
     return out;
 }
@@ -313,12 +321,12 @@ static void dag_with_fake_jobs(void **st)
     pl_join_name(run, "a", job, sizeof job);
     cJSON *j = cJSON_Parse(cube_mock_object("Job", "demo", job));
     const cJSON *env = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "spec"), "env");
-    assert_non_null(strstr(pl_str(env, "CUBE_OUTPUTS"), "/demo/pipeline-runs/"));
-    assert_string_equal(pl_str(env, "CUBE_TASK"), "a");
+    assert_non_null(strstr(cu_str(env, "CUBE_OUTPUTS"), "/demo/pipeline-runs/"));
+    assert_string_equal(cu_str(env, "CUBE_TASK"), "a");
     /* the command was rendered: the day before the execution date */
     cJSON *r0 = cJSON_Parse(cube_mock_object("PipelineRun", "demo", run));
     char day[16], want[40];
-    snprintf(day, sizeof day, "%.10s", pl_str(cJSON_GetObjectItem(r0, "spec"), "executionDate"));
+    snprintf(day, sizeof day, "%.10s", cu_str(cJSON_GetObjectItem(r0, "spec"), "executionDate"));
     pl_time_format(pl_time_parse(day) - 86400, want, sizeof want);
     want[10] = '\0';
     const char *rendered = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "spec"),
@@ -326,7 +334,7 @@ static void dag_with_fake_jobs(void **st)
     assert_non_null(strstr(rendered, want));
     cJSON_Delete(r0);
     /* the host made the run's owner (who started it) the Job's: it runs as alice */
-    assert_string_equal(pl_meta(j, "owner"), "alice");
+    assert_string_equal(cu_meta(j, "owner"), "alice");
     assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "metadata"), "annotations"));
     cJSON_Delete(j);
     /* rerun the failed part: b gets a new Job, then e */
@@ -432,7 +440,7 @@ static const char *job_env(const char *run, const char *task, const char *key)
     char job[128];
     pl_join_name(run, task, job, sizeof job);
     cJSON *o = cJSON_Parse(cube_mock_object("Job", "demo", job));
-    const char *v = pl_str(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "spec"), "env"), key);
+    const char *v = cu_str(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "spec"), "env"), key);
     snprintf(out, sizeof out, "%s", v ? v : "");
     cJSON_Delete(o);
     return out;
@@ -500,7 +508,7 @@ static void task_dirs_are_made_like_the_work_dir(void **st)
     char run[80], old[96];
     snprintf(run, sizeof run, "%s", start_run("dirs"));
     cJSON *o = cJSON_Parse(cube_mock_object("PipelineRun", "demo", run));
-    assert_int_equal(pl_num(cJSON_GetObjectItem(o, "spec"), "layout", 0), PL_LAYOUT);
+    assert_int_equal(cu_num(cJSON_GetObjectItem(o, "spec"), "layout", 0), PL_LAYOUT);
     /* the same snapshot as a run of an older version */
     snprintf(old, sizeof old, "%s-old", run);
     cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "spec"), "layout");

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/json.h>
 
 #include "cube_mock.h"
 
@@ -83,13 +84,6 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* The string member key of o, or NULL. */
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static int teardown(void **st)
 {
     (void)st;
@@ -105,13 +99,13 @@ static void admin_with_highest_project_role(void **st)
     cJSON *id;
     assert_int_equal(init_std(NULL), CUBE_OK);
     assert_int_equal(login("alice", "alice-pw", &id, msg, sizeof msg), CUBE_OK);
-    assert_string_equal(str(id, "username"), "alice");
-    assert_string_equal(str(id, "displayName"), "Alice Liddell");
-    assert_string_equal(str(id, "email"), "alice@example.org");
-    assert_string_equal(str(id, "role"), "admin");
+    assert_string_equal(cu_str(id, "username"), "alice");
+    assert_string_equal(cu_str(id, "displayName"), "Alice Liddell");
+    assert_string_equal(cu_str(id, "email"), "alice@example.org");
+    assert_string_equal(cu_str(id, "role"), "admin");
     const cJSON *p = cJSON_GetObjectItem(id, "projects");
-    assert_string_equal(str(p, "ml"), "creator");
-    assert_string_equal(str(p, "vision"), "viewer");
+    assert_string_equal(cu_str(p, "ml"), "creator");
+    assert_string_equal(cu_str(p, "vision"), "viewer");
     assert_int_equal(cJSON_GetArraySize(p), 2);
     cJSON_Delete(id);
 }
@@ -123,12 +117,12 @@ static void user_roles_and_missing_attributes(void **st)
     cJSON *id;
     assert_int_equal(init_std(NULL), CUBE_OK);
     assert_int_equal(login("bob", "bob-pw", &id, msg, sizeof msg), CUBE_OK);
-    assert_string_equal(str(id, "role"), "user");
-    assert_string_equal(str(cJSON_GetObjectItem(id, "projects"), "ml"), "dev");
+    assert_string_equal(cu_str(id, "role"), "user");
+    assert_string_equal(cu_str(cJSON_GetObjectItem(id, "projects"), "ml"), "dev");
     cJSON_Delete(id);
     assert_int_equal(login("carol", "carol-pw", &id, msg, sizeof msg), CUBE_OK);
-    assert_string_equal(str(id, "role"), "user");
-    assert_null(str(id, "email"));
+    assert_string_equal(cu_str(id, "role"), "user");
+    assert_null(cu_str(id, "email"));
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(id, "projects")), 0);
     cJSON_Delete(id);
     assert_true(cube_mock_metric("cube_sso_ldap_logins_total", "ok") == 2.0);
@@ -166,7 +160,7 @@ static void custom_filters_and_ambiguity(void **st)
     cJSON *id;
     assert_int_equal(init_std("\"user_filter\":\"(|(uid={username})(mail={username}))\""), CUBE_OK);
     assert_int_equal(login("bob@example.org", "bob-pw", &id, msg, sizeof msg), CUBE_OK);
-    assert_string_equal(str(id, "username"), "bob");
+    assert_string_equal(cu_str(id, "username"), "bob");
     cJSON_Delete(id);
     assert_int_equal(init_std("\"user_filter\":\"(|(uid={username})(objectClass=inetOrgPerson))\""),
                      CUBE_OK);
@@ -184,7 +178,7 @@ static void ldaps_and_password_from_env(void **st)
                      CUBE_OK);
     unsetenv("SSO_LDAP_READER_PW");
     assert_int_equal(login("alice", "alice-pw", &id, msg, sizeof msg), CUBE_OK);
-    assert_string_equal(str(id, "role"), "admin");
+    assert_string_equal(cu_str(id, "role"), "admin");
     cJSON_Delete(id);
 }
 

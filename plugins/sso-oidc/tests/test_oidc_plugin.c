@@ -364,7 +364,7 @@ static void init_fails_naming_the_setting(void **st)
 {
     teardown(st);
     char cfg[512], want[256], *doc = strdup(idp.discovery), *jwks = strdup(idp.jwks);
-    init_fails("{\"client_id\":\"c\"}", "issuer: required");
+    init_fails("{\"client_id\":\"c\"}", "issuer: is required");
     /* nothing listens on port 1 */
     init_fails("{\"issuer\":\"http://127.0.0.1:1\",\"client_id\":\"c\",\"client_secret\":\"s\"}",
                "issuer: cannot fetch discovery document from "

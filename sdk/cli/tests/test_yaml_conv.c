@@ -10,13 +10,15 @@
 
 #include <cmocka.h>
 
+#include <cube/util/yaml.h>
+
 #include "buf.h"
 #include "yaml_conv.h"
 
 static cJSON *parse(const char *text)
 {
     char err[256];
-    cJSON *docs = yaml_parse_docs(text, strlen(text), "t.yaml", err, sizeof err);
+    cJSON *docs = cu_yaml_parse_all(text, strlen(text), "t.yaml", err, sizeof err);
     if (!docs)
         fail_msg("unexpected error: %s", err);
     return docs;
@@ -25,7 +27,7 @@ static cJSON *parse(const char *text)
 static void assert_error(const char *text, const char *want)
 {
     char err[256];
-    cJSON *docs = yaml_parse_docs(text, strlen(text), "t.yaml", err, sizeof err);
+    cJSON *docs = cu_yaml_parse_all(text, strlen(text), "t.yaml", err, sizeof err);
     assert_null(docs);
     if (strncmp(err, want, strlen(want)))
         fail_msg("error \"%s\" does not start with \"%s\"", err, want);
@@ -101,7 +103,8 @@ static void test_errors_name_position(void **state)
 {
     (void)state;
     assert_error("a: 1\na: 2\n", "t.yaml:2:1: duplicate key \"a\"");
-    assert_error("a: &x 1\nb: *x\n", "t.yaml:2:4: anchors and aliases");
+    assert_error("a: &x 1\nb: *x\n", "t.yaml:1:4: anchors and aliases");   /* at the anchor */
+    assert_error("a: 1\nb: *x\n", "t.yaml:2:4: anchors and aliases");
     assert_error("? [a]\n: 1\n", "t.yaml:1:3: mapping keys must be scalars");
     assert_error("a: .inf\n", "t.yaml:1:4: .inf cannot be represented");
     assert_error("a: [1, 2\n", "t.yaml:");

@@ -1,0 +1,282 @@
+/*
+ * cube_host.h — the host function table handed to a plugin's init.
+ *
+ * Part of the Cube plugin ABI. The table is append-only: slots are never
+ * reordered, removed or given new signatures (a changed behaviour gets a new
+ * slot, `foo2`). Slots are grouped by the minor version that added them.
+ * Before using a slot added after 1.0, check that it lies inside the table:
+ *
+ *     if (CUBE_HOST_HAS(host, some_later_slot)) ...
+ *
+ * Ownership, in one rule: strings and buffers a plugin passes in are
+ * borrowed for the duration of the call (the host copies what it keeps);
+ * `char *` values the host returns are owned by the plugin and released with
+ * host->free; `const char *` values the host returns are borrowed, with the
+ * lifetime stated on the slot.
+ *
+ * Threads: every slot may be called from any thread unless it says
+ * otherwise. "init only" slots may be called only during the plugin's init.
+ */
+#ifndef CUBE_HOST_H
+#define CUBE_HOST_H
+
+#include <stdarg.h>
+
+#include "cube_http.h"
+#include "cube_kind.h"
+#include "cube_metrics.h"
+#include "cube_plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** True when the host table has slot `field` (it was added at or before the
+ *  host's minor version). */
+#define CUBE_HOST_HAS(host, field)                                  \
+    ((host)->size >= offsetof(struct cube_host, field) + sizeof((host)->field) \
+     && (host)->field != NULL)
+
+/** A timer or background-work callback. Runs on a host worker thread. */
+typedef void (*cube_task_fn)(void *state, void *arg);
+
+/** The host function table. */
+struct cube_host {
+    /* ---------------------------------------------------------------- */
+    /* since 1.0                                                         */
+    /* ---------------------------------------------------------------- */
+
+    /** sizeof(struct cube_host) as the host was compiled. */
+    size_t size;
+    /** The host's ABI version (major, minor). */
+    uint16_t abi_major;
+    uint16_t abi_minor;
+
+    /** The host's release version, e.g. "0.1.0". Static; never freed. */
+    const char *(*host_version)(void);
+
+    /** Releases any `char *` the host returned to the plugin. NULL is fine. */
+    void (*free)(void *ptr);
+
+    /* -- logging ------------------------------------------------------ */
+
+    /** Writes one log line at `level`, prefixed with the plugin's name.
+     *  Lines below the configured level are dropped cheaply. */
+    void (*log)(cube_plugin *self, int level, const char *fmt, ...)
+        CUBE_PRINTF(3, 4);
+    /** As log, with a va_list. */
+    void (*logv)(cube_plugin *self, int level, const char *fmt, va_list ap)
+        CUBE_PRINTF(3, 0);
+    /** Nonzero when a line at `level` would be written. */
+    int (*log_enabled)(cube_plugin *self, int level);
+    /** Sets the message explaining the error the plugin is about to return
+     *  from init or start; the host prints it with the plugin's name. */
+    void (*set_error)(cube_plugin *self, const char *fmt, ...)
+        CUBE_PRINTF(2, 3);
+
+    /* -- configuration ------------------------------------------------ */
+
+    /** The plugin's validated `config:` section (defaults applied) as JSON
+     *  text; "{}" when empty. Returns a new string: release with free. */
+    char *(*config_json)(cube_plugin *self);
+    /** Typed getters. `path` names a key, dotted for nested objects
+     *  ("storage.max_mb"). Return `def` when the key is absent or has
+     *  another type. config_string's result is borrowed and valid until
+     *  fini returns. */
+    const char *(*config_string)(cube_plugin *self, const char *path,
+                                 const char *def);
+    int64_t (*config_int)(cube_plugin *self, const char *path, int64_t def);
+    double (*config_double)(cube_plugin *self, const char *path, double def);
+    int (*config_bool)(cube_plugin *self, const char *path, int def);
+
+    /** The plugin's private directory, `<data dir>/plugins/<name>`, created
+     *  before init (mode 0700). Borrowed; valid until fini returns. */
+    const char *(*data_dir)(cube_plugin *self);
+
+    /* -- HTTP routes (init only) -------------------------------------- */
+
+    /** Registers a route. Returns CUBE_OK, CUBE_EINVAL (bad field: see the
+     *  log), CUBE_EEXIST (same method and path already registered) or
+     *  CUBE_ESTATE (called after init). */
+    int (*register_route)(cube_plugin *self, const struct cube_route_desc *desc);
+
+    /* -- request accessors (borrowed; valid during the handler) -------- */
+
+    const char *(*req_method)(cube_req *req);
+    /** The decoded path, without the query string. */
+    const char *(*req_path)(cube_req *req);
+    /** A `{param}` of the route's path template (URL-decoded), or NULL. */
+    const char *(*req_param)(cube_req *req, const char *name);
+    /** A query-string argument (URL-decoded), or NULL. A key present
+     *  without a value gives "". */
+    const char *(*req_query)(cube_req *req, const char *name);
+    /** A request header (case-insensitive name), or NULL. */
+    const char *(*req_header)(cube_req *req, const char *name);
+    /** The request body and its length (not NUL-terminated in general,
+     *  though the host adds a NUL after it). Never NULL: "" when empty. */
+    const char *(*req_body)(cube_req *req, size_t *len);
+    /** The client's address as text ("127.0.0.1", "::1"). */
+    const char *(*req_client_addr)(cube_req *req);
+    /** The request id (X-Request-Id, received or generated). */
+    const char *(*req_id)(cube_req *req);
+
+    /* -- responses: exactly one resp_* answer per request -------------- */
+
+    /** Adds a response header. Call before the answering resp_* call.
+     *  Returns CUBE_EINVAL for names or values with CR/LF. */
+    int (*resp_header)(cube_req *req, const char *name, const char *value);
+    /** Answers with a JSON body (copied). Compressed when large and the
+     *  client accepts gzip. */
+    int (*resp_json)(cube_req *req, int status, const char *json);
+    /** Answers with a text body of the given content type (copied);
+     *  content_type NULL means "text/plain; charset=utf-8". */
+    int (*resp_text)(cube_req *req, int status, const char *content_type,
+                     const char *text);
+    /** Answers with `len` bytes (copied). */
+    int (*resp_bytes)(cube_req *req, int status, const char *content_type,
+                      const void *data, size_t len);
+    /** Answers with the standard JSON error body
+     *  {"error":{"code":code,"message":message}}; code is a CamelCase word
+     *  such as "BadRequest". */
+    int (*resp_error)(cube_req *req, int status, const char *code,
+                      const char *message);
+    /** Answers with a streaming body (see struct cube_stream_desc). On
+     *  success *stream (when not NULL) receives the handle for stream_wake.
+     *  On failure close is not called and the plugin keeps cls. */
+    int (*resp_stream)(cube_req *req, int status, const char *content_type,
+                       const struct cube_stream_desc *desc, cube_stream **stream);
+    /** Asks the host to call the stream's read again soon. Safe from any
+     *  thread until the stream's close callback has returned. */
+    void (*stream_wake)(cube_stream *stream);
+
+    /* -- timers and background work ----------------------------------- */
+
+    /** Runs fn(state, arg) on a host worker thread after `delay_ms`, then
+     *  every `interval_ms` (0: once). `state` is the plugin's state at the
+     *  time of this call (see cube_plugin_desc.init). Returns the timer, or
+     *  NULL on error. A repeating run never overlaps itself. */
+    cube_timer *(*timer_add)(cube_plugin *self, uint64_t delay_ms,
+                             uint64_t interval_ms, cube_task_fn fn, void *arg);
+    /** Cancels a timer; waits for a running callback to finish unless
+     *  called from that callback. NULL is fine. */
+    void (*timer_cancel)(cube_plugin *self, cube_timer *timer);
+    /** Runs fn(state, arg) once on a host worker thread, soon (`state` as
+     *  for timer_add). Returns
+     *  CUBE_OK or CUBE_ESTATE during shutdown (fn is then not called). */
+    int (*submit)(cube_plugin *self, cube_task_fn fn, void *arg);
+
+    /* -- metrics ------------------------------------------------------ */
+
+    /** Registers a metric shown at GET /metrics. Returns the handle or NULL
+     *  (bad field or duplicate name; the reason is logged). */
+    cube_metric *(*metric_register)(cube_plugin *self,
+                                    const struct cube_metric_desc *desc);
+    /** Adds v to a counter (v >= 0) or gauge. `label_values` has exactly
+     *  label_count entries (NULL when 0). */
+    void (*metric_add)(cube_metric *m, const char *const *label_values, double v);
+    /** Sets a gauge. */
+    void (*metric_set)(cube_metric *m, const char *const *label_values, double v);
+    /** Records one observation in a histogram. */
+    void (*metric_observe)(cube_metric *m, const char *const *label_values,
+                           double v);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.1: resources, their events, logs and project files         */
+    /* ---------------------------------------------------------------- */
+
+    /** Registers a kind (init only). Returns CUBE_OK, CUBE_EINVAL (a bad
+     *  field or schema: the log names it), CUBE_EEXIST (kind or plural
+     *  taken) or CUBE_ESTATE (after init). */
+    int (*register_kind)(cube_plugin *self, const struct cube_kind_desc *desc);
+    /** Registers a sub-resource action of a kind (init only; the kind may
+     *  be registered later by another plugin). Same codes as
+     *  register_route. */
+    int (*register_action)(cube_plugin *self,
+                           const struct cube_action_desc *desc);
+
+    /* Object access for plugins. project is NULL for cluster kinds. Each
+     * returns a new JSON string (release with free) or NULL with *rc set
+     * (CUBE_ENOTFOUND, CUBE_EINVAL with the reason logged, CUBE_ECONFLICT,
+     * CUBE_EEXIST, CUBE_EUNAVAIL); *rc is CUBE_OK on success. Writes are
+     * validated like API requests and audited as done by "plugin:<name>". */
+
+    /** One object. */
+    char *(*obj_get)(cube_plugin *self, const char *kind, const char *project,
+                     const char *name, int *rc);
+    /** {"kind":"<Kind>List","items":[...]} of a project (NULL for cluster
+     *  kinds) filtered by a label selector (NULL: all). */
+    char *(*obj_list)(cube_plugin *self, const char *kind, const char *project,
+                      const char *label_selector, int *rc);
+    /** Creates the object given as JSON (kind, metadata.name and, for
+     *  project kinds, metadata.project required); returns it as stored. */
+    char *(*obj_create)(cube_plugin *self, const char *object_json, int *rc);
+    /** Replaces metadata (labels, annotations, ownerReferences) and spec of
+     *  an existing object; metadata.resourceVersion, when present, must
+     *  match (else CUBE_ECONFLICT). Status is kept. */
+    char *(*obj_update)(cube_plugin *self, const char *object_json, int *rc);
+    /** Replaces the status of an object (controllers). resource_version NULL
+     *  writes whatever the current version is. */
+    char *(*obj_update_status)(cube_plugin *self, const char *kind,
+                               const char *project, const char *name,
+                               const char *status_json,
+                               const char *resource_version, int *rc);
+    /** Deletes an object (and, through ownerReferences, what it owns).
+     *  Returns CUBE_OK, CUBE_ENOTFOUND or another error. */
+    int (*obj_delete)(cube_plugin *self, const char *kind, const char *project,
+                      const char *name);
+    /** Records an event about an object: type "Normal" or "Warning", a
+     *  CamelCase reason ("Started") and a message. */
+    int (*obj_event)(cube_plugin *self, const char *kind, const char *project,
+                     const char *name, const char *type, const char *reason,
+                     const char *message);
+
+    /* Log streams: append-only text per object and stream name (e.g.
+     * "replica-0"), kept under the data dir. */
+
+    /** Appends bytes to a log stream (created on first append); wakes
+     *  followers. CUBE_ETOOBIG past the configured per-stream limit. */
+    int (*log_append)(cube_plugin *self, const char *kind, const char *project,
+                      const char *name, const char *stream, const void *data,
+                      size_t len);
+    /** Reads up to max bytes from offset; *len gets the count. Returns a
+     *  new buffer (free) or NULL with *rc (CUBE_ENOTFOUND: no such log). */
+    char *(*log_read)(cube_plugin *self, const char *kind, const char *project,
+                      const char *name, const char *stream, uint64_t offset,
+                      size_t max, size_t *len, int *rc);
+    /** Answers a request with a log stream from offset, as text/plain;
+     *  with follow, keeps the response open and sends appended bytes until
+     *  log_close is called for it or the client leaves. */
+    int (*resp_log)(cube_req *req, const char *kind, const char *project,
+                    const char *name, const char *stream, uint64_t offset,
+                    int follow);
+    /** Marks a log stream finished: followers get the rest and the end. */
+    int (*log_close)(cube_plugin *self, const char *kind, const char *project,
+                     const char *name, const char *stream);
+
+    /* Project files: under <data dir>/projects/<project>/, paths relative
+     * to it, "/"-separated, without "..", "." or empty segments; size
+     * limited by the configured files.max_bytes. */
+
+    /** Writes (replaces) a file, creating parent directories. */
+    int (*file_write)(cube_plugin *self, const char *project, const char *path,
+                      const void *data, size_t len);
+    /** Reads a whole file: a new buffer (free) with *len, or NULL + *rc. */
+    char *(*file_read)(cube_plugin *self, const char *project, const char *path,
+                       size_t *len, int *rc);
+    /** Deletes a file. */
+    int (*file_delete)(cube_plugin *self, const char *project,
+                       const char *path);
+    /** Lists a directory as JSON [{"name","size","dir"}] (free), or NULL. */
+    char *(*file_list)(cube_plugin *self, const char *project, const char *dir,
+                       int *rc);
+
+    /* ---------------------------------------------------------------- */
+    /* Append new slots below this line with a "since 1.N" header.        */
+    /* ---------------------------------------------------------------- */
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUBE_HOST_H */

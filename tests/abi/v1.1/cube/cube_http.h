@@ -1,0 +1,91 @@
+/*
+ * cube_http.h — descriptors for HTTP routes and streaming responses.
+ *
+ * Part of the Cube plugin ABI (append-only; see cube_plugin.h). Every
+ * descriptor starts with `size`: fill it with `sizeof` of the struct as you
+ * compiled it; the host copies it into a zeroed struct of its own size, so
+ * fields added in later minors read as zero/NULL for older plugins.
+ */
+#ifndef CUBE_HTTP_H
+#define CUBE_HTTP_H
+
+#include "cube_plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Permission a route needs. The host checks it before the handler runs. */
+/** Anyone, authenticated or not. */
+#define CUBE_PERM_PUBLIC "public"
+/** Platform administrators only. Until authentication lands, an admin is a
+ *  caller presenting `Authorization: Bearer <admin token>` as configured in
+ *  cube.yaml (`admin_token`); other callers get 401/403. */
+#define CUBE_PERM_ADMIN "admin"
+
+/**
+ * A route handler. Runs on a host HTTP thread; several may run at once, so
+ * the plugin protects its own shared state. It must answer the request with
+ * exactly one cube_host.resp_* call before returning CUBE_OK. If it returns
+ * an error code without answering, the host answers with the matching HTTP
+ * status (CUBE_EINVAL 400, CUBE_EPERM 403, CUBE_ENOTFOUND 404, CUBE_EEXIST
+ * 409, CUBE_ETOOBIG 413, CUBE_EUNAVAIL 503, others 500) and a generic
+ * message. `req` is valid only during the call.
+ */
+typedef int (*cube_route_fn)(void *state, cube_req *req);
+
+/** Describes one route; passed to cube_host.register_route. */
+struct cube_route_desc {
+    /* since 1.0 */
+    size_t size;           /**< sizeof(struct cube_route_desc) */
+    /** "GET", "POST", "PUT", "PATCH", "DELETE". GET routes also answer HEAD. */
+    const char *method;
+    /**
+     * Path template: literal segments and `{param}` segments, each a whole
+     * segment, e.g. "/api/v1/hello/{name}". A final `{param*}` matches the
+     * rest of the path (one or more segments). Literal segments win over
+     * parameters when both match. Borrowed for the call; the host copies.
+     */
+    const char *path;
+    /** Required permission: CUBE_PERM_PUBLIC or CUBE_PERM_ADMIN. */
+    const char *permission;
+    /** Required. Called with the plugin's state. */
+    cube_route_fn handler;
+    /** One line for the OpenAPI document and logs; may be NULL. */
+    const char *summary;
+};
+
+/** Returned by a stream's read callback when the stream is finished. */
+#define CUBE_STREAM_END (-1L)
+/** Returned by a stream's read callback on error: the host aborts the
+ *  connection (the client sees a truncated body). */
+#define CUBE_STREAM_ERROR (-2L)
+
+/**
+ * A streaming response body (Server-Sent Events, log follow, large
+ * downloads); passed to cube_host.resp_stream.
+ *
+ * The host calls `read` on an HTTP thread whenever the client can take more
+ * data. It returns the number of bytes written into buf (1..max), 0 when no
+ * data is ready yet, CUBE_STREAM_END or CUBE_STREAM_ERROR. After 0, the host
+ * parks the connection without holding a thread, and calls read again after
+ * cube_host.stream_wake or after `idle_ms` (use that for SSE heart-beats).
+ * `close` is always called exactly once, when the stream ends for any reason
+ * (end, error, client gone, server shutdown); after it returns the
+ * cube_stream handle is invalid and the plugin must not wake it again.
+ */
+struct cube_stream_desc {
+    /* since 1.0 */
+    size_t size;      /**< sizeof(struct cube_stream_desc) */
+    long (*read)(void *cls, char *buf, size_t max);  /**< required */
+    void (*close)(void *cls);                        /**< optional */
+    void *cls;        /**< passed to read and close; owned by the plugin */
+    /** Call read again after this many ms even without a wake (0: 1000). */
+    unsigned idle_ms;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUBE_HTTP_H */
