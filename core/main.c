@@ -8,16 +8,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "jobs.h"
-#include "controller.h"
-#include "watch.h"
-#include "ctx.h"
+#include "config/config.h"
+#include "sched/jobs.h"
+#include "objects/controller.h"
+#include "objects/watch.h"
+#include "ctx/ctx.h"
 #include "cube_build.h"
-#include "http.h"
-#include "loader.h"
-#include "log.h"
-#include "util.h"
+#include "http/http.h"
+#include "plugins/loader.h"
+#include "base/log.h"
+#include "base/clock.h"
+#include "base/fs.h"
 
 /* How long in-flight requests may take to finish after a stop signal. */
 #define SHUTDOWN_GRACE_MS 10000

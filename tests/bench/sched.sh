@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sched.sh — the scheduler's policy engine (core/sched_policy.h) on a
+# sched.sh — the scheduler's policy engine (core/sched/sched_policy.h) on a
 # simulated cluster: 10,000 nodes x 8 GPUs, 100,000 queued jobs of mixed
 # shapes from 50 projects with quotas (tests/bench/sched_bench.c). Prints
 # placement decisions per second and the decision latency (p50/p99/max),
@@ -45,10 +45,10 @@ else
     say "note: the release build of the tree failed (see below); compiling the policy"
     say "      engine's sources directly with -O3 -DNDEBUG instead"
     tail -5 "$TMP/setup.log" "$TMP/ninja.log" 2>/dev/null
-    mapfile -t SRCS < <(grep -l '#include "sched_priv.h"' "$ROOT"/core/sched_*.c)
+    mapfile -t SRCS < <(grep -l '#include "sched_priv.h"' "$ROOT"/core/sched/sched_*.c)
     [ "${#SRCS[@]}" -gt 0 ] || die "no policy engine sources found"
-    HOW="direct compile of ${#SRCS[@]} core/sched_*.c files + core/strmap.c"
-    "$CC" "${CFLAGS[@]}" "$HERE/sched_bench.c" "${SRCS[@]}" "$ROOT/core/strmap.c" -lm \
+    HOW="direct compile of ${#SRCS[@]} core/sched/sched_*.c files + core/base/strmap.c"
+    "$CC" "${CFLAGS[@]}" "$HERE/sched_bench.c" "${SRCS[@]}" "$ROOT/core/base/strmap.c" -lm \
         -o "$TMP/sched_bench" || die "cannot build sched_bench.c"
 fi
 

@@ -1,5 +1,5 @@
 /* sched_bench.c — throughput and latency of the scheduler's policy engine
- * (core/sched_policy.h) on a simulated cluster; run by sched.sh.
+ * (core/sched/sched_policy.h) on a simulated cluster; run by sched.sh.
  *
  * A cluster of BENCH_NODES nodes of 8 H200-like GPUs (two NVLink domains
  * of 4, one per NUMA node, 192 cores, 2Ti), BENCH_PROJECTS projects with
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sched_policy.h"
+#include "sched/sched_policy.h"
 
 #define GPU "nvidia.com/gpu"
 #define GI (INT64_C(1) << 30)

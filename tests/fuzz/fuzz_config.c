@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "config.h"
-#include "errs.h"
-#include "yamldoc.h"
+#include "config/config.h"
+#include "base/errs.h"
+#include "base/yamldoc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "json_check.h"
+#include "http/json_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

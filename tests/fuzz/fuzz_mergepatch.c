@@ -13,7 +13,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mergepatch.h"
+#include "objects/mergepatch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "schema.h"
+#include "schema/schema.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "schema.h"
+#include "schema/schema.h"
 
 /* The parsed schemas of one registered kind. */
 struct mschema {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "config/config.h"
 
 /* SHA-256 of "secret", in hex. */
 extern const char SECRET_SHA256[];

@@ -30,8 +30,10 @@ int setup(void **state)
     assert_non_null(fx);
     strcpy(fx->dir, "/tmp/cube-logstore-XXXXXX");
     assert_non_null(mkdtemp(fx->dir));
-    fx->ls = cube_logstore_new(fx->dir, 1000, 100);
+    fx->ls = cube_logstore_new(fx->dir, 1000);
     assert_non_null(fx->ls);
+    fx->files = cube_files_new(fx->dir, 100);
+    assert_non_null(fx->files);
     *state = fx;
     return 0;
 }
@@ -40,6 +42,7 @@ int teardown(void **state)
 {
     struct fixture *fx = *state;
     cube_logstore_free(fx->ls);
+    cube_files_free(fx->files);
     nftw(fx->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(fx);
     return 0;

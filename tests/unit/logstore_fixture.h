@@ -1,13 +1,15 @@
 /* logstore_fixture.h — the fixture the log store's unit tests share: each
- * case gets a fresh temporary data dir with a log store on it. Test-only. */
+ * case gets a fresh temporary data dir with a log store and project files on it. Test-only. */
 #ifndef CUBE_LOGSTORE_FIXTURE_H
 #define CUBE_LOGSTORE_FIXTURE_H
 
-#include "logstore.h"
+#include "files/files.h"
+#include "logstore/logstore.h"
 
 struct fixture {
     char dir[64];
     struct cube_logstore *ls;
+    struct cube_files *files;   /* project files, 100 bytes each at most */
 };
 
 /* cmocka set-up (a fresh data dir and store) and tear-down (removes both). */

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "schema.h"
+#include "schema/schema.h"
 #include "schema_fixture.h"
 
 const char TASKS_SCHEMA[] =

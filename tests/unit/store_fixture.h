@@ -9,7 +9,7 @@
 
 #include <libpq-fe.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct fx {
     int pg;

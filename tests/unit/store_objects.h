@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* Creates kind/project/name at rv with uid "uid:kind/project/name", a small
  * JSON document and the n owners; returns cube_store_create's code. */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth_password.h"
+#include "auth/auth_password.h"
 
 static const struct cube_scrypt_params fast = {10, 8, 1};
 

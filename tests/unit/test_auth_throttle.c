@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth_throttle.h"
+#include "auth/auth_throttle.h"
 
 static const struct cube_throttle_cfg small = {
     .free_failures = 3, .base_ms = 100, .max_ms = 1000, .forget_ms = 10000, .capacity = 64,

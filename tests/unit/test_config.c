@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "config_fixture.h"
 
 /* ---- defaults ---- */

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "config_fixture.h"
 
 static void unset_by_default(void **state)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "config_fixture.h"
 
 /* ---- conf.d ---- */

@@ -1,4 +1,4 @@
-/* test_job_ports.c — the ports of distributed Jobs (core/job_ports.c): no
+/* test_job_ports.c — the ports of distributed Jobs (core/sched/job_ports.c): no
  * port is ever held by two live Jobs of one node, a retry takes fresh ports
  * and gives back the old ones, a used-up range fails cleanly, a restart
  * takes back what running Jobs' statuses record. */
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "jobs.h"
-#include "strmap.h"
+#include "sched/jobs.h"
+#include "base/strmap.h"
 
 static struct cube_sched S;
 static struct sched_node NODE = {.name = "n0", .port_min = 40000, .port_max = 40003};

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_check.h"
+#include "http/json_check.h"
 
 /* The field named for a body (len: strlen unless given), or NULL when the
  * body passes. */

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "loader.h"
+#include "plugins/loader.h"
 
 static const char *plugin_dir(void)
 {

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "log.h"
+#include "base/log.h"
 
 static int saved_fd = -1;
 static FILE *capture;

@@ -21,9 +21,9 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "logstore.h"
+#include "logstore/logstore.h"
 #include "logstore_fixture.h"
-#include "logstore_priv.h"
+#include "logstore/logstore_priv.h"
 
 /* Reads the whole stream as a string (asserts success). */
 static char *read_all(struct cube_logstore *ls, const char *project,
@@ -93,7 +93,7 @@ static void test_append_read(void **state)
 
     /* a new store (restart) reads what is there */
     cube_logstore_free(ls);
-    fx->ls = ls = cube_logstore_new(fx->dir, 1000, 100);
+    fx->ls = ls = cube_logstore_new(fx->dir, 1000);
     assert_non_null(ls);
     s = read_all(ls, "p1", "main", 0);
     assert_string_equal(s, "hello world\n");
@@ -210,7 +210,7 @@ static void test_size_cap(void **state)
     free(s);
     /* the cap holds across a restart too */
     cube_logstore_free(ls);
-    fx->ls = ls = cube_logstore_new(fx->dir, 1000, 100);
+    fx->ls = ls = cube_logstore_new(fx->dir, 1000);
     assert_int_equal(cube_logstore_append(ls, "Job", "p1", "j1", "s", buf, 1),
                      CUBE_ETOOBIG);
 }
@@ -240,7 +240,7 @@ static void test_close_reopen(void **state)
     /* finished state survives a restart: closed, then a new store */
     assert_int_equal(cube_logstore_close(ls, "Job", "p1", "j1", "main"), CUBE_OK);
     cube_logstore_free(ls);
-    fx->ls = ls = cube_logstore_new(fx->dir, 1000, 100);
+    fx->ls = ls = cube_logstore_new(fx->dir, 1000);
     assert_int_equal(cube_ls_follower_open(ls, "Job", "p1", "j1", "main", 2, 1, &d), CUBE_OK);
     assert_int_equal(d.read(d.cls, buf, sizeof buf), 2);
     assert_memory_equal(buf, "b\n", 2);
@@ -324,7 +324,7 @@ static void test_concurrent_appends(void **state)
 {
     struct fixture *fx = *state;
     cube_logstore_free(fx->ls);
-    fx->ls = cube_logstore_new(fx->dir, 0, 0); /* 0: no cap */
+    fx->ls = cube_logstore_new(fx->dir, 0); /* 0: no cap */
     struct cube_logstore *ls = fx->ls;
     /* a follower reads along, concurrently with the writers */
     struct cube_stream_desc d;
@@ -506,7 +506,7 @@ static void test_free_ends_followers(void **state)
     assert_int_equal(dr.total, 5);
     /* the stream was not marked finished on disk */
     assert_int_equal(file_mode(fx, "logs/p1/Job/j1/f.log"), 0640);
-    fx->ls = cube_logstore_new(fx->dir, 1000, 100);
+    fx->ls = cube_logstore_new(fx->dir, 1000);
 }
 
 int main(void)

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "logstore.h"
+#include "logstore/logstore.h"
 #include "logstore_fixture.h"
-#include "logstore_priv.h"
+#include "logstore/logstore_priv.h"
 
 /* What a follower reads before it ends (asserts it ends). */
 static void follow_to_end(struct cube_logstore *ls, const char *name, const char *stream,
@@ -70,7 +70,7 @@ static void finished_empty_has_no_file(void **state)
     assert_int_equal(rc, CUBE_ENOTFOUND);
     /* the same after a restart */
     cube_logstore_free(ls);
-    fx->ls = ls = cube_logstore_new(fx->dir, 1000, 100);
+    fx->ls = ls = cube_logstore_new(fx->dir, 1000);
     s = read_stream(ls, "j1", "replica-0", &rc);
     assert_int_equal(rc, CUBE_OK);
     assert_string_equal(s, "");
@@ -115,7 +115,7 @@ static void an_append_after_makes_the_file(void **state)
     assert_int_equal(cube_logstore_close(ls, "Job", "p1", "j3", "replica-0"), CUBE_OK);
     assert_int_equal(file_mode(fx, "logs/p1/Job/j3/replica-0.log"), 0440);
     cube_logstore_free(ls);
-    fx->ls = ls = cube_logstore_new(fx->dir, 1000, 100);
+    fx->ls = ls = cube_logstore_new(fx->dir, 1000);
     follow_to_end(ls, "j3", "replica-0", 1, "again\n");   /* the file wins */
 }
 
@@ -139,7 +139,7 @@ static void removal_forgets_them(void **state)
         assert_int_equal(rc, CUBE_OK);
         free(s);
         cube_logstore_free(ls);
-        fx->ls = ls = cube_logstore_new(fx->dir, 1000, 100);
+        fx->ls = ls = cube_logstore_new(fx->dir, 1000);
     }
     assert_int_equal(cube_logstore_close(ls, "Job", "p1", "j4", "a"), CUBE_OK);
     char *s = read_stream(ls, "j4", "a", &rc);
@@ -179,7 +179,7 @@ static void a_stale_list_is_rewritten(void **state)
     if (lines >= 1500 + 1490 || lines < 10)
         fail_msg("the list has %d lines: it was not rewritten as removals went on", lines);
     cube_logstore_free(ls);
-    fx->ls = ls = cube_logstore_new(fx->dir, 1000, 100);
+    fx->ls = ls = cube_logstore_new(fx->dir, 1000);
     int rc;
     char *s = read_stream(ls, "j-3", "replica-0", &rc);   /* loads it */
     assert_int_equal(rc, CUBE_OK);
@@ -196,7 +196,7 @@ static void a_stale_list_is_rewritten(void **state)
     fclose(f);
     free(path);
     cube_logstore_free(ls);
-    fx->ls = ls = cube_logstore_new(fx->dir, 1000, 100);
+    fx->ls = ls = cube_logstore_new(fx->dir, 1000);
     s = read_stream(ls, "j-3", "replica-0", &rc);
     assert_int_equal(rc, CUBE_OK);
     free(s);

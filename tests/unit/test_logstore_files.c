@@ -1,4 +1,4 @@
-/* test_logstore_files.c — project files in the log store (write, replace,
+/* test_logstore_files.c — project files (files/files.h: write, replace,
  * read, delete, list, name checks, traversal and symlink refusal, size cap).
  * Each test works in a fresh temporary data dir (logstore_fixture.c). */
 #include <dirent.h>
@@ -18,12 +18,12 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "logstore.h"
+#include "files/files.h"
 #include "logstore_fixture.h"
 
 /* ---- files -------------------------------------------------------- */
 
-static char *fread_ok(struct cube_logstore *ls, const char *project,
+static char *fread_ok(struct cube_files *ls, const char *project,
                       const char *path)
 {
     size_t len = 99;
@@ -35,7 +35,7 @@ static char *fread_ok(struct cube_logstore *ls, const char *project,
     return s;
 }
 
-static int fread_rc(struct cube_logstore *ls, const char *project,
+static int fread_rc(struct cube_files *ls, const char *project,
                     const char *path)
 {
     size_t len;
@@ -48,7 +48,7 @@ static int fread_rc(struct cube_logstore *ls, const char *project,
 static void test_files_basic(void **state)
 {
     struct fixture *fx = *state;
-    struct cube_logstore *ls = fx->ls;
+    struct cube_files *ls = fx->files;
     assert_int_equal(cube_files_write(ls, "p1", "train.py", "print(1)\n", 9), CUBE_OK);
     char *s = fread_ok(ls, "p1", "train.py");
     assert_string_equal(s, "print(1)\n");
@@ -133,7 +133,7 @@ static void test_files_basic(void **state)
 static void test_files_bad_paths(void **state)
 {
     struct fixture *fx = *state;
-    struct cube_logstore *ls = fx->ls;
+    struct cube_files *ls = fx->files;
     const char *bad[] = {"", "/", "/etc/passwd", "../x", "a/../../x", "a/./b", ".",
                          "..", "a/", "a//b", ".hidden", "a/.hidden", "./a", NULL};
     int rc;
@@ -174,7 +174,7 @@ static void test_files_bad_paths(void **state)
 static void test_files_symlinks(void **state)
 {
     struct fixture *fx = *state;
-    struct cube_logstore *ls = fx->ls;
+    struct cube_files *ls = fx->files;
     /* outside the project: a secret file and a directory */
     char *outside = pathf(fx, "outside");
     assert_int_equal(mkdir(outside, 0700), 0);
@@ -244,7 +244,7 @@ static void test_files_symlinks(void **state)
 static void test_files_size_cap(void **state)
 {
     struct fixture *fx = *state;
-    struct cube_logstore *ls = fx->ls; /* 100 bytes per file */
+    struct cube_files *ls = fx->files; /* 100 bytes per file */
     char buf[200];
     memset(buf, 'q', sizeof buf);
     assert_int_equal(cube_files_write(ls, "p1", "big", buf, 101), CUBE_ETOOBIG);

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mergepatch.h"
+#include "objects/mergepatch.h"
 
 static cJSON *parse(const char *text)
 {

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 static const char *const route_status[] = {"route", "status"};
 

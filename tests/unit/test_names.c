@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "names.h"
+#include "base/names.h"
 
 static char err[256];
 

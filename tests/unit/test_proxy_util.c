@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "proxy_priv.h"
+#include "proxy/proxy_priv.h"
 
 static void hop_by_hop_headers(void **state)
 {

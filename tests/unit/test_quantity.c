@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "quantity.h"
+#include "base/quantity.h"
 
 static int64_t milli(const char *json)
 {

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "router.h"
+#include "http/router.h"
 
 static int T_LIST, T_GET, T_PUT, T_ACTION, T_STATIC, T_FILES, T_ROOT;
 static char err[256];

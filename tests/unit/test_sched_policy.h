@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "sched_policy.h"
+#include "sched/sched_policy.h"
 
 #define GPU "nvidia.com/gpu"
 #define GI (INT64_C(1) << 30)

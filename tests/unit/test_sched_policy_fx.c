@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_priv.h"
+#include "sched/sched_priv.h"
 
 struct cube_sched_policy *fx_new(void)
 {

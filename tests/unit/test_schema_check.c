@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "schema.h"
+#include "schema/schema.h"
 #include "schema_fixture.h"
 
 /* ---- schema_check -------------------------------------------------------- */

@@ -18,9 +18,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "schema.h"
+#include "schema/schema.h"
 #include "schema_fixture.h"
-#include "schema_format.h" /* the pattern cache */
+#include "schema/schema_format.h" /* the pattern cache */
 
 static void test_pattern_message(void **state)
 {

@@ -13,7 +13,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "schema.h"
+#include "schema/schema.h"
 
 #define DEFAULT_SUITE_DIR "/usr/share/json-schema-test-suite/tests/draft7"
 

@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "selector.h"
+#include "objects/selector.h"
 
 static char err[256];
 

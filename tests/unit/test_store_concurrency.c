@@ -20,7 +20,7 @@
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "store_fixture.h"
 #include "store_objects.h"
 

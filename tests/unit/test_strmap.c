@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "strmap.h"
+#include "base/strmap.h"
 
 static void put_get_replace_delete(void **state)
 {

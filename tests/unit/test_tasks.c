@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "tasks.h"
+#include "base/tasks.h"
 
 static uint64_t now_ms(void)
 {

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctx.h"
-#include "ui_ext.h"
-#include "util.h"
+#include "ctx/ctx.h"
+#include "plugins/ui_ext.h"
+#include "base/fs.h"
 
 static char dir[PATH_MAX], err[PATH_MAX + 256];
 static struct cube_plugin plug_x, plug_y;

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "errs.h"
-#include "yamldoc.h"
+#include "base/errs.h"
+#include "base/yamldoc.h"
 
 
 static int load(const char *text, struct cube_yaml_doc *doc,

@@ -1,0 +1,117 @@
+/* host_slots.h — the host table's slots that plugins/ implements (host.c:
+ * ABI 1.0; host_objects.c: kinds, objects, logs and files; host_owner.c:
+ * obj_create_for; ui_ext.c: register_ui). host_table.c lists every slot
+ * of the table; each subsystem declares its own slots in its header.
+ * Every slot's contract is the ABI's (abi/cube/cube_host.h). */
+#ifndef CUBE_HOST_SLOTS_H
+#define CUBE_HOST_SLOTS_H
+
+#include <cjson/cJSON.h>
+#include <cube/cube.h>
+
+/* -- whom a plugin's new object is for (host_owner.c) ------------------ */
+
+struct cube_kind;
+#define CUBE_OWNER_MAX 64
+
+/* Creates an object for a plugin (host_objects.c): on behalf of req's
+ * caller when req is set (see obj_create_for), else for whom its
+ * controller reference decides (cube_host_owner_inherited). */
+char *cube_host_obj_create(cube_plugin *self, cube_req *req, const char *json, int *rc);
+
+/* The caller of req, into owner, when they are signed in and may create
+ * objects of k in project (project:edit; cluster kinds: administrators):
+ * 0, or -1 with *rc CUBE_EPERM. */
+int cube_host_owner_of_request(cube_plugin *self, cube_req *req, const struct cube_kind *k,
+                               const char *project, char owner[CUBE_OWNER_MAX], int *rc);
+
+/* The owner of the object that body's controller ownerReference names (of
+ * the same project and, when the reference has one, the same uid), into
+ * owner; "" when there is none. A Job a controller makes for a user's
+ * object runs as that object's owner. */
+void cube_host_owner_inherited(cube_plugin *self, const cJSON *body, const char *project,
+                               char owner[CUBE_OWNER_MAX]);
+
+/* Fills the whole table, every slot in ABI order (host_table.c). */
+void cube_host_table_init(struct cube_host *h);
+/* Refuses the plugin's further submits (CUBE_ESTATE) and waits until every
+ * function it submitted has returned. Called by the loader after the
+ * plugin's stop and before its fini (host.c). */
+void cube_host_tasks_drain(struct cube_plugin *self);
+
+/* -- slots (plugins/host_table.c) --------------------------------------- */
+
+/* host.c: ABI 1.0 */
+const char *cube_slot_host_version(void);
+void cube_slot_free(void *p);
+void cube_slot_log(cube_plugin *self, int level, const char *fmt, ...);
+void cube_slot_logv(cube_plugin *self, int level, const char *fmt, va_list ap);
+int cube_slot_log_enabled(cube_plugin *self, int level);
+void cube_slot_set_error(cube_plugin *self, const char *fmt, ...);
+char *cube_slot_config_json(cube_plugin *self);
+const char *cube_slot_config_string(cube_plugin *self, const char *path,
+                                    const char *def);
+int64_t cube_slot_config_int(cube_plugin *self, const char *path, int64_t def);
+double cube_slot_config_double(cube_plugin *self, const char *path, double def);
+int cube_slot_config_bool(cube_plugin *self, const char *path, int def);
+const char *cube_slot_data_dir(cube_plugin *self);
+int cube_slot_register_route(cube_plugin *self,
+                             const struct cube_route_desc *desc);
+const char *cube_slot_req_param(cube_req *r, const char *name);
+const char *cube_slot_req_query(cube_req *r, const char *name);
+const char *cube_slot_req_header(cube_req *r, const char *name);
+const char *cube_slot_req_body(cube_req *r, size_t *len);
+int cube_slot_resp_json(cube_req *r, int status, const char *json);
+int cube_slot_resp_text(cube_req *r, int status, const char *ctype, const char *text);
+int cube_slot_resp_bytes(cube_req *r, int status, const char *ctype,
+                         const void *data, size_t len);
+int cube_slot_resp_error(cube_req *r, int status, const char *code, const char *msg);
+cube_timer *cube_slot_timer_add(cube_plugin *self, uint64_t delay_ms,
+                                uint64_t interval_ms, cube_task_fn fn, void *arg);
+void cube_slot_timer_cancel(cube_plugin *self, cube_timer *t);
+int cube_slot_submit(cube_plugin *self, cube_task_fn fn, void *arg);
+cube_metric *cube_slot_metric_register(cube_plugin *self,
+                                       const struct cube_metric_desc *desc);
+const char *cube_slot_req_method(cube_req *r);
+const char *cube_slot_req_path(cube_req *r);
+const char *cube_slot_req_client_addr(cube_req *r);
+const char *cube_slot_req_id(cube_req *r);
+/* host_objects.c: ABI 1.1 */
+int cube_slot_register_kind(cube_plugin *self, const struct cube_kind_desc *desc);
+int cube_slot_register_action(cube_plugin *self, const struct cube_action_desc *desc);
+char *cube_slot_obj_get(cube_plugin *self, const char *kind, const char *project,
+                        const char *name, int *rc);
+char *cube_slot_obj_list(cube_plugin *self, const char *kind, const char *project,
+                         const char *selector, int *rc);
+char *cube_slot_obj_create(cube_plugin *self, const char *json, int *rc);
+char *cube_slot_obj_update(cube_plugin *self, const char *json, int *rc);
+char *cube_slot_obj_update_status(cube_plugin *self, const char *kind, const char *project,
+                                  const char *name, const char *status_json,
+                                  const char *resource_version, int *rc);
+int cube_slot_obj_delete(cube_plugin *self, const char *kind, const char *project,
+                         const char *name);
+int cube_slot_obj_event(cube_plugin *self, const char *kind, const char *project,
+                        const char *name, const char *type, const char *reason,
+                        const char *message);
+int cube_slot_log_append(cube_plugin *self, const char *kind, const char *project,
+                         const char *name, const char *stream, const void *data, size_t len);
+char *cube_slot_log_read(cube_plugin *self, const char *kind, const char *project,
+                         const char *name, const char *stream, uint64_t offset, size_t max,
+                         size_t *len, int *rc);
+int cube_slot_resp_log(cube_req *req, const char *kind, const char *project,
+                       const char *name, const char *stream, uint64_t offset, int follow);
+int cube_slot_log_close(cube_plugin *self, const char *kind, const char *project,
+                        const char *name, const char *stream);
+int cube_slot_file_write(cube_plugin *self, const char *project, const char *path,
+                         const void *data, size_t len);
+char *cube_slot_file_read(cube_plugin *self, const char *project, const char *path,
+                          size_t *len, int *rc);
+int cube_slot_file_delete(cube_plugin *self, const char *project, const char *path);
+char *cube_slot_file_list(cube_plugin *self, const char *project, const char *dir, int *rc);
+/* ui_ext.c: ABI 1.4 */
+int cube_slot_register_ui(cube_plugin *self, const struct cube_ui_desc *desc);
+/* host_owner.c: ABI 1.5 */
+char *cube_slot_obj_create_for(cube_plugin *self, cube_req *req, const char *object_json,
+                               int *rc);
+
+#endif

@@ -1,0 +1,228 @@
+/* proxy_conn.c — upstream connections: non-blocking connect with a
+ * timeout, writes with a stall timeout, and a small keep-alive pool so a
+ * proxied request usually skips the TCP handshake.
+ *
+ * The pool is one list (newest first) under pool_mu; a connection idle for
+ * longer than IDLE_MAX_NS, or that the upstream closed meanwhile, is
+ * discarded when met. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "proxy_priv.h"
+#include "base/clock.h"
+
+#define IDLE_MAX_NS (30ull * 1000000000ull)
+#define IDLE_PER_KEY 16
+#define IDLE_TOTAL 256
+
+static int connect_wait(int fd, char *err, size_t errlen)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+    int n;
+    do
+        n = poll(&pfd, 1, PROXY_CONNECT_TIMEOUT_MS);
+    while (n < 0 && errno == EINTR);
+    if (n == 0) {
+        snprintf(err, errlen, "connect timed out after %d ms", PROXY_CONNECT_TIMEOUT_MS);
+        errno = ETIMEDOUT;
+        return -1;
+    }
+    int soerr = 0;
+    socklen_t sl = sizeof soerr;
+    if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+        if (soerr)
+            errno = soerr;
+        snprintf(err, errlen, "connect: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int dial(const char *host, unsigned port, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    socklen_t len;
+    memset(&ss, 0, sizeof ss);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        len = sizeof *v4;
+    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)port);
+        len = sizeof *v6;
+    } else {
+        snprintf(err, errlen, "not a numeric address: %s", host);
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
+        if (errno != EINPROGRESS) {
+            snprintf(err, errlen, "connect: %s", strerror(errno));
+            goto fail;
+        }
+        if (connect_wait(fd, err, errlen) < 0)
+            goto fail;
+    }
+    return fd;
+fail:;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
+/* 1 when an idle connection still looks usable: no EOF, no stray bytes. */
+static int still_open(int fd)
+{
+    char b;
+    ssize_t n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+static struct proxy_conn *take_idle(struct cube_proxies *px, const char *key)
+{
+    uint64_t now = cube_now_ns();
+    pthread_mutex_lock(&px->pool_mu);
+    struct proxy_conn **pp = &px->idle, *found = NULL, *stale = NULL;
+    while (*pp) {
+        struct proxy_conn *c = *pp;
+        if (now - c->idle_since_ns > IDLE_MAX_NS || strcmp(c->key, key) == 0) {
+            *pp = c->next_idle;
+            px->n_idle--;
+            if (strcmp(c->key, key) == 0 && now - c->idle_since_ns <= IDLE_MAX_NS &&
+                still_open(c->fd)) {
+                found = c;
+                break;
+            }
+            c->next_idle = stale;
+            stale = c;
+            continue;
+        }
+        pp = &c->next_idle;
+    }
+    pthread_mutex_unlock(&px->pool_mu);
+    while (stale) {
+        struct proxy_conn *c = stale;
+        stale = c->next_idle;
+        proxy_conn_close(px, c);
+    }
+    return found;
+}
+
+struct proxy_conn *proxy_conn_get(struct cube_proxies *px, const char *host, unsigned port,
+                                  char *err, size_t errlen)
+{
+    char key[sizeof ((struct proxy_conn *)0)->key];
+    snprintf(key, sizeof key, "%s %u", host, port);
+    struct proxy_conn *c = take_idle(px, key);
+    if (c) {
+        c->reused = 1;
+        c->wake = PROXY_WAKE_READY;
+        c->next_idle = NULL;
+        return c;
+    }
+    int fd = dial(host, port, err, errlen);
+    if (fd < 0)
+        return NULL;
+    c = calloc(1, sizeof *c);
+    if (!c) {
+        close(fd);
+        snprintf(err, errlen, "out of memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    c->type = PROXY_EV_CONN;
+    c->fd = fd;
+    memcpy(c->key, key, sizeof key);
+    return c;
+}
+
+void proxy_conn_put(struct cube_proxies *px, struct proxy_conn *c)
+{
+    size_t same = 0;
+    pthread_mutex_lock(&px->pool_mu);
+    for (struct proxy_conn *o = px->idle; o; o = o->next_idle)
+        same += strcmp(o->key, c->key) == 0;
+    int keep = same < IDLE_PER_KEY && px->n_idle < IDLE_TOTAL;
+    if (keep) {
+        c->idle_since_ns = cube_now_ns();
+        c->mhd = NULL;
+        c->next_idle = px->idle;
+        px->idle = c;
+        px->n_idle++;
+    }
+    pthread_mutex_unlock(&px->pool_mu);
+    if (!keep)
+        proxy_conn_close(px, c);
+}
+
+void proxy_conn_close(struct cube_proxies *px, struct proxy_conn *c)
+{
+    (void)px;
+    if (!c)
+        return;
+    /* close() also takes the fd out of the relay loop's epoll set. No
+     * lock is taken here: this runs from MHD's completion callbacks, and
+     * a connection being closed is never parked, so no pending event can
+     * name it. */
+    close(c->fd);
+    free(c);
+}
+
+int proxy_send_all(int fd, const char *buf, size_t len)
+{
+    uint64_t deadline = cube_now_ns() + (uint64_t)PROXY_WRITE_TIMEOUT_MS * 1000000u;
+    while (len) {
+        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+        if (n > 0) {
+            buf += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            uint64_t now = cube_now_ns();
+            if (now >= deadline)
+                return -1;
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1);
+            continue;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+void proxy_pool_clear(struct cube_proxies *px)
+{
+    pthread_mutex_lock(&px->pool_mu);
+    struct proxy_conn *list = px->idle;
+    px->idle = NULL;
+    px->n_idle = 0;
+    pthread_mutex_unlock(&px->pool_mu);
+    while (list) {
+        struct proxy_conn *c = list;
+        list = c->next_idle;
+        proxy_conn_close(px, c);
+    }
+}

@@ -1,0 +1,225 @@
+/* proxy_priv.h — what the proxy_*.c files share.
+ *
+ *   proxy.c        registration, the prefix table, matching a path
+ *   proxy_req.c    one proxied request: checks, resolve, the upstream
+ *                  request head and body, waiting for the answer's head
+ *   proxy_resp.c   the upstream answer: head parsing, streamed body, 101
+ *   proxy_conn.c   upstream connections: connect with a timeout, keep-alive
+ *   proxy_loop.c   the relay thread: wakes parked requests, splices
+ *                  upgraded (WebSocket) connections
+ *   proxy_util.c   pure helpers (header filtering, addresses, the answer
+ *                  head parser, chunked decoding)
+ */
+#ifndef CUBE_PROXY_PRIV_H
+#define CUBE_PROXY_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <microhttpd.h>
+#include <cube/cube.h>
+
+#include "proxy.h"
+#include "http/router.h"
+
+#define PROXY_MAX_SEGS 16
+#define PROXY_CONNECT_TIMEOUT_MS 5000
+/* How long an upstream may take to start answering (a parked request holds
+ * no HTTP thread meanwhile), and to accept bytes we write (the writing
+ * HTTP thread waits). */
+#define PROXY_HEAD_TIMEOUT_MS 120000
+#define PROXY_WRITE_TIMEOUT_MS 30000
+#define PROXY_HEAD_MAX 32768
+/* A fast upstream answers while the HTTP thread waits this long (no thread
+ * hop); prefixes whose upstreams usually take longer are parked at once. */
+#define PROXY_FAST_WAIT_MS 1
+#define PROXY_IO_BLOCK 32768
+
+struct cube_apps;
+struct cube_kind;
+struct cube_metric;
+struct proxy_loop;
+
+/* One registered prefix (read-only once HTTP starts, but for head_us). */
+struct proxy_prefix {
+    struct cube_plugin *plugin;
+    char *tmpl;                        /* "/notebook/{project}/{name}" */
+    char *segs[PROXY_MAX_SEGS];        /* literal text, or the param name */
+    int is_param[PROXY_MAX_SEGS];
+    size_t n_segs;
+    int perm;                          /* enum cube_perm */
+    const struct cube_kind *kind;      /* NULL: none */
+    int login_redirect, strip_prefix, allow_remote;
+    int (*resolve)(void *state, cube_req *req, struct cube_proxy_upstream *up);
+    atomic_uint head_us;               /* moving average: request sent -> head */
+    struct proxy_prefix *next;
+};
+
+/* An upstream TCP connection; also what the relay thread parks on. */
+struct proxy_conn {
+    int type;                          /* PROXY_EV_CONN (first: epoll tag) */
+    int fd;
+    int in_epoll;                      /* registered with the loop's epoll */
+    char key[80];                      /* "host port" for the idle pool */
+    int reused;                        /* came from the idle pool */
+    uint64_t idle_since_ns;
+    struct proxy_conn *next_idle;
+    /* parking (guarded by the loop's mutex) */
+    struct MHD_Connection *mhd;        /* suspended HTTP connection */
+    uint64_t deadline_ns;              /* 0: none */
+    int parked;
+    int wake;                          /* PROXY_WAKE_* why it was resumed */
+    struct proxy_conn *next_parked, *prev_parked;
+};
+
+enum { PROXY_EV_CONN = 1, PROXY_EV_RELAY, PROXY_EV_WAKE };
+enum { PROXY_WAKE_READY = 0, PROXY_WAKE_TIMEOUT, PROXY_WAKE_STOP };
+
+struct cube_proxies {
+    struct cube_ctx *ctx;
+    struct proxy_prefix *prefixes;
+    struct cube_metric *m_requests;    /* cube_proxy_requests_total */
+    pthread_mutex_t pool_mu;
+    struct proxy_conn *idle;           /* idle keep-alive connections */
+    size_t n_idle;
+    struct proxy_loop *loop;           /* NULL until HTTP starts */
+    struct cube_apps *apps;            /* the apps origin (apps.h); NULL: none */
+};
+
+/* One proxied request, owned by its cube_req (req->proxy) until the
+ * request completes. */
+struct proxy_body;
+struct proxy_upgrade;
+struct proxy_call {
+    struct cube_proxies *px;
+    struct proxy_prefix *pfx;         /* read-only but for its head_us hint */
+    cube_req *req;
+    size_t obj_len;                   /* raw_path[0, obj_len) is the object's prefix */
+    char owner[64];                   /* the kind's object's metadata.owner, or "" */
+    struct proxy_conn *up;            /* owned until a body or relay takes it */
+    char *head;                       /* the request head, kept for a retry */
+    size_t head_len;
+    int has_body, chunked_up;         /* caller sent a body; re-chunk it */
+    uint64_t body_bytes;
+    int refused;                      /* 413/502 to answer after the body */
+    int upgrade;                      /* the caller asked for a protocol switch */
+    int head_only;                    /* HEAD: the answer carries no body */
+    int retried;
+    int started;                      /* the answer head was awaited once */
+    int polled;                       /* waited PROXY_FAST_WAIT_MS already */
+    char *in;                         /* bytes read from upstream */
+    size_t in_len, in_cap;
+    uint64_t deadline_ns;             /* for the answer head */
+    uint64_t sent_ns;                 /* when the head went upstream */
+    struct proxy_body *body;          /* the answer's reader, while it lives */
+    struct proxy_upgrade *upg;        /* a 101 waiting for its upgrade handler */
+};
+
+/* -- proxy.c -------------------------------------------------------------- */
+/* The prefix raw_path lies under; fills m with the decoded params and
+ * *rest with the raw remainder ("" or "/..."). NULL when none. */
+struct proxy_prefix *proxy_match(const struct cube_proxies *px, const char *raw_path,
+                                 struct cube_route_match *m, const char **rest);
+/* Counts a finished proxied request in cube_proxy_requests_total. */
+void proxy_count(struct cube_proxies *px, const struct proxy_prefix *p, int status);
+
+/* -- proxy_util.c (pure; unit tested) ------------------------------------- */
+/* 1 for headers never forwarded in either direction (hop-by-hop). */
+int proxy_hop_header(const char *name);
+/* 1 when `name` appears as a token of a Connection header value. */
+int proxy_connection_lists(const char *connection, const char *name);
+/* Copies a Cookie header value without Cube's cookies (cube_session, the
+ * apps origin's cube_app) into out;
+ * returns the length written (0: nothing left, drop the header) or -1
+ * when out is too small. */
+int proxy_strip_cookie(const char *cookie, char *out, size_t outlen);
+/* 1 when header text contains nothing that would break the head (CR, LF,
+ * NUL); names must also be tokens. */
+int proxy_header_name_ok(const char *name);
+int proxy_header_value_ok(const char *value);
+/* 1 for a numeric loopback address (127/8, ::1, ::ffff:127.x). */
+int proxy_is_loopback(const char *host);
+/* 1 for a numeric IPv4 or IPv6 address. */
+int proxy_is_numeric_host(const char *host);
+
+/* Incremental decoder of a chunked body. */
+struct proxy_chunked {
+    int state;
+    uint64_t left;       /* bytes left in the current chunk */
+    int done;            /* last chunk and trailers consumed */
+};
+/* Decodes from in (inlen bytes) into out (at most outmax); sets *used and
+ * *made. Returns 0, or -1 for a malformed encoding. */
+int proxy_chunked_decode(struct proxy_chunked *c, const char *in, size_t inlen, size_t *used,
+                         char *out, size_t outmax, size_t *made);
+
+/* A parsed upstream answer head. */
+struct proxy_head {
+    int status;
+    int minor;                         /* HTTP/1.minor */
+    size_t len;                        /* bytes of the head incl. blank line */
+    size_t n;
+    struct { const char *name, *value; size_t nlen, vlen; } h[100];
+};
+/* Parses an answer head in buf (len bytes). Returns 1 when complete (h
+ * filled, pointing into buf), 0 when more bytes are needed, -1 when
+ * malformed or too many headers. */
+int proxy_parse_head(const char *buf, size_t len, struct proxy_head *h);
+/* The header's value as a NUL-terminated copy into out; NULL when absent. */
+const char *proxy_head_get(const struct proxy_head *h, const char *name, char *out,
+                           size_t outlen);
+
+/* -- proxy_conn.c ----------------------------------------------------------- */
+/* An idle connection to host:port, or a new one. NULL with errno set and a
+ * reason in err. */
+struct proxy_conn *proxy_conn_get(struct cube_proxies *px, const char *host, unsigned port,
+                                  char *err, size_t errlen);
+/* Returns a connection whose exchange completed cleanly to the idle pool
+ * (or closes it when the pool is full). */
+void proxy_conn_put(struct cube_proxies *px, struct proxy_conn *c);
+/* Closes and frees a connection (not in the pool, not parked). */
+void proxy_conn_close(struct cube_proxies *px, struct proxy_conn *c);
+/* Writes all of buf, waiting up to PROXY_WRITE_TIMEOUT_MS for room. 0 or -1. */
+int proxy_send_all(int fd, const char *buf, size_t len);
+/* Closes every idle connection. */
+void proxy_pool_clear(struct cube_proxies *px);
+
+/* -- proxy_loop.c ----------------------------------------------------------- */
+struct proxy_loop *proxy_loop_start(void);
+/* Frees a stopped loop. */
+void proxy_loop_free(struct proxy_loop *l);
+/* Joins the thread, then resumes every parked connection (wake = STOP)
+ * and closes every relay; later parks fail. The loop stays allocated. */
+void proxy_loop_stop(struct proxy_loop *l);
+/* Suspends mhd until c->fd is readable or timeout_ms passes (0: never).
+ * Call on the connection's HTTP thread, from the access handler or a
+ * content reader; return right after. -1 when the loop is stopping (the
+ * connection was not suspended). */
+int proxy_loop_park(struct proxy_loop *l, struct proxy_conn *c, struct MHD_Connection *mhd,
+                    unsigned timeout_ms);
+/* Removes c's fd from the loop's epoll (before reusing or closing it). */
+void proxy_loop_forget(struct proxy_loop *l, struct proxy_conn *c);
+/* Splices an upgraded client socket and an upstream fd until either side
+ * ends; takes both (and urh). The pending buffers are sent first. */
+int proxy_loop_relay(struct proxy_loop *l, MHD_socket client,
+                     struct MHD_UpgradeResponseHandle *urh, int upstream,
+                     const char *to_upstream, size_t up_len, const char *to_client,
+                     size_t cl_len);
+
+/* -- proxy_req.c ------------------------------------------------------------ */
+struct proxy_call;
+/* Sends call->head on a pooled or new connection to host:port (a pooled
+ * one found closed is replaced once). 0, or -1 after answering 502. */
+int proxy_send_head(struct proxy_call *call, const char *host, unsigned port);
+
+/* -- proxy_resp.c ----------------------------------------------------------- */
+struct proxy_call;
+/* Reads the upstream's answer head for call and queues the answer: a
+ * streamed body, or a 101 switching to a relay. Returns 1 when answered
+ * (or failed and answered), 0 when it parked waiting for more bytes. */
+int proxy_resp_try(struct proxy_call *call);
+
+#endif

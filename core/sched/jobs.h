@@ -1,0 +1,272 @@
+/* jobs.h — Jobs and their scheduling: the executors, accelerators and
+ * nodes plugins register (sched_registry.c), the Job kind (job_kind.c),
+ * the controller that starts, watches and finishes Jobs (job_ctrl.c,
+ * job_start.c, job_exit.c, job_env.c) and the loop that runs the policy
+ * engine (job_loop.c; the policy itself is sched_policy.h). One struct
+ * cube_sched per context.
+ *
+ * Locking: `mu` guards the registry, the engine and the run table; it is
+ * never held while writing objects or calling a plugin (object writes
+ * take an object's stripe and may call back into here: stripe, then mu). */
+#ifndef CUBE_JOBS_H
+#define CUBE_JOBS_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <cube/cube.h>
+
+#include "auth/auth.h"
+#include "sched_policy.h"
+
+struct cube_ctx;
+struct cube_plugin;
+struct cube_strmap;
+struct cube_kind;
+struct cube_op_error;
+
+#define JOB_MAX_SELECTOR 16
+
+/* A registered executor (strings owned). */
+struct sched_executor {
+    struct cube_executor_desc desc;
+    struct cube_plugin *plugin;
+};
+
+/* A registered accelerator vendor (strings owned). */
+struct sched_accel {
+    struct cube_accel_desc desc;
+    struct cube_plugin *plugin;
+};
+
+/* A node as its executor last described it. */
+struct sched_node {
+    char *name, *pool, *address;
+    struct sched_executor *executor;
+    int64_t cpu_milli, memory;
+    int port_min, port_max;           /* jobPorts of its document; 0: defaults */
+};
+
+struct cube_sched {
+    struct cube_ctx *ctx;
+    pthread_mutex_t mu;               /* see the header comment */
+    pthread_cond_t wake;              /* the loop: something changed */
+    pthread_t loop;
+    int loop_running, stopping, dirty;
+    struct sched_executor **executors;
+    size_t n_executors;
+    struct sched_accel **accels;
+    size_t n_accels;
+    struct cube_strmap *nodes;        /* name -> struct sched_node */
+    struct cube_strmap *engines;      /* engine id -> struct job_engine */
+    struct cube_strmap *early;        /* engine id -> struct job_exit: ends
+                                         reported before start returned */
+    struct cube_sched_policy *policy;
+    struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
+    struct cube_strmap *ports;        /* "<node>\t<port>" -> Job id (job_ports.c) */
+    struct cube_strmap *pools;        /* project -> its spec.pools (cJSON array);
+                                         absent: every pool (job_loop.c) */
+    struct cube_kind *job_kind;
+    struct cube_metric *m_jobs, *m_util, *m_mem;   /* job_metrics.c */
+    struct job_starter *starter;      /* job_start.c */
+};
+
+/* A Job's spec as the engine wants it (strings borrowed from the Job). */
+struct job_request {
+    struct cube_sp_job job;
+    struct cube_sp_ext ext[CUBE_SP_MAX_EXT];
+    struct cube_sp_label sel[JOB_MAX_SELECTOR];
+};
+
+/* Sets up the registry and registers the Job kind (before plugins load). */
+int cube_sched_init(struct cube_ctx *ctx);
+/* After plugins started: restores running Jobs and starts the loop. */
+int cube_sched_start(struct cube_ctx *ctx);
+/* Stops the loop (shutdown). */
+void cube_sched_stop(struct cube_ctx *ctx);
+void cube_sched_free(struct cube_ctx *ctx);
+/* A Project changed (obj NULL: deleted): its quotas reach the engine. */
+void cube_sched_project(struct cube_ctx *ctx, const char *name, const cJSON *obj);
+/* What the Project kind (auth/) asks of the scheduler: the checks of
+ * spec.env and spec.mounts and cube_sched_project (wired by ctx.c). */
+extern const struct cube_auth_projects cube_sched_projects;
+
+/* -- sched_registry.c ------------------------------------------------- */
+/* The node's executor, or NULL (caller holds mu). */
+struct sched_executor *sched_executor_of_node(struct cube_sched *s, const char *node);
+/* The accelerator serving resource, or NULL (caller holds mu). */
+struct sched_accel *sched_accel_for(struct cube_sched *s, const char *resource);
+/* 1 when resource is "cpu", "memory", or served by an accelerator plugin
+ * or a node's devices. */
+int sched_resource_known(struct cube_sched *s, const char *resource);
+/* 1 when some node of pool could hold cpu and memory (or there are no
+ * nodes in it yet). */
+int sched_some_node_fits(struct cube_sched *s, const char *pool, int64_t cpu_milli,
+                         int64_t memory);
+/* Forgets what a plugin registered (its init failed). */
+void sched_drop_plugin(struct cube_sched *s, struct cube_plugin *plugin);
+/* This machine's devices from every accelerator plugin (JSON array text,
+ * release with free), or NULL with *rc. */
+char *cube_sched_local_devices(struct cube_sched *s, int *rc);
+/* Frees the registry (shutdown). */
+void sched_registry_free(struct cube_sched *s);
+
+/* 1 when some node serves pool. */
+int sched_pool_known(struct cube_sched *s, const char *pool);
+
+/* -- job_admit.c ------------------------------------------------------ */
+/* What a new Job must satisfy beyond its schema and resources (env names,
+ * no mounts or image, a pool some node serves and its project may use);
+ * an update may not change the spec (old: the stored Job). 0, or -1 with
+ * e naming the field (422). */
+int job_admit_check(struct cube_ctx *ctx, const cJSON *obj, const cJSON *old,
+                    struct cube_op_error *e);
+/* env (an object of strings; NULL: none) under field base ("spec.env"):
+ * portable names only, none of the variables Cube sets. 0, or -1 (422). */
+int job_env_check(const cJSON *env, const char *base, struct cube_op_error *e);
+/* 1 when Cube sets the variable name for a replica itself. */
+int job_env_reserved(const char *name);
+/* mounts (an array; NULL or empty: fine) under field base: each entry's
+ * name and path are checked, then any mount is refused (422): no executor
+ * mounts volumes yet. */
+int job_mounts_refuse(const cJSON *mounts, const char *base, struct cube_op_error *e);
+/* 1 when a Project's spec.pools (NULL or empty: every pool) lets its Jobs
+ * use pool. */
+int sched_pools_allow(const cJSON *pools, const char *pool);
+
+/* -- job_kind.c ------------------------------------------------------- */
+int job_kind_register(struct cube_sched *s);
+/* The engine's request for a Job (id and project left to the caller).
+ * 0, or -1 with e naming the field. */
+int job_request(struct cube_sched *s, const cJSON *job, struct job_request *r,
+                struct cube_op_error *e);
+
+/* -- job_ctrl.c ------------------------------------------------------- */
+int job_reconcile(void *state, const char *kind, const char *project, const char *name,
+                  const char *object_json);
+int job_finalize(void *state, const char *object_json);
+/* A replica ended (from replica_exited): records it, finishes the Job. */
+int job_replica_exited(struct cube_sched *s, const char *engine_id, int code,
+                       const char *reason, const char *message);
+/* The engine admitted a Job: records where its replicas go (status
+ * Admitted) and hands it to the starter threads (job_start.c). */
+void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a);
+/* The engine wants a running Job stopped for another (grace period). */
+void job_preempt(struct cube_sched *s, const char *victim, const char *for_job);
+/* A running Job lost a node: its replicas there count as Lost. */
+void job_lost(struct cube_sched *s, const char *job_id);
+/* Registers the stop action. */
+int job_actions_register(struct cube_sched *s);
+
+/* Remembers which Job replica an engine id runs (an end reported early is
+ * applied now). */
+void job_engine_track(struct cube_sched *s, const char *engine, const char *project,
+                      const char *name, int replica);
+/* Asks the executors to stop the Job's running replicas (grace seconds;
+ * 0: the default); returns how many are still running. */
+int job_stop_replicas(struct cube_sched *s, const char *project, const char *name,
+                      unsigned grace);
+/* A start failed: the Job fails (or waits for a retry) once its replicas
+ * have ended. */
+void job_fail_start(struct cube_sched *s, const char *project, const char *name);
+/* 1 when the Job's status asks it to stop (stopRequested: set by the stop
+ * action, or by the Job's owner writing its status). */
+int job_stop_asked(const cJSON *job);
+/* Carries out such a stop: a Job that has not started is Cancelled, a
+ * running one's replicas get SIGTERM, SIGKILL after status.stopGraceSeconds
+ * (default 10); it ends Cancelled (reason Stopped), its logs kept. */
+void job_stop_on_request(struct cube_sched *s, const cJSON *job, const char *project,
+                         const char *name);
+/* Asks executors to adopt the Job's running replicas (after a restart). */
+void job_adopt_replicas(struct cube_sched *s, const cJSON *job, const char *project,
+                        const char *name);
+/* The Job is finished or gone: out of the engine and the engine-id map. */
+void job_forget(struct cube_sched *s, const char *id);
+/* The project's quotas reach the engine before its Jobs (pool: the one a
+ * Job asks for; a project without quotas is unlimited there), and its
+ * spec.pools the scheduler (sched_pool_allowed). */
+void sched_project_ensure(struct cube_sched *s, const char *project, const char *pool);
+/* 1 when the project, as the scheduler last saw it, may run Jobs in pool
+ * (caller holds mu). */
+int sched_pool_allowed(struct cube_sched *s, const char *project, const char *pool);
+
+/* An Admitted Job (as read): starts every replica not started yet and
+ * records them (status Running, event Started). CUBE_EUNAVAIL when the
+ * status could not be written. */
+int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *project,
+                       const char *name);
+
+/* -- job_start.c ------------------------------------------------------ */
+/* Starts an Admitted Job's replicas soon, on a starter thread (once: a
+ * Job queued or starting is not queued again). */
+void job_start_soon(struct cube_sched *s, const char *project, const char *name);
+/* The starter threads: started with the scheduler, stopped (the starts
+ * under way finish) before plugins are unloaded. */
+int job_starter_init(struct cube_sched *s);
+void job_starter_stop(struct cube_sched *s);
+void job_starter_free(struct cube_sched *s);
+
+/* -- job_ports.c ------------------------------------------------------ */
+/* The ports distributed Jobs get when their node says nothing (torch's
+ * default MASTER_PORT onwards). */
+#define JOB_PORT_MIN 29500
+#define JOB_PORT_MAX 30999
+/* 1 when a node document's jobPorts ({"min","max"}) is a valid range. */
+int job_ports_range_ok(const cJSON *ports);
+/* Takes fresh ports for an admitted Job whose mode needs them (pytorch and
+ * deepspeed: status.ports.master on replica 0's node; tensorflow:
+ * status.replicas[i].port on each replica's node), giving back those of an
+ * earlier admission. Writes them into status (its replicas placed); -1
+ * when a node's range is used up (status then has none). Takes mu. */
+int job_ports_assign(struct cube_sched *s, const char *job_id, const cJSON *job,
+                     cJSON *status);
+/* n ports, one on each nodes[i], for job_id: 0, or -1 with none taken. */
+int job_ports_take(struct cube_sched *s, const char *job_id, const char *const *nodes,
+                   int n, int *ports);
+/* Gives back every port of job_id. Takes mu. */
+void job_ports_release(struct cube_sched *s, const char *job_id);
+/* Marks the ports a running Job's status records as taken (restart). */
+void job_ports_restore(struct cube_sched *s, const char *job_id, const cJSON *job);
+/* NULL when job has the ports its mode needs, else why not (static). */
+const char *job_ports_missing(const cJSON *job);
+
+/* -- job_env.c -------------------------------------------------------- */
+/* The replica document for an executor (cube_sched.h), new text; NULL
+ * when the Job has no user to run as (see job_run_as). */
+char *job_replica_doc(struct cube_sched *s, const cJSON *job, int replica);
+/* The user a Job's replicas run as: its metadata.owner when that names a
+ * user (the host stamps it from the principal that caused the Job), else
+ * NULL. Borrowed from job. */
+const char *job_run_as(const cJSON *job);
+
+/* Tracks a pending Job for its "why it waits" (caller holds mu); drops it
+ * when admitted or forgotten (untrack). */
+void sched_pending_track(struct cube_sched *s, const char *id);
+void sched_pending_untrack(struct cube_sched *s, const char *id);
+
+/* -- job_metrics.c --------------------------------------------------- */
+int sched_metrics_init(struct cube_sched *s);
+/* Updates the job and device gauges (takes mu briefly; calls plugins). */
+void sched_metrics_refresh(struct cube_sched *s);
+
+/* -- job_loop.c ------------------------------------------------------- */
+/* Asks the loop for a cycle soon. */
+void sched_poke(struct cube_sched *s);
+/* Runs a cycle of the engine now, in the caller's thread, and carries out
+ * its admissions and preemptions (as the loop does; cycles may overlap:
+ * each admission is handed out once). */
+void sched_cycle_now(struct cube_sched *s);
+
+/* The host table's scheduling (ABI 1.3, sched_registry.c) slots (listed by plugins/host_table.c; contracts
+ * in abi/cube/cube_host.h). */
+int cube_slot_register_executor(cube_plugin *self, const struct cube_executor_desc *in);
+int cube_slot_register_accel(cube_plugin *self, const struct cube_accel_desc *in);
+int cube_slot_node_set(cube_plugin *self, const char *json);
+int cube_slot_node_remove(cube_plugin *self, const char *name);
+int cube_slot_replica_exited(cube_plugin *self, const char *engine_id, int code,
+                             const char *reason, const char *message);
+char *cube_slot_local_devices(cube_plugin *self, int *rc);
+
+#endif
