@@ -49,9 +49,28 @@ static void fail_at(struct builder *b, const yaml_mark_t *m, const char *fmt, ..
 }
 
 /* s in double quotes, cut to fit q (for names in messages). */
+/* s in double quotes for a message: '"', '\\' and control bytes escaped,
+ * cut with "..." to fit cap (at least 8). */
 static const char *quote(char *q, size_t cap, const char *s)
 {
-    snprintf(q, cap, "\"%.*s\"", (int)(cap > 3 ? cap - 3 : 0), s);
+    size_t n = 0;
+    q[n++] = '"';
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char esc[8];
+        int w = c == '"' || c == '\\' ? snprintf(esc, sizeof esc, "\\%c", c)
+                : c < 0x20 || c == 0x7f ? snprintf(esc, sizeof esc, "\\x%02x", c)
+                : snprintf(esc, sizeof esc, "%c", c);
+        if (n + (size_t)w + 5 > cap) {
+            memcpy(q + n, "...", 3);
+            n += 3;
+            break;
+        }
+        memcpy(q + n, esc, (size_t)w);
+        n += (size_t)w;
+    }
+    q[n++] = '"';
+    q[n] = '\0';
     return q;
 }
 

@@ -1,32 +1,33 @@
-/* yamldoc.h — load YAML (libyaml) into a cJSON tree, remembering where each
- * node came from so validation errors can name file:line:column. */
+/* yamldoc.h — load YAML into a cJSON tree, remembering where each node came
+ * from so validation errors can name file:line:column. A thin layer over
+ * libcube-util's reader (<cube/util/yaml.h>), the one plugins and cubectl
+ * use too: the same YAML means the same thing to all three. */
 #ifndef CUBE_YAMLDOC_H
 #define CUBE_YAMLDOC_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/yaml.h>
 
 struct cube_errs;
 
-struct cube_yaml_mark {
-    const cJSON *node;  /* borrowed from the document's tree */
-    int line, col;      /* 1-based */
-};
-
-/* One parsed YAML document. Owns root, marks and file. */
+/* One parsed YAML document. Owns file and everything in `y`; root, marks
+ * and n_marks are y's, borrowed (read them, never free them). */
 struct cube_yaml_doc {
     char *file;                  /* name used in messages */
     cJSON *root;                 /* NULL for an empty document */
-    struct cube_yaml_mark *marks;
-    size_t n_marks, cap_marks;
+    const struct cu_yaml_mark *marks;
+    size_t n_marks;
+    struct cu_yaml_doc y;
 };
 
 /* Parses one YAML document from a file. Scalars become strings, numbers,
- * booleans (true/false only) or null following the YAML 1.2 core schema;
- * quoted scalars stay strings. Duplicate mapping keys, anchors/aliases,
- * non-scalar keys and multiple documents are errors. On error, appends
- * "file:line:col: message" to errs and returns -1; doc is then empty. */
+ * booleans (true/false only) or null following the YAML 1.2 core schema
+ * (.inf and .nan too); quoted scalars stay strings. Duplicate mapping keys,
+ * anchors/aliases, odd tags, NULs, bad UTF-8, nesting past 64 levels and
+ * multiple documents are errors. On error, appends "file:line:col: message"
+ * to errs and returns -1; doc is then empty. */
 int cube_yaml_load_file(const char *path, struct cube_yaml_doc *doc,
                         struct cube_errs *errs);
 /* As cube_yaml_load_file, from memory; `name` is used in messages. */
