@@ -253,7 +253,9 @@ class Notebooks(unittest.TestCase):
 
     def test_9_open_connections_spare_an_idle_notebook(self):
         import websocket
-        self.create("conn", {"idleTimeoutSeconds": 3})
+        # Long enough that a loaded machine still opens the kernel's
+        # connection before the notebook would count as idle.
+        self.create("conn", {"idleTimeoutSeconds": 8})
         st = self.wait("conn", ("Running", "Failed"))
         self.assertEqual(st["phase"], "Running", st)
         r = self.alice.apps_request("POST", "/notebook/lab/conn/api/kernels", {"name": "python3"})
@@ -263,7 +265,7 @@ class Notebooks(unittest.TestCase):
             "/channels",
             header=[f"Authorization: {self.alice.headers['Authorization']}"], timeout=30)
         try:
-            time.sleep(6)   # twice the timeout, six culling rounds
+            time.sleep(16)   # twice the timeout, many culling rounds
             st = self.alice.get(f"{BASE}/conn").json()["status"]
             self.assertEqual(st["phase"], "Running", f"a browser is connected: {st}")
         finally:
