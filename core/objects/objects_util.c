@@ -309,11 +309,14 @@ int cube_obj_record_event(struct cube_ctx *ctx, const struct cube_kind *k,
     if (!text)
         return CUBE_ENOMEM;
     int64_t id, rv = 0;
-    /* Published to watches (kind CUBE_HUB_EVENTS) in rv order like writes;
-     * an event without an rv (OOM) is still stored. */
+    /* Published to watches (kind CUBE_HUB_EVENTS) in rv order like writes,
+     * the rv kept as the store's high-water mark; an event without an rv
+     * (OOM) is still stored. */
     int have_rv = ctx->hub && cube_hub_begin(ctx->hub, &rv) == 0;
-    int rc = cube_store_event_add(ctx->store, project ? project : "", k->kind, name,
-                                  text, &id);
+    int rc = have_rv ? cube_store_event_add_rv(ctx->store, project ? project : "", k->kind,
+                                               name, text, rv)
+                     : cube_store_event_add(ctx->store, project ? project : "", k->kind, name,
+                                            text, &id);
     if (have_rv)
         cube_hub_end_event(ctx->hub, rv, rc == CUBE_OK, project ? project : "", k->kind,
                            reason, text);
