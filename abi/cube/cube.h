@@ -15,6 +15,7 @@
 #include "cube_sched.h"
 #include "cube_proxy.h"
 #include "cube_ui.h"
+#include "cube_watch.h"
 #include "cube_host.h"
 
 #endif /* CUBE_H */

@@ -30,6 +30,7 @@
 #include "cube_sched.h"
 #include "cube_proxy.h"
 #include "cube_ui.h"
+#include "cube_watch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -215,8 +216,11 @@ struct cube_host {
     /** One object. */
     char *(*obj_get)(cube_plugin *self, const char *kind, const char *project,
                      const char *name, int *rc);
-    /** {"kind":"<Kind>List","items":[...]} of a project (NULL for cluster
-     *  kinds) filtered by a label selector (NULL: all). */
+    /** {"kind":"<Kind>List","items":[...]} of a project filtered by a
+     *  label selector (NULL: all), every page joined (see obj_list_page
+     *  for large lists). project NULL: for a project kind, every project
+     *  (since 1.5; before, hosts differed); for a cluster kind project is
+     *  ignored and the list is the cluster's. */
     char *(*obj_list)(cube_plugin *self, const char *kind, const char *project,
                       const char *label_selector, int *rc);
     /** Creates the object given as JSON (kind, metadata.name and, for
@@ -388,6 +392,46 @@ struct cube_host {
      *  block on the store. */
     char *(*obj_create_for)(cube_plugin *self, cube_req *req,
                             const char *object_json, int *rc);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.5: watches and paged lists                                 */
+    /* ---------------------------------------------------------------- */
+
+    /** Subscribes to changes of a kind's objects, or to Events (kind
+     *  CUBE_WATCH_EVENTS), as `desc` says (see cube_watch.h: filters,
+     *  resume point, the callback's thread and order). The host copies
+     *  desc. Returns the watch, or NULL with *rc: CUBE_EINVAL (unknown
+     *  kind, bad selector or resourceVersion, no fn; logged), CUBE_ENOMEM,
+     *  CUBE_ESTATE (during shutdown). A resume point older than the host's
+     *  history still returns a watch, whose one callback is ERROR. Any
+     *  thread; does not block. The host cancels what is left after the
+     *  plugin's stop returns. */
+    cube_watch *(*watch)(cube_plugin *self, const struct cube_watch_desc *desc,
+                         int *rc);
+    /** Ends a watch and frees it. Once it returns no callback of the watch
+     *  runs or will run: it waits for a callback running on another
+     *  thread; called from inside the watch's own callback it returns at
+     *  once and no further callback runs. Do not cancel from one watch's
+     *  callback a watch whose callback may be cancelling the first. NULL
+     *  is fine; the handle is invalid afterwards. May block (as said). */
+    void (*watch_cancel)(cube_plugin *self, cube_watch *watch);
+    /** One page of a list: {"apiVersion":"cube/v1","kind":"<Kind>List",
+     *  "metadata":{"resourceVersion":"N","continue":"..."},"items":[...]}
+     *  in (project, name) order, at most `limit` items (0: 500; more than
+     *  5000 is CUBE_EINVAL). `continue_token` NULL or "" starts; else the
+     *  previous page's metadata.continue (opaque; the same tokens as the
+     *  API's ?continue=). metadata.continue is absent on the last page.
+     *  Paging is by key, so an object that exists from the first page to
+     *  the last is returned exactly once even while writes go on; objects
+     *  created or deleted meanwhile may or may not appear. Watch from the
+     *  first page's resourceVersion to see every change after it.
+     *  project: as obj_list (NULL: every project; ignored for cluster
+     *  kinds). Returns a new string (release with free) or NULL with *rc:
+     *  CUBE_EINVAL (unknown kind, bad selector, limit or token; logged),
+     *  CUBE_EUNAVAIL, CUBE_EIO. Any thread; blocks on the store. */
+    char *(*obj_list_page)(cube_plugin *self, const char *kind, const char *project,
+                           const char *label_selector, unsigned limit,
+                           const char *continue_token, int *rc);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

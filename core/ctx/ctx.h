@@ -49,6 +49,7 @@ struct cube_plugin {
      * so no submitted function runs on freed plugin state. */
     atomic_int tasks_inflight;
     atomic_int tasks_closed;
+    struct cube_watch *watches;         /* open watches (plugins/host_watch.c) */
     struct cube_route_entry *pending;   /* routes registered during init */
     struct cube_router *scratch_router; /* validates them until committed */
     struct cube_plugin *next;

@@ -104,7 +104,8 @@ int cube_obj_delete(struct cube_ctx *ctx, const struct cube_kind *k,
                     const char *project, const char *name,
                     const struct cube_actor *who, struct cube_op_error *e);
 /* One page of a list: items matching sel (NULL: all) after the continue
- * token (NULL: from the start), at most limit (0: 500). *out is the
+ * token (NULL: from the start), at most limit (0: 500). project NULL: every
+ * project (project kinds); ignored for cluster kinds. *out is the
  * {"kind":"<Kind>List",...} document. */
 int cube_obj_list(struct cube_ctx *ctx, const struct cube_kind *k,
                   const char *project, const struct cube_selector *sel,

@@ -130,11 +130,13 @@ int cube_obj_list(struct cube_ctx *ctx, const struct cube_kind *k,
      * already shows, but never misses one. */
     int64_t rv = cube_hub_current(ctx->hub);
     pg.items = cJSON_CreateArray();
+    /* Cluster kinds live under project ""; NULL lists every project. */
+    const char *scope = k->scope == CUBE_SCOPE_CLUSTER ? "" : project;
     int have_cursor = cont && *cont;
     for (;;) {
         size_t batch = pg.want - pg.got + 1;
         pg.scanned = 0;
-        int rc = cube_store_list(ctx->store, k->kind, project ? project : "",
+        int rc = cube_store_list(ctx->store, k->kind, scope,
                                  have_cursor ? ap : NULL, have_cursor ? an : NULL,
                                  batch, take_row, &pg);
         if (rc != CUBE_OK || pg.bad) {

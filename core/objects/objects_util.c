@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "base/random.h"
 #include "base/text.h"
+#include "watch.h"
 
 void cube_op_fail(struct cube_op_error *e, int status, const char *code,
                   const char *field, const char *fmt, ...)
@@ -307,9 +308,18 @@ int cube_obj_record_event(struct cube_ctx *ctx, const struct cube_kind *k,
                                     reason, message);
     if (!text)
         return CUBE_ENOMEM;
-    int64_t id;
-    int rc = cube_store_event_add(ctx->store, project ? project : "", k->kind, name,
-                                  text, &id);
+    int64_t id, rv = 0;
+    /* Published to watches (kind CUBE_HUB_EVENTS) in rv order like writes,
+     * the rv kept as the store's high-water mark; an event without an rv
+     * (OOM) is still stored. */
+    int have_rv = ctx->hub && cube_hub_begin(ctx->hub, &rv) == 0;
+    int rc = have_rv ? cube_store_event_add_rv(ctx->store, project ? project : "", k->kind,
+                                               name, text, rv)
+                     : cube_store_event_add(ctx->store, project ? project : "", k->kind, name,
+                                            text, &id);
+    if (have_rv)
+        cube_hub_end_event(ctx->hub, rv, rc == CUBE_OK, project ? project : "", k->kind,
+                           reason, text);
     free(text);
     if (rc != CUBE_OK)
         cube_log(CUBE_LOG_WARN, "audit", "cannot record event for %s/%s: %d",

@@ -11,53 +11,9 @@
 #include "http/http_req.h"
 #include "selector.h"
 #include "base/clock.h"
+#include "watch_priv.h"
 
 #define HEARTBEAT_NS (15ull * 1000000000ull)
-
-/* One published change, pre-formatted as an SSE frame shared by all. */
-struct event {
-    int64_t rv;
-    char *kind, *project;
-    cJSON *labels;
-    char *frame;
-    size_t frame_len;
-};
-
-/* A write in flight, in rv order; done once cube_hub_end reported it. */
-struct pending {
-    int64_t rv;
-    int done;
-    struct event *ev; /* NULL when the write failed */
-};
-
-struct watcher {
-    struct cube_hub *hub;
-    cube_stream *stream;
-    char *kind, *project;
-    struct cube_selector *sel;
-    int64_t cursor;          /* last rv delivered or skipped */
-    uint64_t last_send_ns;
-    int gone;                /* fell behind the ring: send 410, then end */
-    int ended;
-    char *spill;             /* rest of a frame larger than the buffer */
-    size_t spill_len, spill_off;
-    struct watcher *next;
-};
-
-struct cube_hub {
-    pthread_mutex_t mu;
-    void (*wake)(cube_stream *);
-    int64_t next_rv;         /* the next rv to hand out */
-    int64_t published;       /* highest rv released */
-    int64_t floor;           /* resuming from below this is 410 */
-    struct event **ring;     /* ring[i % cap]: events in rv order */
-    size_t cap, count;       /* count: events ever released into the ring */
-    struct pending *pend;    /* deque of writes in flight, rv order */
-    size_t pend_head, pend_len, pend_cap;
-    struct watcher *watchers;
-    size_t n_watchers;
-    int shutting_down;
-};
 
 static const char *const TYPE_NAMES[] = {"", "ADDED", "MODIFIED", "DELETED"};
 
@@ -66,6 +22,7 @@ static void event_free(struct event *ev)
     if (!ev)
         return;
     free(ev->kind), free(ev->project), free(ev->frame);
+    free(ev->involved), free(ev->reason);
     cJSON_Delete(ev->labels);
     free(ev);
 }
@@ -125,7 +82,7 @@ int cube_hub_begin(struct cube_hub *hub, int64_t *rv)
 /* "event: TYPE\nid: RV\ndata: {"type":"TYPE","object":OBJECT}\n\n" (malloc'd;
  * its length in *len), put together without printf: one per write. */
 static char *sse_frame(enum cube_watch_type type, int64_t rv, const char *object_json,
-                       size_t *len)
+                       size_t *len, size_t *obj_off)
 {
     char id[24];
     int idn = snprintf(id, sizeof id, "%lld", (long long)rv);
@@ -139,6 +96,7 @@ static char *sse_frame(enum cube_watch_type type, int64_t rv, const char *object
         return NULL;
     LIT("event: "), PUT(t, tn), LIT("\nid: "), PUT(id, (size_t)idn);
     LIT("\ndata: {\"type\":\""), PUT(t, tn), LIT("\",\"object\":");
+    *obj_off = (size_t)(p - f);
     PUT(object_json, on), LIT("}\n\n");
 #undef PUT
 #undef LIT
@@ -158,7 +116,9 @@ static struct event *event_new(int64_t rv, enum cube_watch_type type,
     ev->kind = strdup(kind);
     ev->project = strdup(project ? project : "");
     ev->labels = labels ? cJSON_Duplicate(labels, 1) : NULL;
-    ev->frame = sse_frame(type, rv, object_json, &ev->frame_len);
+    ev->type = type;
+    ev->obj_len = strlen(object_json);
+    ev->frame = sse_frame(type, rv, object_json, &ev->frame_len, &ev->obj_off);
     if (!ev->frame || !ev->kind || !ev->project || (labels && !ev->labels)) {
         event_free(ev);
         return NULL;
@@ -190,6 +150,28 @@ static int release(struct cube_hub *hub)
     return any;
 }
 
+/* Marks the pending write p done with ev (NULL: nothing to publish) and
+ * wakes the watchers when something was released. Caller holds mu. */
+static void publish(struct cube_hub *hub, struct pending *p, struct event *ev)
+{
+    p->done = 1;
+    p->ev = ev;
+    if (release(hub))
+        for (struct watcher *w = hub->watchers; w; w = w->next) {
+            if (w->stream)
+                hub->wake(w->stream);
+            else if (w->notify)
+                w->notify(w->notify_cls);
+        }
+}
+
+/* The pending record of rv. Caller holds mu. */
+static struct pending *pending_of(struct cube_hub *hub, int64_t rv)
+{
+    int64_t first = hub->pend[hub->pend_head].rv;
+    return &hub->pend[(hub->pend_head + (size_t)(rv - first)) % hub->pend_cap];
+}
+
 void cube_hub_end(struct cube_hub *hub, int64_t rv, enum cube_watch_type type,
                   const char *kind, const char *project, const char *object_json,
                   const cJSON *labels)
@@ -199,14 +181,42 @@ void cube_hub_end(struct cube_hub *hub, int64_t rv, enum cube_watch_type type,
         ev = event_new(rv, type, kind, project, object_json, labels);
     /* An event lost to OOM is still ended, so later ones are not held. */
     pthread_mutex_lock(&hub->mu);
-    int64_t first = hub->pend[hub->pend_head].rv;
-    struct pending *p = &hub->pend[(hub->pend_head + (size_t)(rv - first)) % hub->pend_cap];
-    p->done = 1;
-    p->ev = ev;
-    if (release(hub))
-        for (struct watcher *w = hub->watchers; w; w = w->next)
-            if (w->stream)
-                hub->wake(w->stream);
+    publish(hub, pending_of(hub, rv), ev);
+    pthread_mutex_unlock(&hub->mu);
+}
+
+/* event_json with "resourceVersion":"rv" put first in its metadata (the
+ * stored record has none), or a copy when it does not start that way. */
+static char *with_rv(const char *event_json, int64_t rv)
+{
+    static const char head[] = "{\"metadata\":{";
+    size_t n = strlen(event_json);
+    char *out = malloc(n + 48);
+    if (!out)
+        return NULL;
+    if (strncmp(event_json, head, sizeof head - 1) != 0)
+        return memcpy(out, event_json, n + 1);
+    snprintf(out, n + 48, "%s\"resourceVersion\":\"%lld\",%s", head, (long long)rv,
+             event_json + sizeof head - 1);
+    return out;
+}
+
+void cube_hub_end_event(struct cube_hub *hub, int64_t rv, int ok, const char *project,
+                        const char *involved_kind, const char *reason,
+                        const char *event_json)
+{
+    struct event *ev = NULL;
+    char *doc = ok ? with_rv(event_json, rv) : NULL;
+    if (doc)
+        ev = event_new(rv, CUBE_WATCH_ADDED, CUBE_HUB_EVENTS, project, doc, NULL);
+    free(doc);
+    if (ev && (!(ev->involved = strdup(involved_kind)) ||
+               (reason && !(ev->reason = strdup(reason))))) {
+        event_free(ev);
+        ev = NULL;
+    }
+    pthread_mutex_lock(&hub->mu);
+    publish(hub, pending_of(hub, rv), ev);
     pthread_mutex_unlock(&hub->mu);
 }
 
@@ -227,7 +237,7 @@ size_t cube_hub_watchers(struct cube_hub *hub)
 }
 
 /* Index (in ring order) of the first kept event with rv > cursor. */
-static size_t first_after(const struct cube_hub *hub, int64_t cursor)
+size_t cube_hub_first_after(const struct cube_hub *hub, int64_t cursor)
 {
     size_t lo = hub->count > hub->cap ? hub->count - hub->cap : 0, hi = hub->count;
     while (lo < hi) {
@@ -240,11 +250,15 @@ static size_t first_after(const struct cube_hub *hub, int64_t cursor)
     return lo;
 }
 
-static int matches(const struct watcher *w, const struct event *ev)
+int cube_hub_matches(const struct watcher *w, const struct event *ev)
 {
     if (strcmp(w->kind, ev->kind) != 0)
         return 0;
     if (w->project && strcmp(w->project, ev->project) != 0)
+        return 0;
+    if (w->involved && (!ev->involved || strcmp(w->involved, ev->involved) != 0))
+        return 0;
+    if (w->reason && (!ev->reason || strcmp(w->reason, ev->reason) != 0))
         return 0;
     return !w->sel || cube_selector_match(w->sel, ev->labels);
 }
@@ -293,9 +307,9 @@ static size_t fill(struct cube_hub *hub, struct watcher *w, char *buf, size_t ma
         w->ended = 1;
         return put_frame(w, buf, max, 0, GONE_FRAME, sizeof GONE_FRAME - 1);
     }
-    for (size_t i = first_after(hub, w->cursor); i < hub->count && used < max && !w->spill; i++) {
+    for (size_t i = cube_hub_first_after(hub, w->cursor); i < hub->count && used < max && !w->spill; i++) {
         const struct event *ev = hub->ring[i % hub->cap];
-        if (matches(w, ev))
+        if (cube_hub_matches(w, ev))
             used += put_frame(w, buf, max, used, ev->frame, ev->frame_len);
         w->cursor = ev->rv;
     }
@@ -328,17 +342,23 @@ static long watcher_read(void *cls, char *buf, size_t max)
     return n;
 }
 
+void cube_hub_unlink(struct cube_hub *hub, struct watcher *w)
+{
+    for (struct watcher **p = &hub->watchers; *p; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            if (!w->notify)
+                hub->n_watchers--; /* sinks are not counted */
+            break;
+        }
+}
+
 static void watcher_close(void *cls)
 {
     struct watcher *w = cls;
     struct cube_hub *hub = w->hub;
     pthread_mutex_lock(&hub->mu);
-    for (struct watcher **p = &hub->watchers; *p; p = &(*p)->next)
-        if (*p == w) {
-            *p = w->next;
-            hub->n_watchers--;
-            break;
-        }
+    cube_hub_unlink(hub, w);
     pthread_mutex_unlock(&hub->mu);
     cube_selector_free(w->sel);
     free(w->kind), free(w->project), free(w->spill);

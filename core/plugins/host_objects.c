@@ -245,6 +245,26 @@ int cube_slot_obj_delete(cube_plugin *self, const char *kind, const char *projec
                                                                        : CUBE_OK;
 }
 
+char *cube_slot_obj_list_page(cube_plugin *self, const char *kind, const char *project,
+                              const char *selector, unsigned limit, const char *cont,
+                              int *rc)
+{
+    const struct cube_kind *k = find_kind(self, kind, rc);
+    char err[200];
+    if (!k)
+        return NULL;
+    struct cube_selector *sel = cube_selector_parse(selector, err, sizeof err);
+    if (!sel) {
+        cube_log(CUBE_LOG_INFO, self->log_component, "obj_list_page: %s", err);
+        return *rc = CUBE_EINVAL, NULL;
+    }
+    cJSON *page = NULL;
+    struct cube_op_error e;
+    int ok = cube_obj_list(self->ctx, k, project, sel, limit, cont, &page, &e) == 0;
+    cube_selector_free(sel);
+    return result(self, ok, page, &e, rc);
+}
+
 int cube_slot_obj_event(cube_plugin *self, const char *kind, const char *project,
                         const char *name, const char *type, const char *reason,
                         const char *message)

@@ -110,6 +110,15 @@ int cube_slot_file_delete(cube_plugin *self, const char *project, const char *pa
 char *cube_slot_file_list(cube_plugin *self, const char *project, const char *dir, int *rc);
 /* ui_ext.c: ABI 1.4 */
 int cube_slot_register_ui(cube_plugin *self, const struct cube_ui_desc *desc);
+/* host_watch.c: ABI 1.5 */
+cube_watch *cube_slot_watch(cube_plugin *self, const struct cube_watch_desc *desc, int *rc);
+void cube_slot_watch_cancel(cube_plugin *self, cube_watch *watch);
+/* Cancels every watch the plugin left open (after its stop). */
+void cube_host_watch_cancel_all(cube_plugin *self);
+/* host_objects.c: ABI 1.5 */
+char *cube_slot_obj_list_page(cube_plugin *self, const char *kind, const char *project,
+                              const char *selector, unsigned limit, const char *cont,
+                              int *rc);
 /* host_owner.c: ABI 1.5 */
 char *cube_slot_obj_create_for(cube_plugin *self, cube_req *req, const char *object_json,
                                int *rc);

@@ -92,4 +92,8 @@ void cube_host_table_init(struct cube_host *h)
     h->register_ui = cube_slot_register_ui;
     /* ABI 1.5 */
     h->obj_create_for = cube_slot_obj_create_for;
+    /* ABI 1.5: watches and paged lists */
+    h->watch = cube_slot_watch;
+    h->watch_cancel = cube_slot_watch_cancel;
+    h->obj_list_page = cube_slot_obj_list_page;
 }

@@ -297,6 +297,7 @@ static void stop_reverse(struct cube_ctx *ctx, struct cube_plugin *p)
     if (p->started && p->desc.stop)
         p->desc.stop(p->state);
     p->started = 0;
+    cube_host_watch_cancel_all(p); /* no watch callback runs after stop */
     cube_host_tasks_drain(p);   /* nothing submitted runs after fini */
 }
 

@@ -98,6 +98,11 @@ void cube_store_obj_clear(struct cube_store_obj *obj);
 int cube_store_event_add(struct cube_store *s, const char *project,
                          const char *kind, const char *name, const char *doc,
                          int64_t *id);
+/* As cube_store_event_add for an event published to watches with its own
+ * resourceVersion rv: recorded as the high-water mark in the same
+ * transaction, so a restart never hands out rv again. */
+int cube_store_event_add_rv(struct cube_store *s, const char *project, const char *kind,
+                            const char *name, const char *doc, int64_t rv);
 /* Lists events newest first: of a project (NULL: all), optionally only of
  * one kind/name (NULL: any), with id < before_id (0: no bound), at most
  * limit (0: 100). */

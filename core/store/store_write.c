@@ -191,3 +191,24 @@ int cube_store_delete(struct cube_store *s, const char *kind,
     struct write_args a = {v, NULL, 0, audit};
     return in_transaction(s, delete_body, &a);
 }
+
+/* v: project, kind, name, doc, rv. */
+static int event_rv_body(struct cube_store *s, struct store_conn *c, void *arg)
+{
+    const struct write_args *a = arg;
+    int64_t id;
+    int rc = store_query_int(s, c, ST_EVENT_ADD, a->v, 4, &id);
+    if (rc == CUBE_OK)
+        rc = store_exec(s, c, ST_HWM_RAISE, &a->v[4], 1);
+    return rc;
+}
+
+int cube_store_event_add_rv(struct cube_store *s, const char *project, const char *kind,
+                            const char *name, const char *doc, int64_t rv)
+{
+    if (!s || !project || !kind || !name || !doc || rv <= 0)
+        return CUBE_EINVAL;
+    const struct store_val v[] = {SV_T(project), SV_T(kind), SV_T(name), SV_T(doc), SV_I(rv)};
+    struct write_args a = {v, NULL, 0, NULL};
+    return in_transaction(s, event_rv_body, &a);
+}

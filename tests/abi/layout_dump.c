@@ -280,6 +280,27 @@ static void dump_host_1_4_ext(void)
 static void dump_host_1_5(void)
 {
     FIELD(cube_host, obj_create_for, char *(*)(cube_plugin *, cube_req *, const char *, int *));
+    /* since 1.5: watches and paged lists */
+    FIELD(cube_host, watch, cube_watch *(*)(cube_plugin *, const struct cube_watch_desc *, int *));
+    FIELD(cube_host, watch_cancel, void (*)(cube_plugin *, cube_watch *));
+    FIELD(cube_host, obj_list_page, char *(*)(cube_plugin *, const char *, const char *,
+                                              const char *, unsigned, const char *, int *));
+}
+
+static void dump_watch_descriptors(void)
+{
+    BEGIN(cube_watch_desc);
+    FIELD(cube_watch_desc, size, size_t);
+    FIELD(cube_watch_desc, kind, const char *);
+    FIELD(cube_watch_desc, project, const char *);
+    FIELD(cube_watch_desc, label_selector, const char *);
+    FIELD(cube_watch_desc, resource_version, const char *);
+    FIELD(cube_watch_desc, involved_kind, const char *);
+    FIELD(cube_watch_desc, reason, const char *);
+    FIELD(cube_watch_desc, max_pending, unsigned);
+    FIELD(cube_watch_desc, fn, cube_watch_fn);
+    FIELD(cube_watch_desc, arg, void *);
+    END(cube_watch_desc);
 }
 #endif
 
@@ -480,6 +501,9 @@ int main(void)
 #endif
 #if CUBE_ABI_MINOR >= 4
     dump_ext_descriptors();
+#endif
+#if CUBE_ABI_MINOR >= 5
+    dump_watch_descriptors();
 #endif
     dump_enums();
     dump_macros_and_typedefs();

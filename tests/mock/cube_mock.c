@@ -349,6 +349,7 @@ static void host_init(void)
     mock_auth_install(h);
     mock_sched_install(h);
     mock_ext_install(h);
+    mock_watch_install(h);
 }
 
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)
@@ -571,6 +572,7 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
     mock_auth_reset();
     mock_sched_reset();
     mock_ext_reset();
+    mock_watch_reset();
     cJSON_Delete(M.config);
     memset(&M, 0, sizeof M);
 }

@@ -42,7 +42,9 @@
  *   deletes what the object owned (ownerReferences uid) and its logs.
  * - obj_list answers {"apiVersion","kind":"<Kind>List","items":[...],
  *   "metadata":{"resourceVersion"}} sorted by project and name; project NULL
- *   lists every project. Label selectors: only comma-separated k=v, k==v,
+ *   lists every project (cluster kinds ignore project), as cubed does;
+ *   obj_list_page pages the same list with cubed's limit and opaque
+ *   continue tokens. Label selectors: only comma-separated k=v, k==v,
  *   k!=v, k and !k (set-based "in"/"notin" give CUBE_EINVAL).
  * - Controllers: every write (create, update, status, delete) of an object
  *   whose kind has reconcile, or owned by such an object, queues one call
@@ -201,6 +203,18 @@ int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream 
 int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *up,
                            struct cube_mock_response *answer);
 const struct cube_ui_desc *cube_mock_ui(int i);
+/* ABI 1.5 watches: every write (create, update, status, delete; the
+ * deletion of owned objects too) and every obj_event is recorded with its
+ * own resourceVersion in a history of the last n changes (default 4096;
+ * setting it forgets what was kept). Watches get callbacks only in
+ * cube_mock_run_watches, on the test's thread, in rv order, until nothing
+ * is left (callbacks that write are delivered too); a watch more than its
+ * max_pending changes behind, or resumed from below the history, gets one
+ * ERROR and nothing more, as in cubed. Returns the callbacks made. */
+void cube_mock_set_watch_history(size_t n);
+int cube_mock_run_watches(void);
+/* Number of watches not cancelled. */
+int cube_mock_watch_count(void);
 /* Calls fini (if any) with state and forgets (frees) everything, 1.1 state included. */
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state);
 

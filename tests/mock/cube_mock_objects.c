@@ -244,15 +244,18 @@ static int plugin_checks(const struct cube_kind_desc *k, cJSON **obj, const cJSO
     return 0;
 }
 
-/* Gives o a new resourceVersion and queues the controllers. */
-static void commit(struct mobj *o)
+/* Gives o a new resourceVersion, queues the controllers and publishes the
+ * change to watches (type "ADDED", "MODIFIED" or "DELETED"). */
+static void commit(struct mobj *o, const char *type)
 {
     char rvs[24];
     o->rv = ++O.rv;
     snprintf(rvs, sizeof rvs, "%lld", o->rv);
     set_str(cJSON_GetObjectItemCaseSensitive(o->doc, "metadata"), "resourceVersion", rvs);
     queue_for(o->kind, o->project, o->doc);
+    mock_watch_publish(o->rv, type, o->kind, o->project, o->doc, NULL, NULL);
 }
+
 
 static char *obj_get(cube_plugin *self, const char *kind, const char *project,
                      const char *name, int *rc)
@@ -333,7 +336,7 @@ static char *create_as(const char *json, const char *owner, int *rc)
         return *rc = CUBE_ENOMEM, NULL;
     }
     O.n_objs++;
-    commit(o);
+    commit(o, "ADDED");
     return print(o->doc, rc);
 }
 
@@ -440,7 +443,7 @@ static char *obj_update(cube_plugin *self, const char *json, int *rc)
             cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmeta, "generation")) + 1));
     cJSON_Delete(o->doc);
     o->doc = obj;
-    commit(o);
+    commit(o, "MODIFIED");
     return print(o->doc, rc);
 }
 
@@ -464,7 +467,7 @@ static char *obj_update_status(cube_plugin *self, const char *kind, const char *
     if (json_eq(cJSON_GetObjectItemCaseSensitive(o->doc, "status"), status))
         return cJSON_Delete(status), print(o->doc, rc); /* unchanged: not written */
     set_item(o->doc, "status", status);
-    commit(o);
+    commit(o, "MODIFIED");
     return print(o->doc, rc);
 }
 
@@ -480,6 +483,16 @@ static int owned_by(const struct mobj *o, const char *uid)
     return 0;
 }
 
+/* Publishes the deletion of o (as it was last, with a new rv). */
+static void commit_delete(struct mobj *o)
+{
+    char rvs[24];
+    long long rv = ++O.rv;
+    snprintf(rvs, sizeof rvs, "%lld", rv);
+    set_str(cJSON_GetObjectItemCaseSensitive(o->doc, "metadata"), "resourceVersion", rvs);
+    mock_watch_publish(rv, "DELETED", o->kind, o->project, o->doc, NULL, NULL);
+}
+
 /* Removes object i, then (cascading) whatever it owned. */
 static void remove_obj(int i, int depth)
 {
@@ -489,6 +502,7 @@ static void remove_obj(int i, int depth)
     memmove(&O.objs[i], &O.objs[i + 1], (size_t)(O.n_objs - i - 1) * sizeof *O.objs);
     O.n_objs--;
     queue_for(o.kind, o.project, o.doc);
+    commit_delete(&o);
     mock_files_forget_object(o.kind, o.project, o.name);
     free(o.kind), free(o.project), free(o.name), cJSON_Delete(o.doc);
     for (int j = 0; uid && *uid && depth < 16 && j < O.n_objs;)
@@ -514,6 +528,31 @@ static int obj_delete(cube_plugin *self, const char *kind, const char *project,
     return CUBE_OK;
 }
 
+/* Publishes a recorded event to watches as the host does: an Event
+ * record (see cube_watch.h) with its own resourceVersion. */
+static void publish_event(const struct cube_kind_desc *k, const struct cube_mock_event *e)
+{
+    char now[40], rvs[24];
+    long long rv = ++O.rv;
+    now_iso(now, sizeof now);
+    snprintf(rvs, sizeof rvs, "%lld", rv);
+    cJSON *doc = cJSON_CreateObject(), *meta = cJSON_AddObjectToObject(doc, "metadata");
+    cJSON_AddStringToObject(meta, "resourceVersion", rvs);
+    cJSON_AddStringToObject(meta, "created", now);
+    cJSON_AddStringToObject(meta, "project", e->project);
+    cJSON_AddStringToObject(doc, "kind", "Event");
+    cJSON *inv = cJSON_AddObjectToObject(doc, "involvedObject");
+    cJSON_AddStringToObject(inv, "kind", k->kind);
+    cJSON_AddStringToObject(inv, "name", e->name);
+    cJSON_AddStringToObject(inv, "project", e->project);
+    cJSON_AddStringToObject(doc, "type", e->type);
+    cJSON_AddStringToObject(doc, "reason", e->reason);
+    cJSON_AddStringToObject(doc, "message", e->message);
+    cJSON_AddStringToObject(doc, "user", mock_actor());
+    mock_watch_publish(rv, "ADDED", "Event", e->project, doc, k->kind, e->reason);
+    cJSON_Delete(doc);
+}
+
 static int obj_event(cube_plugin *self, const char *kind, const char *project,
                      const char *name, const char *type, const char *reason,
                      const char *message)
@@ -536,6 +575,7 @@ static int obj_event(cube_plugin *self, const char *kind, const char *project,
         return CUBE_ENOMEM;
     }
     O.n_events++;
+    publish_event(k, e);
     return CUBE_OK;
 }
 
@@ -559,7 +599,7 @@ const char *cube_mock_object(const char *kind, const char *project, const char *
 
 /* 1 when labels match the selector, 0 when not, -1 when it is not one the
  * mock understands (comma-separated k=v, k==v, k!=v, k, !k). */
-static int selector_match(const char *sel, const cJSON *labels)
+int mock_selector_match(const char *sel, const cJSON *labels)
 {
     int ok = 1;
     for (const char *p = sel; p && *p;) {
@@ -605,7 +645,7 @@ static char *obj_list(cube_plugin *self, const char *kind, const char *project,
     const struct cube_kind_desc *k = known_kind(kind, rc);
     if (!k)
         return NULL;
-    if (selector_match(selector, NULL) < 0)
+    if (mock_selector_match(selector, NULL) < 0)
         return mock_logf("obj_list: selector '%s' not supported", selector), *rc = CUBE_EINVAL,
                NULL;
     const struct mobj **hits = calloc((size_t)O.n_objs + 1, sizeof *hits);
@@ -616,7 +656,7 @@ static char *obj_list(cube_plugin *self, const char *kind, const char *project,
         const struct mobj *o = &O.objs[i];
         if (strcmp(o->kind, k->kind) == 0 &&
             (k->scope == CUBE_SCOPE_CLUSTER || !project || !strcmp(o->project, project)) &&
-            selector_match(selector, cJSON_GetObjectItemCaseSensitive(
+            mock_selector_match(selector, cJSON_GetObjectItemCaseSensitive(
                 cJSON_GetObjectItemCaseSensitive(o->doc, "metadata"), "labels")) == 1)
             hits[n++] = o;
     }

@@ -72,6 +72,19 @@ int mock_object_exists(const char *kind, const char *project, const char *name);
 /* The object's metadata.owner (borrowed until the next write), or NULL. */
 const char *mock_object_owner(const char *kind, const char *project, const char *name);
 
+/* 1 when labels match the selector, 0 when not, -1 when it is not one the
+ * mock understands (comma-separated k=v, k==v, k!=v, k, !k). */
+int mock_selector_match(const char *sel, const cJSON *labels);
+
+/* -- cube_mock_watch.c: the 1.5 watch and paged-list slots ------------ */
+
+void mock_watch_install(struct cube_host *h);
+void mock_watch_reset(void);
+/* Records a change for watches: doc is copied; involved_kind and reason
+ * are set for Events (kind "Event"). */
+void mock_watch_publish(long long rv, const char *type, const char *kind, const char *project,
+                        const cJSON *doc, const char *involved_kind, const char *reason);
+
 /* -- cube_mock_files.c: log streams and project files ---------------- */
 
 /* Fills the 1.1 log and file slots of h. */
