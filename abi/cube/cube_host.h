@@ -475,7 +475,7 @@ struct cube_host {
      *  starts with the fields of the older ones). NULL with *rc:
      *  CUBE_ENOTFOUND (no such API, or its exporter's init has not
      *  succeeded), CUBE_EVERSION (older than min_version), CUBE_EPERM (the
-     *  exporter is not named in the caller's descriptor `requires`: only
+     *  exporter is not named in the caller's descriptor `dependencies`: only
      *  that guarantees the exporter's init ran first and its fini runs
      *  after the caller's). Borrowed until the caller's fini returns. Any
      *  thread, from init on; does not block. */

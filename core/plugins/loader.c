@@ -330,7 +330,7 @@ int cube_loader_load_all(struct cube_ctx *ctx)
         L.ps[L.n] = p;
         L.pcs[L.n] = pc;
         L.nodes[L.n] = (struct cube_dep_node){pc->name, p ? p->desc.version : NULL,
-                                              p ? p->desc.requires : NULL, 0, !p};
+                                              p ? p->desc.dependencies : NULL, 0, !p};
         L.n++;
         if (!p && refuse(pc) < 0)
             rc = -1;
@@ -479,7 +479,7 @@ int cube_loader_check_all(const struct cube_config *cfg, struct cube_errs *errs)
 {
     size_t cap = cfg->n_plugins ? cfg->n_plugins : 1;
     struct load_set L = {NULL, calloc(cap, sizeof *L.pcs), calloc(cap, sizeof *L.nodes), 0};
-    /* the nodes borrow names, versions and requires from the descriptors,
+    /* the nodes borrow names, versions and dependencies from the descriptors,
      * which stay mapped: a handle opened here is never closed */
     for (size_t i = 0; i < cfg->n_plugins; i++) {
         const struct cube_plugin_conf *pc = &cfg->plugins[i];
@@ -505,7 +505,7 @@ int cube_loader_check_all(const struct cube_config *cfg, struct cube_errs *errs)
         if (L.pcs && L.nodes) {
             L.pcs[L.n] = pc;
             L.nodes[L.n++] = (struct cube_dep_node){pc->name, ok ? d.version : NULL,
-                                                    ok ? d.requires : NULL, 0, !ok};
+                                                    ok ? d.dependencies : NULL, 0, !ok};
         }
     }
     if (L.pcs && L.nodes)

@@ -34,7 +34,7 @@ int cube_loader_open(const char *file, const char *name, void **handle,
                      struct cube_plugin_desc *desc, char *err, size_t errlen);
 /* Loads and initialises every enabled plugin (none in safe mode): in
  * conf.d order, except that a plugin comes after the plugins it requires
- * (cube_plugin_desc.requires); one whose requirement is not met is
+ * (cube_plugin_desc.dependencies); one whose requirement is not met is
  * refused with a message naming it. A failing optional plugin is skipped with a warning. Returns 0, or
  * -1 after logging which plugin failed and why. */
 int cube_loader_load_all(struct cube_ctx *ctx);
@@ -48,24 +48,24 @@ void cube_loader_scan_dir(const char *dir, char ***names, size_t *n);
 /* --check-config: finds, opens and checks every enabled plugin, its
  * requirements, and validates its config section, without running init. */
 int cube_loader_check_all(const struct cube_config *cfg, struct cube_errs *errs);
-/* -- dependencies (loader_deps.c; cube_plugin_desc.requires) ----------- */
+/* -- dependencies (loader_deps.c; cube_plugin_desc.dependencies) ----------- */
 
 /* One plugin as the order of loading sees it: done once its init
  * succeeded (--check-config: once checked), failed when it cannot load. */
 struct cube_dep_node {
     const char *name, *version;
-    const char *const *requires;
+    const char *const *dependencies;
     int done, failed;
 };
 /* Compares versions number by number ("1.10" > "1.9"; missing numbers are
  * 0; anything after the numbers is ignored): <0, 0, >0. NULL is "". */
 int cube_version_cmp(const char *a, const char *b);
-/* Checks the form of d->requires (at most CUBE_REQUIRES_MAX entries of
+/* Checks the form of d->dependencies (at most CUBE_DEPENDENCIES_MAX entries of
  * "name" or "name>=X.Y", none naming d itself): 0, or -1 with err naming
  * file and the entry. */
 int cube_deps_check_desc(const struct cube_plugin_desc *d, const char *file, char *err,
                          size_t errlen);
-/* 1 when d->requires names plugin `name`, else 0. */
+/* 1 when d->dependencies names plugin `name`, else 0. */
 int cube_deps_names(const struct cube_plugin_desc *d, const char *name);
 /* Whether node i may be initialised now: 0 (every plugin it requires is
  * done), 1 (wait: one is not done yet), -1 (never: one is not among the

@@ -1,4 +1,4 @@
-/* loader_deps.c — plugin dependencies (cube_plugin_desc.requires, ABI
+/* loader_deps.c — plugin dependencies (cube_plugin_desc.dependencies, ABI
  * 1.5): the form of a requirement, versions compared number by number,
  * and whether a plugin's requirements are met by the plugins around it.
  * loader.c orders init by it; --check-config reports with it. */
@@ -68,23 +68,23 @@ int cube_version_cmp(const char *a, const char *b)
 int cube_deps_check_desc(const struct cube_plugin_desc *d, const char *file, char *err,
                          size_t errlen)
 {
-    if (!d->requires)
+    if (!d->dependencies)
         return 0;
-    for (size_t i = 0; d->requires[i]; i++) {
+    for (size_t i = 0; d->dependencies[i]; i++) {
         char name[DEP_NAME_MAX];
         const char *version;
-        if (i >= CUBE_REQUIRES_MAX) {
-            snprintf(err, errlen, "%s: requires: expected at most %d entries (NULL-"
-                     "terminated), found more", file, CUBE_REQUIRES_MAX);
+        if (i >= CUBE_DEPENDENCIES_MAX) {
+            snprintf(err, errlen, "%s: dependencies: expected at most %d entries (NULL-"
+                     "terminated), found more", file, CUBE_DEPENDENCIES_MAX);
             return -1;
         }
-        if (dep_split(d->requires[i], name, &version) < 0) {
-            snprintf(err, errlen, "%s: requires[%zu]: expected \"name\" or "
-                     "\"name>=X.Y\", found \"%.80s\"", file, i, d->requires[i]);
+        if (dep_split(d->dependencies[i], name, &version) < 0) {
+            snprintf(err, errlen, "%s: dependencies[%zu]: expected \"name\" or "
+                     "\"name>=X.Y\", found \"%.80s\"", file, i, d->dependencies[i]);
             return -1;
         }
         if (d->name && strcmp(name, d->name) == 0) {
-            snprintf(err, errlen, "%s: requires[%zu]: a plugin cannot require itself", file, i);
+            snprintf(err, errlen, "%s: dependencies[%zu]: a plugin cannot require itself", file, i);
             return -1;
         }
     }
@@ -93,10 +93,10 @@ int cube_deps_check_desc(const struct cube_plugin_desc *d, const char *file, cha
 
 int cube_deps_names(const struct cube_plugin_desc *d, const char *name)
 {
-    for (size_t i = 0; d->requires && d->requires[i] && i < CUBE_REQUIRES_MAX; i++) {
+    for (size_t i = 0; d->dependencies && d->dependencies[i] && i < CUBE_DEPENDENCIES_MAX; i++) {
         char dep[DEP_NAME_MAX];
         const char *version;
-        if (dep_split(d->requires[i], dep, &version) == 0 && strcmp(dep, name) == 0)
+        if (dep_split(d->dependencies[i], dep, &version) == 0 && strcmp(dep, name) == 0)
             return 1;
     }
     return 0;
@@ -116,10 +116,10 @@ int cube_deps_ready(const struct cube_dep_node *nodes, size_t n, size_t i, char 
 {
     const struct cube_dep_node *me = &nodes[i];
     int wait = 0;
-    for (size_t r = 0; me->requires && me->requires[r] && r < CUBE_REQUIRES_MAX; r++) {
+    for (size_t r = 0; me->dependencies && me->dependencies[r] && r < CUBE_DEPENDENCIES_MAX; r++) {
         char name[DEP_NAME_MAX];
         const char *version;
-        if (dep_split(me->requires[r], name, &version) < 0)
+        if (dep_split(me->dependencies[r], name, &version) < 0)
             continue;   /* refused with the descriptor (cube_deps_check_desc) */
         const struct cube_dep_node *dep = find_node(nodes, n, name);
         if (!dep) {
@@ -134,7 +134,7 @@ int cube_deps_ready(const struct cube_dep_node *nodes, size_t n, size_t i, char 
         }
         if (*version && cube_version_cmp(dep->version, version) < 0) {
             snprintf(err, errlen, "plugin %s requires %s, found %s %s (too old)", me->name,
-                     me->requires[r], name, dep->version ? dep->version : "without a version");
+                     me->dependencies[r], name, dep->version ? dep->version : "without a version");
             return -1;
         }
         wait |= !dep->done;
@@ -162,11 +162,11 @@ void cube_deps_cycle(const struct cube_dep_node *nodes, size_t n, size_t i, char
             break;
         path[len++] = at;
         const struct cube_dep_node *me = &nodes[at], *next = NULL;
-        for (size_t r = 0; !next && me->requires && me->requires[r]; r++) {
+        for (size_t r = 0; !next && me->dependencies && me->dependencies[r]; r++) {
             char name[DEP_NAME_MAX];
             const char *version;
             const struct cube_dep_node *dep =
-                dep_split(me->requires[r], name, &version) == 0 ? find_node(nodes, n, name)
+                dep_split(me->dependencies[r], name, &version) == 0 ? find_node(nodes, n, name)
                                                                  : NULL;
             if (dep && !dep->done && !dep->failed)
                 next = dep;

@@ -113,7 +113,7 @@ const void *cube_slot_api_get(cube_plugin *self, const char *name, uint32_t min_
     pthread_mutex_unlock(&ctx->apis_mu);
     if (*rc == CUBE_EPERM)
         cube_log(CUBE_LOG_ERROR, self->log_component, "api_get: API %s is plugin %s's: "
-                 "name \"%s\" in the descriptor's requires to use it", name, exporter,
+                 "name \"%s\" in the descriptor's dependencies to use it", name, exporter,
                  exporter);
     else if (*rc == CUBE_EVERSION)
         cube_log(CUBE_LOG_ERROR, self->log_component, "api_get: API %s is version %u at "

@@ -92,7 +92,7 @@ static void dump_plugin_desc(void)
     FIELD(cube_plugin_desc, stop, void (*)(void *));
     FIELD(cube_plugin_desc, fini, void (*)(void *));
 #if CUBE_ABI_MINOR >= 5
-    FIELD(cube_plugin_desc, requires, const char *const *);
+    FIELD(cube_plugin_desc, dependencies, const char *const *);
 #endif
     END(cube_plugin_desc);
 }
@@ -456,7 +456,7 @@ static void dump_macros_and_typedefs(void)
     MACRO_STR(CUBE_PERM_PROJECT_MANAGE);
 #endif
 #if CUBE_ABI_MINOR >= 5
-    MACRO_INT(CUBE_REQUIRES_MAX);
+    MACRO_INT(CUBE_DEPENDENCIES_MAX);
     MACRO_INT(CUBE_KV_KEY_MAX);
     MACRO_INT(CUBE_KV_VALUE_MAX);
     MACRO_INT(CUBE_SECRET_VALUE_MAX);

@@ -95,8 +95,8 @@
  * - api_export works during init only; the API is visible once init
  *   returned CUBE_OK (cube_mock_api). api_get finds the plugin's own APIs
  *   and those cube_mock_api_provide made in another plugin's name, which
- *   the descriptor's `requires` must name (else CUBE_EPERM, as cubed).
- *   The mock does not order or refuse plugins by `requires`.
+ *   the descriptor's `dependencies` must name (else CUBE_EPERM, as cubed).
+ *   The mock does not order or refuse plugins by `dependencies`.
  * - log_stat and log_append_at follow cubed's resume rule over the
  *   in-memory streams. */
 #ifndef CUBE_MOCK_H

@@ -107,7 +107,7 @@ void mock_ext_reset(void);
 /* -- cube_mock_state.c: the 1.5 key-value store, secrets, shared APIs -- */
 
 void mock_state_install(struct cube_host *h);
-/* Before cube_mock_init's init: desc's requires decide api_get. */
+/* Before cube_mock_init's init: desc's dependencies decide api_get. */
 void mock_state_before_init(const struct cube_plugin_desc *desc);
 /* After cube_mock_init's init returned rc: the APIs it exported become
  * visible (CUBE_OK) or are dropped. */

@@ -254,8 +254,8 @@ static int api_export(cube_plugin *self, const char *name, uint32_t version,
 /* 1 when the plugin's descriptor requires plugin `name` (as cubed reads it). */
 static int requires_plugin(const char *name)
 {
-    const char *const *req = S.desc ? S.desc->requires : NULL;
-    for (int i = 0; req && req[i] && i < CUBE_REQUIRES_MAX; i++) {
+    const char *const *req = S.desc ? S.desc->dependencies : NULL;
+    for (int i = 0; req && req[i] && i < CUBE_DEPENDENCIES_MAX; i++) {
         size_t n = strcspn(req[i], ">");
         if (strlen(name) == n && !strncmp(req[i], name, n))
             return 1;
@@ -281,7 +281,7 @@ static const void *api_get(cube_plugin *self, const char *name, uint32_t min_ver
         return *rc = CUBE_ENOTFOUND, NULL;
     if (!mine && !requires_plugin(a->plugin)) {
         mock_logf("api_get: API %s is plugin %s's: name \"%s\" in the descriptor's "
-                  "requires to use it", name, a->plugin, a->plugin);
+                  "dependencies to use it", name, a->plugin, a->plugin);
         return *rc = CUBE_EPERM, NULL;
     }
     if (a->version < min_version)

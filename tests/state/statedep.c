@@ -1,5 +1,5 @@
 /* statedep.c — a test plugin that requires statekv and uses its API
- * (ABI 1.5: cube_plugin_desc.requires, api_get). Built in variants (the
+ * (ABI 1.5: cube_plugin_desc.dependencies, api_get). Built in variants (the
  * macros below):
  *   statedep    requires "statekv>=1.2"; init fails unless api_get of
  *               statekv.greeter (version >= 2) succeeds
@@ -80,7 +80,7 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
 
 #ifdef DEP_REQUIRES
 static const char *const REQUIRES[] = {DEP_REQUIRES, NULL};
-#define DEP_REQUIRES_FIELD .requires = REQUIRES,
+#define DEP_REQUIRES_FIELD .dependencies = REQUIRES,
 #else
 #define DEP_REQUIRES_FIELD
 #endif

@@ -32,9 +32,9 @@ static void test_requires_declared(void **ts)
 {
     (void)ts;
     const struct cube_plugin_desc *d = cube_plugin_statedep();
-    assert_non_null(d->requires);
-    assert_string_equal(d->requires[0], "statekv>=1.2");
-    assert_null(d->requires[1]);
+    assert_non_null(d->dependencies);
+    assert_string_equal(d->dependencies[0], "statekv>=1.2");
+    assert_null(d->dependencies[1]);
 }
 
 static void test_api_from_required_plugin(void **ts)
@@ -72,7 +72,7 @@ static void test_api_missing_or_not_required(void **ts)
     /* the same API from a plugin statedep does not require */
     assert_int_equal(cube_mock_api_provide("intruder", STATEKV_API_NAME, 2, &API), CUBE_OK);
     assert_int_equal(cube_mock_init(cube_plugin_statedep(), NULL, &state), CUBE_EPERM);
-    assert_non_null(strstr(cube_mock_last_log(), "requires"));
+    assert_non_null(strstr(cube_mock_last_log(), "dependencies"));
     cube_mock_reset(NULL, NULL);
 }
 

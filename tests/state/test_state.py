@@ -2,7 +2,7 @@
 the statekv and statedep test plugins — a plugin's key-value store and
 secrets survive a restart (SQLite, and PostgreSQL when CUBE_TEST_PG_URL is
 set), secrets are never plaintext in the database or the log, each
-plugin sees only its own keys, `requires` orders loading and refuses a
+plugin sees only its own keys, `dependencies` orders loading and refuses a
 missing or too-old plugin (start-up and --check-config), an exported API
 reaches the plugin that requires its exporter, and log_stat/log_append_at
 let an executor resume a log stream."""
@@ -188,7 +188,7 @@ class Requires(unittest.TestCase):
         with cubed({"statekv": None, "stateloose": None}) as c:
             r = c.request("GET", "/api/v1/stateloose/hello", headers=ADMIN).json()
             self.assertEqual(r["rc"], -5)   # CUBE_EPERM
-            self.assertIn("in the descriptor's requires", c.output())
+            self.assertIn("in the descriptor's dependencies", c.output())
 
 
 class LogResume(unittest.TestCase):

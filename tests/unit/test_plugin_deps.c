@@ -32,22 +32,22 @@ static void requires_form(void **st)
     (void)st;
     char err[256];
     const char *const good[] = {"a", "serving>=1.2", "x-y>=3", NULL};
-    struct cube_plugin_desc d = {.name = "me", .requires = good};
+    struct cube_plugin_desc d = {.name = "me", .dependencies = good};
     assert_int_equal(cube_deps_check_desc(&d, "f.so", err, sizeof err), 0);
     assert_int_equal(cube_deps_names(&d, "serving"), 1);
     assert_int_equal(cube_deps_names(&d, "serv"), 0);
     const char *bad[] = {"Serving", "a>1", "a>=", "a>=1..2", "a>=1.", "", "a >=1", "me"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         const char *const one[] = {bad[i], NULL};
-        d.requires = one;
+        d.dependencies = one;
         assert_int_equal(cube_deps_check_desc(&d, "f.so", err, sizeof err), -1);
-        assert_non_null(strstr(err, "f.so: requires[0]"));
+        assert_non_null(strstr(err, "f.so: dependencies[0]"));
     }
-    const char *many[CUBE_REQUIRES_MAX + 2];
-    for (size_t i = 0; i <= CUBE_REQUIRES_MAX; i++)
+    const char *many[CUBE_DEPENDENCIES_MAX + 2];
+    for (size_t i = 0; i <= CUBE_DEPENDENCIES_MAX; i++)
         many[i] = "a";
-    many[CUBE_REQUIRES_MAX + 1] = NULL;
-    d.requires = many;
+    many[CUBE_DEPENDENCIES_MAX + 1] = NULL;
+    d.dependencies = many;
     assert_int_equal(cube_deps_check_desc(&d, "f.so", err, sizeof err), -1);
 }
 
@@ -72,7 +72,7 @@ static void readiness_and_cycles(void **st)
     assert_non_null(strstr(err, "requires plugin b, which is not enabled"));
     struct cube_dep_node cyc[] = {{"a", "1", (const char *const[]){"b", NULL}, 0, 0},
                                   {"b", "1", b_req, 0, 0}, {"c", "1", c_req, 0, 0}};
-    cyc[0].requires = (const char *const[]){"b", NULL};
+    cyc[0].dependencies = (const char *const[]){"b", NULL};
     cube_deps_cycle(cyc, 3, 0, err, sizeof err);
     assert_string_equal(err, "plugin a: the requirements form a cycle: a -> b -> c -> a");
 }
