@@ -50,6 +50,13 @@ extern "C" {
     ((host)->size >= offsetof(struct cube_host, field) + sizeof((host)->field) \
      && (host)->field != NULL)
 
+/** Limits of the 1.5 key-value store and secrets (see kv_put, secret_put)
+ *  and of shared API names (api_export). Since 1.5. */
+#define CUBE_KV_KEY_MAX 256
+#define CUBE_KV_VALUE_MAX 49152
+#define CUBE_SECRET_VALUE_MAX 8192
+#define CUBE_API_NAME_MAX 64
+
 /** A timer or background-work callback. Runs on a host worker thread. */
 typedef void (*cube_task_fn)(void *state, void *arg);
 
@@ -432,6 +439,118 @@ struct cube_host {
     char *(*obj_list_page)(cube_plugin *self, const char *kind, const char *project,
                            const char *label_selector, unsigned limit,
                            const char *continue_token, int *rc);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.5: plugin state, secrets, shared APIs and log resume       */
+    /* ---------------------------------------------------------------- */
+
+    /* A key-value store per plugin, in cubed's database (SQLite or
+     * PostgreSQL), durable across restarts. Each plugin has a namespace of
+     * its own: no slot reads or writes another plugin's keys, and nothing
+     * here shows in objects, events or the audit. Keys are 1 ..
+     * CUBE_KV_KEY_MAX bytes of visible ASCII ('!' .. '~': no space, no
+     * control byte; CUBE_EINVAL otherwise); values are bytes, 0 ..
+     * CUBE_KV_VALUE_MAX of them (CUBE_ETOOBIG past it). Every kv_* and
+     * secret_* slot may block on the database (do not call it from a
+     * stream's read callback); any thread; CUBE_EUNAVAIL when the database
+     * is unreachable. Since 1.5. */
+
+    /** Writes (creates or replaces) key. value (len bytes, NULL when len
+     *  is 0) is copied. CUBE_OK, CUBE_EINVAL, CUBE_ETOOBIG, CUBE_EUNAVAIL. */
+    int (*kv_put)(cube_plugin *self, const char *key, const void *value,
+                  size_t len);
+    /** Reads key: a new buffer of *len bytes with a NUL after them
+     *  (release with free), or NULL with *rc (CUBE_ENOTFOUND, CUBE_EINVAL,
+     *  CUBE_EUNAVAIL). */
+    char *(*kv_get)(cube_plugin *self, const char *key, size_t *len, int *rc);
+    /** Removes key. CUBE_OK, CUBE_ENOTFOUND, CUBE_EINVAL, CUBE_EUNAVAIL. */
+    int (*kv_delete)(cube_plugin *self, const char *key);
+    /** The plugin's keys starting with prefix (NULL or "": every key) as a
+     *  JSON array of strings in byte order (release with free), or NULL
+     *  with *rc. All of them in one answer (no paging in this release). */
+    char *(*kv_list)(cube_plugin *self, const char *prefix, int *rc);
+
+    /* Secrets: as the key-value store (a namespace of their own, names as
+     * keys), for credentials. A value is encrypted before it reaches the
+     * database (AES-256-GCM with the platform key, a random nonce per
+     * value, the plugin's name and the secret's name bound in as
+     * associated data, so a value copied to another name or plugin does
+     * not open). The platform key is the file `secret_key_file` of
+     * cube.yaml (see README); a database copied without it reveals no
+     * value. The host never logs a value, never puts one in an error or
+     * the audit, and zeroes its own copies after use; the plugin should
+     * zero what secret_get returned before it frees it. Values are 1 ..
+     * CUBE_SECRET_VALUE_MAX bytes. A value that does not decrypt (another
+     * platform key, a damaged row) gives CUBE_EIO, logged without the
+     * value. Since 1.5. */
+
+    /** Writes (creates or replaces) the secret `name`; value is copied. */
+    int (*secret_put)(cube_plugin *self, const char *name, const void *value,
+                      size_t len);
+    /** Reads a secret: a new buffer of *len bytes with a NUL after them
+     *  (zero it, then free), or NULL with *rc (CUBE_ENOTFOUND, CUBE_EIO,
+     *  CUBE_EINVAL, CUBE_EUNAVAIL). */
+    char *(*secret_get)(cube_plugin *self, const char *name, size_t *len,
+                        int *rc);
+    /** Removes a secret. CUBE_OK, CUBE_ENOTFOUND, CUBE_EINVAL, CUBE_EUNAVAIL. */
+    int (*secret_delete)(cube_plugin *self, const char *name);
+    /** The names of the plugin's secrets starting with prefix (NULL: all),
+     *  as kv_list; never their values. */
+    char *(*secret_list)(cube_plugin *self, const char *prefix, int *rc);
+
+    /* APIs plugins share, by name and version (as Redis modules share
+     * APIs): a table of function pointers (any struct the two plugins
+     * agree on, by a header the exporter ships) that one plugin exports
+     * and others use. Names are 1 .. CUBE_API_NAME_MAX bytes of
+     * [a-z0-9._-], unique across the process. Since 1.5. */
+
+    /** Exports `table` as API `name` at `version` (>= 1; raise it when
+     *  the table grows, append-only like this one). Init only
+     *  (CUBE_ESTATE after). The API becomes visible to others only once
+     *  the exporter's init has succeeded (a failed init exports nothing).
+     *  `table` is borrowed: it must stay valid and unchanged until the
+     *  exporter's fini, which the host calls after the fini of every
+     *  plugin that requires the exporter. CUBE_OK, CUBE_EINVAL (bad name
+     *  or version, NULL table), CUBE_EEXIST (name taken). */
+    int (*api_export)(cube_plugin *self, const char *name, uint32_t version,
+                      const void *table);
+    /** The table of API `name` when its version is at least min_version;
+     *  *version (may be NULL) gets the exported version (a newer table
+     *  starts with the fields of the older ones). NULL with *rc:
+     *  CUBE_ENOTFOUND (no such API, or its exporter's init has not
+     *  succeeded), CUBE_EVERSION (older than min_version), CUBE_EPERM (the
+     *  exporter is not named in the caller's descriptor `dependencies`: only
+     *  that guarantees the exporter's init ran first and its fini runs
+     *  after the caller's). Borrowed until the caller's fini returns. Any
+     *  thread, from init on; does not block. */
+    const void *(*api_get)(cube_plugin *self, const char *name,
+                           uint32_t min_version, uint32_t *version, int *rc);
+
+    /* Log resume, for an executor that re-adopts replicas after a restart
+     * and must go on shipping their output where the log stream ends. A
+     * stream's size and closed state survive restarts. Since 1.5. */
+
+    /** The stream's size in bytes (*size) and whether it is closed
+     *  (*closed: 1 closed, 0 open; either pointer may be NULL). A stream
+     *  closed without a byte has size 0 and is closed. CUBE_OK,
+     *  CUBE_ENOTFOUND (never appended to nor closed), CUBE_EINVAL. Any
+     *  thread; does not block on the network. */
+    int (*log_stat)(cube_plugin *self, const char *kind, const char *project,
+                    const char *name, const char *stream, uint64_t *size,
+                    int *closed);
+    /** Appends data as the bytes that start at `offset` of the stream:
+     *  the idempotent resume rule. Bytes before the stream's current size
+     *  are taken as already shipped and skipped (not compared); the rest
+     *  is appended. So two shippers, or one that repeats itself after a
+     *  restart, never duplicate output. CUBE_OK (also when every byte was
+     *  already there), CUBE_ECONFLICT (offset is past the stream's size: a
+     *  gap; nothing appended), CUBE_ESTATE (the stream is closed and data
+     *  has bytes past its end; nothing appended), CUBE_ETOOBIG and the
+     *  other codes of log_append. Wakes followers when it appends. */
+    int (*log_append_at)(cube_plugin *self, const char *kind,
+                         const char *project, const char *name,
+                         const char *stream, uint64_t offset,
+                         const void *data, size_t len);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

@@ -169,7 +169,27 @@ struct cube_plugin_desc {
     /** Optional. Releases state. Called once, last; also after a failed
      *  start. Never called when init failed. */
     void (*fini)(void *state);
+
+    /* since 1.5 */
+    /**
+     * Optional: the plugins this one needs, a NULL-terminated array of
+     * "name" or "name>=X.Y[.Z]" (the other plugin's descriptor version,
+     * compared number by number; a missing number counts as 0, anything
+     * after the numbers, such as "-rc1", is ignored), at most
+     * CUBE_DEPENDENCIES_MAX entries. The host initialises every plugin after
+     * the plugins it requires (conf.d order otherwise), stops and finis
+     * it before them, and refuses to start, at start-up and in
+     * `cubed --check-config`, when one is not enabled, failed to load,
+     * is too old, or the requirements form a cycle; the message names
+     * the plugin and the requirement. Borrowed for the life of the
+     * process (a static array). Required to use another plugin's API
+     * (cube_host.api_get). (Not called `requires`: a C++20 keyword.)
+     */
+    const char *const *dependencies;
 };
+
+/** The most entries cube_plugin_desc.dependencies may have (since 1.5). */
+#define CUBE_DEPENDENCIES_MAX 32
 
 /** Type of a plugin's entry function. It must be pure: no side effects,
  *  callable more than once, returning the same static descriptor. */

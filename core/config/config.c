@@ -144,6 +144,11 @@ static int key_web_root(struct loader *L, const cJSON *v, const char *path)
     return take_string(L, v, path, &L->cfg->web_root, 1);
 }
 
+static int key_secret_key_file(struct loader *L, const cJSON *v, const char *path)
+{
+    return take_string(L, v, path, &L->cfg->secret_key_file, 0);
+}
+
 static int key_conf_dir(struct loader *L, const cJSON *v, const char *path)
 {
     if (take_string(L, v, path, &L->cfg->conf_dir, 0)) {
@@ -317,6 +322,7 @@ static const struct key_rule top_rules[] = {
     {"limits", key_limits},       {"admin_token_sha256", key_admin_token},
     {"auth", key_auth},           {"apps_listen", key_apps},
     {"apps_origin", key_apps},    {"console_origin", key_apps},
+    {"secret_key_file", key_secret_key_file},
     {0, 0}};
 
 static int apply_root(struct loader *L, const cJSON *root)
@@ -342,7 +348,8 @@ static int resolve_paths(struct cube_config *cfg, struct cube_errs *errs)
     const char *what = cfg->file ? cfg->file : "config";
     char *base = cube_config_base_dir(cfg->file);
     char **paths[] = {&cfg->data_dir, &cfg->plugin_dir, &cfg->conf_dir,
-                      &cfg->web_root, &cfg->tls_cert,   &cfg->tls_key};
+                      &cfg->web_root, &cfg->tls_cert,   &cfg->tls_key,
+                      &cfg->secret_key_file};
     if (!base) {
         cube_errs_add(errs, "%s: cannot resolve relative paths: the working "
                       "directory is unknown (%s)", what, strerror(errno));
@@ -451,7 +458,8 @@ void cube_config_free(struct cube_config *cfg)
     char *strings[] = {cfg->file,       cfg->listen_host, cfg->data_dir,
                        cfg->database,   cfg->plugin_dir,  cfg->conf_dir,
                        cfg->web_root,   cfg->tls_cert,    cfg->tls_key,
-                       cfg->apps_listen_host, cfg->apps_origin, cfg->console_origin};
+                       cfg->apps_listen_host, cfg->apps_origin, cfg->console_origin,
+                       cfg->secret_key_file};
     for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
         free(strings[i]);
     for (size_t i = 0; i < cfg->n_plugins; i++) {

@@ -19,8 +19,11 @@
  *                                browsers see it, optionally per object
  *                                ("https://{name}--{project}.apps.example");
  *                                console_origin: the console's (config_apps.c)
+ *   secret_key_file: path        the platform key sealing plugins' secrets
+ *                                (default <data_dir>/secret.key, made 0600
+ *                                with a fresh key on first start)
  * Environment overrides: CUBE_LISTEN, CUBE_APPS_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,
- * CUBE_PLUGIN_DIR, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN (plain token; hashed in
+ * CUBE_PLUGIN_DIR, CUBE_SECRET_KEY_FILE, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN (plain token; hashed in
  * memory, never stored); the two directories, when relative, against the
  * working directory. */
 #ifndef CUBE_CONFIG_H
@@ -54,6 +57,7 @@ struct cube_config {
     char *plugin_dir;
     char *conf_dir;
     char *web_root;
+    char *secret_key_file; /* NULL: <data_dir>/secret.key (cube_config_secret_key_file) */
     int log_level;         /* CUBE_LOG_* */
     int log_json;          /* 0 text, 1 json */
     int access_log;        /* 0 off, 1 text, 2 json */

@@ -1,6 +1,6 @@
 /* config_env.c — environment overrides applied over cube.yaml and conf.d
  * (CUBE_LISTEN, CUBE_APPS_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL, CUBE_PLUGIN_DIR,
- * CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN; see config.h). The two directories
+ * CUBE_SECRET_KEY_FILE, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN; see config.h). The two directories
  * are made absolute against the working directory. */
 #include <errno.h>
 #include <stdlib.h>
@@ -117,6 +117,7 @@ void cube_config_apply_env(struct cube_config *cfg, struct cube_errs *errs)
     env_path("CUBE_DATA_DIR", &cfg->data_dir, errs);
     env_database(cfg, errs);
     env_path("CUBE_PLUGIN_DIR", &cfg->plugin_dir, errs);
+    env_path("CUBE_SECRET_KEY_FILE", &cfg->secret_key_file, errs);
     env_level(cfg, errs);
     env_token(cfg, errs);
 }

@@ -21,6 +21,8 @@
 #include "http/router.h"
 #include "proxy/apps.h"
 #include "proxy/proxy.h"
+#include "base/fs.h"
+#include "base/secretbox.h"
 #include "base/tasks.h"
 #include "plugins/host_slots.h"
 #include "plugins/ui_ext.h"
@@ -77,6 +79,7 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
     ctx->core.state = ctx;
     for (size_t i = 0; i < sizeof ctx->obj_locks / sizeof ctx->obj_locks[0]; i++)
         pthread_mutex_init(&ctx->obj_locks[i], NULL);
+    pthread_mutex_init(&ctx->apis_mu, NULL);
     ctx->metrics = cube_metrics_new();
     ctx->router = cube_router_new();
     ctx->tasks = cube_tasks_new(cfg->threads);
@@ -95,6 +98,24 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
     cube_auth_set_apps(ctx->auth, &apps);
     cube_auth_set_projects(ctx->auth, &cube_sched_projects);
     return 0;
+}
+
+/* Loads the platform key that seals plugins' secrets (creating it on
+ * first start): `secret_key_file`, by default <data_dir>/secret.key. */
+static int open_secret_key(struct cube_ctx *ctx)
+{
+    char err[512];
+    const char *file = ctx->cfg->secret_key_file;
+    char *dflt = file ? NULL : cube_path_join(ctx->cfg->data_dir, "secret.key");
+    if (!file && !dflt) {
+        cube_log(CUBE_LOG_ERROR, "core", "out of memory");
+        return -1;
+    }
+    int rc = cube_secretbox_open(file ? file : dflt, &ctx->secrets, err, sizeof err);
+    free(dflt);
+    if (rc < 0)
+        cube_log(CUBE_LOG_ERROR, "core", "secret_key_file: %s", err);
+    return rc;
 }
 
 int cube_ctx_open_store(struct cube_ctx *ctx)
@@ -129,6 +150,8 @@ int cube_ctx_open_store(struct cube_ctx *ctx)
     }
     cube_log(CUBE_LOG_INFO, "store", "%s store ready at resourceVersion %lld",
              cube_store_driver(ctx->store), (long long)rv);
+    if (open_secret_key(ctx) < 0)
+        return -1;
     return cube_auth_start(ctx);
 }
 
@@ -258,6 +281,9 @@ void cube_ctx_free(struct cube_ctx *ctx)
     cube_logstore_free(ctx->logs);
     cube_files_free(ctx->files);
     cube_store_close(ctx->store);
+    cube_secretbox_free(ctx->secrets);
+    ctx->secrets = NULL;
+    cube_plugin_apis_free(ctx);
     cube_objcache_free(ctx->cache);
     ctx->cache = NULL;
     cube_kinds_free(&ctx->kinds);

@@ -27,6 +27,8 @@ struct cube_auth;
 struct cube_sched;
 struct cube_proxies;
 struct cube_ui_entry;
+struct cube_secretbox;
+struct cube_api_export;
 
 /* The host's record of one plugin (the opaque `cube_plugin` of the ABI). */
 struct cube_plugin {
@@ -86,6 +88,11 @@ struct cube_ctx {
     struct cube_sched *sched;      /* Jobs, executors, nodes (jobs.h) */
     struct cube_proxies *proxies;  /* proxied prefixes (proxy.h); NULL: none */
     struct cube_ui_entry *ui;      /* plugins' console entries (ui_ext.h) */
+    struct cube_secretbox *secrets; /* the platform key sealing plugins'
+                                       secrets (base/secretbox.h); NULL
+                                       until cube_ctx_open_store */
+    pthread_mutex_t apis_mu;       /* guards apis */
+    struct cube_api_export *apis;  /* APIs plugins exported (plugin_api.c) */
     /* Writes to one object hold its stripe from taking a resourceVersion
      * to publishing the event, so per object the rv order is the commit
      * order (objects_util.c). */

@@ -366,9 +366,11 @@ void cube_logstore_free(struct cube_logstore *ls)
     free(ls);
 }
 
-int cube_logstore_append(struct cube_logstore *ls, const char *kind,
-                         const char *project, const char *name,
-                         const char *stream, const void *data, size_t len)
+/* Appends at the end (at_offset 0) or as the bytes from offset on (see
+ * cube_logstore_append_at). */
+static int append(struct cube_logstore *ls, const char *kind, const char *project,
+                  const char *name, const char *stream, int at_offset,
+                  uint64_t offset, const void *data, size_t len)
 {
     if (!ls || (!data && len))
         return CUBE_EINVAL;
@@ -386,17 +388,19 @@ int cube_logstore_append(struct cube_logstore *ls, const char *kind,
     if (rc != CUBE_OK)
         return rc;
     uint64_t max = ls->max_stream_bytes;
-    if (max && (st->size > max || len > max - st->size))
+    if (at_offset)   /* len may become 0: every byte was there already */
+        rc = cube_ls_resume_trim(st, offset, &data, &len);
+    if (rc == CUBE_OK && len && max && (st->size > max || len > max - st->size))
         rc = CUBE_ETOOBIG;
-    else
+    if (rc == CUBE_OK && len)
         rc = make_writable(st);
-    if (rc == CUBE_OK && st->closed) {
+    if (rc == CUBE_OK && len && st->closed) {
         if (fchmod(st->fd, MODE_OPEN) < 0)
             rc = CUBE_EIO;
         else
             st->closed = 0;
     }
-    if (rc == CUBE_OK) {
+    if (rc == CUBE_OK && len) {
         const char *p = data;
         size_t done = 0;
         while (done < len) {
@@ -416,6 +420,21 @@ int cube_logstore_append(struct cube_logstore *ls, const char *kind,
     pthread_mutex_unlock(&st->mu);
     cube_ls_release(ls, st);
     return rc;
+}
+
+int cube_logstore_append(struct cube_logstore *ls, const char *kind,
+                         const char *project, const char *name,
+                         const char *stream, const void *data, size_t len)
+{
+    return append(ls, kind, project, name, stream, 0, 0, data, len);
+}
+
+int cube_logstore_append_at(struct cube_logstore *ls, const char *kind,
+                            const char *project, const char *name,
+                            const char *stream, uint64_t offset,
+                            const void *data, size_t len)
+{
+    return append(ls, kind, project, name, stream, 1, offset, data, len);
 }
 
 char *cube_logstore_read(struct cube_logstore *ls, const char *kind,

@@ -24,6 +24,22 @@ void cube_logstore_free(struct cube_logstore *ls);
 int cube_logstore_append(struct cube_logstore *ls, const char *kind,
                          const char *project, const char *name,
                          const char *stream, const void *data, size_t len);
+/* Appends data as the bytes from `offset` of the stream (the idempotent
+ * resume rule of the log_append_at slot): bytes before the stream's size
+ * are taken as there already and skipped, the rest appended. CUBE_OK
+ * (also when nothing was left to append), CUBE_ECONFLICT (offset past the
+ * size: nothing appended), CUBE_ESTATE (closed, and data goes past its
+ * end), else as cube_logstore_append. */
+int cube_logstore_append_at(struct cube_logstore *ls, const char *kind,
+                            const char *project, const char *name,
+                            const char *stream, uint64_t offset,
+                            const void *data, size_t len);
+/* The stream's size and whether it is finished (either may be NULL); a
+ * stream finished without a byte is size 0, closed. CUBE_ENOTFOUND when
+ * it was never appended to nor closed. */
+int cube_logstore_stat(struct cube_logstore *ls, const char *kind,
+                       const char *project, const char *name,
+                       const char *stream, uint64_t *size, int *closed);
 /* Reads up to max bytes from offset into a new buffer (*len bytes, NUL
  * added). CUBE_ENOTFOUND when the stream does not exist. Reading past the
  * end gives 0 bytes. */

@@ -76,6 +76,13 @@ int cube_ls_acquire_locked(struct cube_logstore *ls, const char *path,
 void cube_ls_release_locked(struct cube_logstore *ls, struct cube_ls_stream *st);
 void cube_ls_release(struct cube_logstore *ls, struct cube_ls_stream *st);
 
+/* logstore_resume.c: the resume rule of cube_logstore_append_at for a
+ * stream whose mu the caller holds: trims the bytes st already has off
+ * *data and *len (*len may become 0). CUBE_OK, CUBE_ECONFLICT (a gap: offset
+ * past the size), CUBE_ESTATE (closed, with bytes past its end). */
+int cube_ls_resume_trim(const struct cube_ls_stream *st, uint64_t offset,
+                        const void **data, size_t *len);
+
 /* logstore_empty.c: a stream file's path listed as finished and empty
  * (1/0); listing one (CUBE_EINVAL for names the list cannot hold, the
  * caller then makes an empty file); dropping an object's entries (its

@@ -305,6 +305,20 @@ int cube_slot_log_close(cube_plugin *self, const char *kind, const char *project
     return cube_logstore_close(self->ctx->logs, kind, project, name, stream);
 }
 
+int cube_slot_log_stat(cube_plugin *self, const char *kind, const char *project,
+                       const char *name, const char *stream, uint64_t *size, int *closed)
+{
+    return cube_logstore_stat(self->ctx->logs, kind, project, name, stream, size, closed);
+}
+
+int cube_slot_log_append_at(cube_plugin *self, const char *kind, const char *project,
+                            const char *name, const char *stream, uint64_t offset,
+                            const void *data, size_t len)
+{
+    return cube_logstore_append_at(self->ctx->logs, kind, project, name, stream, offset,
+                                   data, len);
+}
+
 int cube_slot_file_write(cube_plugin *self, const char *project, const char *path,
                          const void *data, size_t len)
 {

@@ -122,5 +122,35 @@ char *cube_slot_obj_list_page(cube_plugin *self, const char *kind, const char *p
 /* host_owner.c: ABI 1.5 */
 char *cube_slot_obj_create_for(cube_plugin *self, cube_req *req, const char *object_json,
                                int *rc);
+/* host_kv.c: ABI 1.5, plugins' key-value store and secrets */
+int cube_slot_kv_put(cube_plugin *self, const char *key, const void *value, size_t len);
+char *cube_slot_kv_get(cube_plugin *self, const char *key, size_t *len, int *rc);
+int cube_slot_kv_delete(cube_plugin *self, const char *key);
+char *cube_slot_kv_list(cube_plugin *self, const char *prefix, int *rc);
+int cube_slot_secret_put(cube_plugin *self, const char *name, const void *value, size_t len);
+char *cube_slot_secret_get(cube_plugin *self, const char *name, size_t *len, int *rc);
+int cube_slot_secret_delete(cube_plugin *self, const char *name);
+char *cube_slot_secret_list(cube_plugin *self, const char *prefix, int *rc);
+/* plugin_api.c: ABI 1.5, APIs plugins share */
+int cube_slot_api_export(cube_plugin *self, const char *name, uint32_t version,
+                         const void *table);
+const void *cube_slot_api_get(cube_plugin *self, const char *name, uint32_t min_version,
+                              uint32_t *version, int *rc);
+/* host_objects.c: ABI 1.5, log resume */
+int cube_slot_log_stat(cube_plugin *self, const char *kind, const char *project,
+                       const char *name, const char *stream, uint64_t *size, int *closed);
+int cube_slot_log_append_at(cube_plugin *self, const char *kind, const char *project,
+                            const char *name, const char *stream, uint64_t offset,
+                            const void *data, size_t len);
+
+/* -- shared APIs' lifetime (plugin_api.c), driven by the loader --------- */
+
+struct cube_ctx;
+/* Makes the APIs p exported during its init visible (its init succeeded). */
+void cube_plugin_apis_commit(struct cube_ctx *ctx, struct cube_plugin *p);
+/* Forgets p's exports (its init failed, or its fini is next). */
+void cube_plugin_apis_drop(struct cube_ctx *ctx, struct cube_plugin *p);
+/* Forgets every export (the context goes). */
+void cube_plugin_apis_free(struct cube_ctx *ctx);
 
 #endif

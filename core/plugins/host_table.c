@@ -96,4 +96,17 @@ void cube_host_table_init(struct cube_host *h)
     h->watch = cube_slot_watch;
     h->watch_cancel = cube_slot_watch_cancel;
     h->obj_list_page = cube_slot_obj_list_page;
+    /* ABI 1.5: plugin state, secrets, shared APIs and log resume */
+    h->kv_put = cube_slot_kv_put;
+    h->kv_get = cube_slot_kv_get;
+    h->kv_delete = cube_slot_kv_delete;
+    h->kv_list = cube_slot_kv_list;
+    h->secret_put = cube_slot_secret_put;
+    h->secret_get = cube_slot_secret_get;
+    h->secret_delete = cube_slot_secret_delete;
+    h->secret_list = cube_slot_secret_list;
+    h->api_export = cube_slot_api_export;
+    h->api_get = cube_slot_api_get;
+    h->log_stat = cube_slot_log_stat;
+    h->log_append_at = cube_slot_log_append_at;
 }

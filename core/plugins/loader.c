@@ -92,7 +92,7 @@ int cube_loader_check_desc(const struct cube_plugin_desc *d, const char *file,
         snprintf(err, errlen, "%s: init: required callback is NULL", file);
         return -1;
     }
-    return 0;
+    return cube_deps_check_desc(out, file, err, errlen);
 }
 
 /* The entry symbol of a plugin: cube_plugin_<name>, with '-' as '_'. */
@@ -215,6 +215,7 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_proxy_drop_plugin(ctx, p);
         cube_ui_drop_plugin(&ctx->ui, p);
         sched_drop_plugin(ctx->sched, p);
+        cube_plugin_apis_drop(ctx, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         return -1;
     }
@@ -227,16 +228,88 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
         cube_proxy_drop_plugin(ctx, p);
         cube_ui_drop_plugin(&ctx->ui, p);
         sched_drop_plugin(ctx->sched, p);
+        cube_plugin_apis_drop(ctx, p);
         cube_tasks_cancel_owner(ctx->tasks, p);
         if (p->desc.fini)
             p->desc.fini(p->state);
         return -1;
     }
     p->initialised = 1;
+    cube_plugin_apis_commit(ctx, p);
     cube_log(CUBE_LOG_INFO, "loader", "plugin %s %s (%s) loaded from %s",
              p->name, p->desc.version ? p->desc.version : "?",
              p->desc.vendor ? p->desc.vendor : "?", p->file);
     return 0;
+}
+
+/* A plugin that cannot load: an optional one is skipped (0), else
+ * start-up stops (-1). */
+static int refuse(const struct cube_plugin_conf *pc)
+{
+    if (!pc->optional) {
+        cube_log(CUBE_LOG_ERROR, "loader", "%s: plugin %s failed; stopping "
+                 "(set `optional: true` to skip it instead)", pc->file, pc->name);
+        return -1;
+    }
+    cube_log(CUBE_LOG_WARN, "loader", "%s: optional plugin %s skipped", pc->file, pc->name);
+    return 0;
+}
+
+/* The enabled plugins of one start-up, prepared, in conf.d order. */
+struct load_set {
+    struct cube_plugin **ps;               /* NULL where preparing failed */
+    const struct cube_plugin_conf **pcs;
+    struct cube_dep_node *nodes;
+    size_t n;
+};
+
+/* The first plugin, in conf.d order, whose requirements are all
+ * initialised (*ready 0) or can never be (*ready -1, err says why); n
+ * when none can go now. */
+static size_t next_ready(const struct load_set *L, int *ready, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < L->n; i++) {
+        if (L->nodes[i].done || L->nodes[i].failed)
+            continue;
+        if ((*ready = cube_deps_ready(L->nodes, L->n, i, err, errlen)) != 1)
+            return i;
+    }
+    return L->n;
+}
+
+/* Initialises L's plugins, each after those it requires, appending them
+ * to ctx->plugins; refuses those whose requirements fail or form a cycle.
+ * 0, or -1 when a plugin that is not optional could not load. */
+static int init_in_order(struct cube_ctx *ctx, struct load_set *L)
+{
+    char err[512];
+    struct cube_plugin **tail = &ctx->plugins;
+    int ready, rc = 0;
+    for (size_t i; (i = next_ready(L, &ready, err, sizeof err)) < L->n;) {
+        if (ready < 0)
+            cube_log(CUBE_LOG_ERROR, "loader", "%s: %s", L->pcs[i]->file, err);
+        if (ready == 0 && plugin_init(ctx, L->ps[i]) == 0) {
+            L->nodes[i].done = 1;
+            *tail = L->ps[i];
+            tail = &L->ps[i]->next;
+            ctx->n_plugins++;
+            continue;
+        }
+        L->nodes[i].failed = 1;
+        if (refuse(L->pcs[i]) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < L->n; i++) {
+        if (L->nodes[i].done || L->nodes[i].failed)
+            continue;
+        cube_deps_cycle(L->nodes, L->n, i, err, sizeof err);
+        cube_log(CUBE_LOG_ERROR, "loader", "%s: %s", L->pcs[i]->file, err);
+        if (refuse(L->pcs[i]) < 0)
+            rc = -1;
+    }
+    for (size_t i = 0; i < L->n; i++)
+        L->nodes[i].failed |= !L->nodes[i].done;
+    return rc;
 }
 
 int cube_loader_load_all(struct cube_ctx *ctx)
@@ -245,29 +318,33 @@ int cube_loader_load_all(struct cube_ctx *ctx)
         cube_log(CUBE_LOG_WARN, "loader", "safe mode: no plugins loaded");
         return 0;
     }
-    struct cube_plugin **tail = &ctx->plugins;
-    for (size_t i = 0; i < ctx->cfg->n_plugins; i++) {
+    size_t cap = ctx->cfg->n_plugins ? ctx->cfg->n_plugins : 1;
+    struct load_set L = {calloc(cap, sizeof *L.ps), calloc(cap, sizeof *L.pcs),
+                         calloc(cap, sizeof *L.nodes), 0};
+    int rc = L.ps && L.pcs && L.nodes ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < ctx->cfg->n_plugins; i++) {
         const struct cube_plugin_conf *pc = &ctx->cfg->plugins[i];
         if (!pc->enabled)
             continue;
         struct cube_plugin *p = plugin_prepare(ctx, pc);
-        if (p && plugin_init(ctx, p) == 0) {
-            *tail = p;
-            tail = &p->next;
-            ctx->n_plugins++;
-            continue;
-        }
-        plugin_free(p);
-        if (!pc->optional) {
-            cube_log(CUBE_LOG_ERROR, "loader", "%s: plugin %s failed; stopping "
-                     "(set `optional: true` to skip it instead)", pc->file, pc->name);
-            return -1;
-        }
-        cube_log(CUBE_LOG_WARN, "loader", "%s: optional plugin %s skipped",
-                 pc->file, pc->name);
+        L.ps[L.n] = p;
+        L.pcs[L.n] = pc;
+        L.nodes[L.n] = (struct cube_dep_node){pc->name, p ? p->desc.version : NULL,
+                                              p ? p->desc.dependencies : NULL, 0, !p};
+        L.n++;
+        if (!p && refuse(pc) < 0)
+            rc = -1;
     }
+    if (rc == 0)
+        rc = init_in_order(ctx, &L);
+    for (size_t i = 0; i < L.n; i++)
+        if (!L.nodes[i].done)
+            plugin_free(L.ps[i]);   /* a dlopen handle stays open: see DESIGN §2 */
+    free(L.ps);
+    free(L.pcs);
+    free(L.nodes);
     cube_metric_set(ctx->m_plugins, NULL, (double)ctx->n_plugins);
-    return 0;
+    return rc;
 }
 
 int cube_loader_start_all(struct cube_ctx *ctx)
@@ -301,16 +378,25 @@ static void stop_reverse(struct cube_ctx *ctx, struct cube_plugin *p)
     cube_host_tasks_drain(p);   /* nothing submitted runs after fini */
 }
 
+/* Finis in reverse load order: a plugin's fini comes before the fini of
+ * every plugin it requires, so the APIs it got from them (api_get) are
+ * still there while it runs. */
+static void fini_reverse(struct cube_ctx *ctx, struct cube_plugin *p)
+{
+    if (!p)
+        return;
+    fini_reverse(ctx, p->next);
+    cube_plugin_apis_drop(ctx, p);
+    if (p->initialised && p->desc.fini)
+        p->desc.fini(p->state);
+    plugin_free(p); /* the .so stays mapped: never dlclose after init */
+}
+
 void cube_loader_unload_all(struct cube_ctx *ctx)
 {
     stop_reverse(ctx, ctx->plugins);
-    while (ctx->plugins) {
-        struct cube_plugin *p = ctx->plugins;
-        ctx->plugins = p->next;
-        if (p->initialised && p->desc.fini)
-            p->desc.fini(p->state);
-        plugin_free(p); /* the .so stays mapped: never dlclose after init */
-    }
+    fini_reverse(ctx, ctx->plugins);
+    ctx->plugins = NULL;
     ctx->n_plugins = 0;
 }
 
@@ -368,8 +454,34 @@ int cube_loader_list(const struct cube_config *cfg, FILE *out)
     return problems ? 1 : 0;
 }
 
+/* --check-config's view of the requirements: every enabled plugin whose
+ * descriptor opened is a node; those that did not are failed ones. */
+static void check_requirements(struct load_set *L, struct cube_errs *errs)
+{
+    char err[512];
+    int ready;
+    for (size_t i; (i = next_ready(L, &ready, err, sizeof err)) < L->n;) {
+        if (ready < 0) {
+            const struct cube_plugin_conf *pc = L->pcs[i];
+            cube_errs_add(errs, "%s:%d:%d: %s", pc->file, pc->line, pc->col, err);
+        }
+        L->nodes[i].done = ready == 0;
+        L->nodes[i].failed = ready != 0;
+    }
+    for (size_t i = 0; i < L->n; i++)
+        if (!L->nodes[i].done && !L->nodes[i].failed) {
+            const struct cube_plugin_conf *pc = L->pcs[i];
+            cube_deps_cycle(L->nodes, L->n, i, err, sizeof err);
+            cube_errs_add(errs, "%s:%d:%d: %s", pc->file, pc->line, pc->col, err);
+        }
+}
+
 int cube_loader_check_all(const struct cube_config *cfg, struct cube_errs *errs)
 {
+    size_t cap = cfg->n_plugins ? cfg->n_plugins : 1;
+    struct load_set L = {NULL, calloc(cap, sizeof *L.pcs), calloc(cap, sizeof *L.nodes), 0};
+    /* the nodes borrow names, versions and dependencies from the descriptors,
+     * which stay mapped: a handle opened here is never closed */
     for (size_t i = 0; i < cfg->n_plugins; i++) {
         const struct cube_plugin_conf *pc = &cfg->plugins[i];
         if (!pc->enabled)
@@ -379,16 +491,29 @@ int cube_loader_check_all(const struct cube_config *cfg, struct cube_errs *errs)
         void *handle;
         struct cube_plugin_desc d;
         cJSON *effective = NULL;
+        int ok = 0;
         if (!file) {
             cube_errs_add(errs, "%s:%d:%d: plugin %s: %s", pc->file, pc->line,
                           pc->col, pc->name, err);
-            continue;
-        }
-        if (cube_loader_open(file, pc->name, &handle, &d, err, sizeof err) < 0)
+        } else if (cube_loader_open(file, pc->name, &handle, &d, err, sizeof err) < 0) {
             cube_errs_add(errs, "%s:%d:%d: %s", pc->file, pc->line, pc->col, err);
-        else if (cube_config_validate_plugin(pc, d.config_schema, &effective, errs) == 0)
-            cJSON_Delete(effective);
+        } else {
+            ok = 1;
+            if (cube_config_validate_plugin(pc, d.config_schema, &effective, errs) == 0)
+                cJSON_Delete(effective);
+        }
         free(file);
+        if (L.pcs && L.nodes) {
+            L.pcs[L.n] = pc;
+            L.nodes[L.n++] = (struct cube_dep_node){pc->name, ok ? d.version : NULL,
+                                                    ok ? d.dependencies : NULL, 0, !ok};
+        }
     }
+    if (L.pcs && L.nodes)
+        check_requirements(&L, errs);
+    else
+        cube_errs_add(errs, "plugins: out of memory");
+    free(L.pcs);
+    free(L.nodes);
     return cube_errs_count(errs) ? -1 : 0;
 }

@@ -91,6 +91,9 @@ static void dump_plugin_desc(void)
     FIELD(cube_plugin_desc, start, int (*)(void *));
     FIELD(cube_plugin_desc, stop, void (*)(void *));
     FIELD(cube_plugin_desc, fini, void (*)(void *));
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_plugin_desc, dependencies, const char *const *);
+#endif
     END(cube_plugin_desc);
 }
 
@@ -285,6 +288,23 @@ static void dump_host_1_5(void)
     FIELD(cube_host, watch_cancel, void (*)(cube_plugin *, cube_watch *));
     FIELD(cube_host, obj_list_page, char *(*)(cube_plugin *, const char *, const char *,
                                               const char *, unsigned, const char *, int *));
+    /* plugin state, secrets, shared APIs and log resume */
+    FIELD(cube_host, kv_put, int (*)(cube_plugin *, const char *, const void *, size_t));
+    FIELD(cube_host, kv_get, char *(*)(cube_plugin *, const char *, size_t *, int *));
+    FIELD(cube_host, kv_delete, int (*)(cube_plugin *, const char *));
+    FIELD(cube_host, kv_list, char *(*)(cube_plugin *, const char *, int *));
+    FIELD(cube_host, secret_put, int (*)(cube_plugin *, const char *, const void *, size_t));
+    FIELD(cube_host, secret_get, char *(*)(cube_plugin *, const char *, size_t *, int *));
+    FIELD(cube_host, secret_delete, int (*)(cube_plugin *, const char *));
+    FIELD(cube_host, secret_list, char *(*)(cube_plugin *, const char *, int *));
+    FIELD(cube_host, api_export, int (*)(cube_plugin *, const char *, uint32_t, const void *));
+    FIELD(cube_host, api_get,
+          const void *(*)(cube_plugin *, const char *, uint32_t, uint32_t *, int *));
+    FIELD(cube_host, log_stat, int (*)(cube_plugin *, const char *, const char *, const char *,
+                                       const char *, uint64_t *, int *));
+    FIELD(cube_host, log_append_at,
+          int (*)(cube_plugin *, const char *, const char *, const char *, const char *,
+                  uint64_t, const void *, size_t));
 }
 
 static void dump_watch_descriptors(void)
@@ -455,6 +475,13 @@ static void dump_macros_and_typedefs(void)
     MACRO_STR(CUBE_PERM_PROJECT_EDIT);
     MACRO_STR(CUBE_PERM_PROJECT_OPERATE);
     MACRO_STR(CUBE_PERM_PROJECT_MANAGE);
+#endif
+#if CUBE_ABI_MINOR >= 5
+    MACRO_INT(CUBE_DEPENDENCIES_MAX);
+    MACRO_INT(CUBE_KV_KEY_MAX);
+    MACRO_INT(CUBE_KV_VALUE_MAX);
+    MACRO_INT(CUBE_SECRET_VALUE_MAX);
+    MACRO_INT(CUBE_API_NAME_MAX);
 #endif
     MACRO_STR(CUBE_PLUGIN_ENTRY_GENERIC);
     TYPEDEF(cube_plugin_entry_fn, const struct cube_plugin_desc *(*)(void));

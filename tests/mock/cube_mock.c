@@ -350,6 +350,7 @@ static void host_init(void)
     mock_sched_install(h);
     mock_ext_install(h);
     mock_watch_install(h);
+    mock_state_install(h);
 }
 
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)
@@ -379,8 +380,10 @@ int cube_mock_init(const struct cube_plugin_desc *desc, const char *config_json,
         *state = NULL;
         return CUBE_EINVAL;
     }
+    mock_state_before_init(desc);
     int rc = desc->init(h, self, &M.state);
     M.after_init = 1;
+    mock_state_after_init(desc, rc);
     *state = M.state;
     return rc;
 }
@@ -573,6 +576,7 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
     mock_sched_reset();
     mock_ext_reset();
     mock_watch_reset();
+    mock_state_reset();
     cJSON_Delete(M.config);
     memset(&M, 0, sizeof M);
 }

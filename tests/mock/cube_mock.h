@@ -84,7 +84,23 @@
  *   (after cube_mock_set_exit_delay's wait, when one is set); it may be
  *   called from several threads at once.
  * - local_devices calls every registered accelerator's discover and joins
- *   the arrays, filling in "resource". */
+ *   the arrays, filling in "resource".
+ *
+ * The ABI 1.5 slots of plugin state, shared APIs and log resume:
+ * - kv_* and secret_* keep the plugin's keys and secrets in memory (two
+ *   namespaces) with cubed's checks: keys of visible ASCII up to
+ *   CUBE_KV_KEY_MAX bytes, CUBE_KV_VALUE_MAX / CUBE_SECRET_VALUE_MAX
+ *   (CUBE_ETOOBIG), empty secrets refused; lists are JSON arrays in byte
+ *   order. Secrets are not encrypted here (nothing is written anywhere).
+ *   cube_mock_reset forgets them unless cube_mock_keep_state(1): then a
+ *   reset and a new cube_mock_init are a restart of cubed.
+ * - api_export works during init only; the API is visible once init
+ *   returned CUBE_OK (cube_mock_api). api_get finds the plugin's own APIs
+ *   and those cube_mock_api_provide made in another plugin's name, which
+ *   the descriptor's `dependencies` must name (else CUBE_EPERM, as cubed).
+ *   The mock does not order or refuse plugins by `dependencies`.
+ * - log_stat and log_append_at follow cubed's resume rule over the
+ *   in-memory streams. */
 #ifndef CUBE_MOCK_H
 #define CUBE_MOCK_H
 
@@ -215,6 +231,16 @@ void cube_mock_set_watch_history(size_t n);
 int cube_mock_run_watches(void);
 /* Number of watches not cancelled. */
 int cube_mock_watch_count(void);
+/* ABI 1.5: provides API `name` as exported by `plugin` (another plugin,
+ * its init done): CUBE_OK, CUBE_EINVAL, CUBE_EEXIST. */
+int cube_mock_api_provide(const char *plugin, const char *name, uint32_t version,
+                          const void *table);
+/* The table the plugin under test exported as `name` (visible: its init
+ * succeeded), with *version (may be NULL), or NULL. */
+const void *cube_mock_api(const char *name, uint32_t *version);
+/* Whether cube_mock_reset keeps the key-value store and secrets (1), as
+ * cubed keeps them across a restart, or forgets them (0, the default). */
+void cube_mock_keep_state(int keep);
 /* Calls fini (if any) with state and forgets (frees) everything, 1.1 state included. */
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state);
 

@@ -338,6 +338,48 @@ static char *file_list(cube_plugin *self, const char *project, const char *dir, 
     return out;
 }
 
+/* ABI 1.5: log resume, with cubed's rules (cube_host.h). */
+static int log_stat(cube_plugin *self, const char *kind, const char *project,
+                    const char *name, const char *stream, uint64_t *size, int *closed)
+{
+    (void)self;
+    if (size)
+        *size = 0;
+    if (closed)
+        *closed = 0;
+    if (!log_names_ok(kind, project, name, stream))
+        return CUBE_EINVAL;
+    const struct mstream *s = find_log(kind, project, name, stream);
+    if (!s)
+        return CUBE_ENOTFOUND;
+    if (size)
+        *size = s->len;
+    if (closed)
+        *closed = s->closed;
+    return CUBE_OK;
+}
+
+static int log_append_at(cube_plugin *self, const char *kind, const char *project,
+                         const char *name, const char *stream, uint64_t offset,
+                         const void *data, size_t len)
+{
+    if ((!data && len) || !log_names_ok(kind, project, name, stream))
+        return CUBE_EINVAL;
+    if (len == 0)
+        return CUBE_OK;
+    const struct mstream *s = find_log(kind, project, name, stream);
+    uint64_t size = s ? s->len : 0;
+    if (offset > size)
+        return CUBE_ECONFLICT;
+    if (size - offset >= len)
+        return CUBE_OK;   /* every byte is there already */
+    if (s && s->closed)
+        return CUBE_ESTATE;
+    size_t have = (size_t)(size - offset);
+    return log_append(self, kind, project, name, stream, (const char *)data + have,
+                      len - have);
+}
+
 void mock_files_install(struct cube_host *h)
 {
     F.host = h;
@@ -345,6 +387,8 @@ void mock_files_install(struct cube_host *h)
     h->log_read = log_read;
     h->resp_log = resp_log;
     h->log_close = log_close;
+    h->log_stat = log_stat;
+    h->log_append_at = log_append_at;
     h->file_write = file_write;
     h->file_read = file_read;
     h->file_delete = file_delete;

@@ -117,4 +117,15 @@ void mock_sched_reset(void);
 void mock_ext_install(struct cube_host *h);
 void mock_ext_reset(void);
 
+/* -- cube_mock_state.c: the 1.5 key-value store, secrets, shared APIs -- */
+
+void mock_state_install(struct cube_host *h);
+/* Before cube_mock_init's init: desc's dependencies decide api_get. */
+void mock_state_before_init(const struct cube_plugin_desc *desc);
+/* After cube_mock_init's init returned rc: the APIs it exported become
+ * visible (CUBE_OK) or are dropped. */
+void mock_state_after_init(const struct cube_plugin_desc *desc, int rc);
+/* Forgets APIs, and keys and secrets unless cube_mock_keep_state(1). */
+void mock_state_reset(void);
+
 #endif
