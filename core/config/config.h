@@ -19,6 +19,9 @@
  *                                browsers see it, optionally per object
  *                                ("https://{name}--{project}.apps.example");
  *                                console_origin: the console's (config_apps.c)
+ *   egress: {allow: [HOST:PORT...], ca_file, proxy, no_proxy: [HOST:PORT...]}
+ *                                outbound HTTP of plugins (config_egress.c;
+ *                                default: nothing allowed)
  * Environment overrides: CUBE_LISTEN, CUBE_APPS_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,
  * CUBE_PLUGIN_DIR, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN (plain token; hashed in
  * memory, never stored); the two directories, when relative, against the
@@ -31,6 +34,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/egress.h"
 #include "base/errs.h"
 #include "base/yamldoc.h"
 
@@ -73,6 +77,13 @@ struct cube_config {
     int apps_listen_set;
     char *apps_origin;         /* NULL: derived from each request's Host */
     char *console_origin;      /* NULL: derived from each request's Host */
+    /* outbound HTTP (config_egress.c, core/net/) */
+    struct cube_egress_rule *egress_allow;    /* empty: nothing allowed */
+    size_t n_egress_allow;
+    struct cube_egress_rule *egress_no_proxy; /* reached without the proxy */
+    size_t n_egress_no_proxy;
+    char *egress_ca_file;      /* NULL: the system's CA bundle */
+    char *egress_proxy;        /* NULL: direct */
     struct cube_plugin_conf *plugins;  /* in conf.d file-name order */
     size_t n_plugins;
 };
@@ -103,6 +114,8 @@ int cube_config_validate_plugin(const struct cube_plugin_conf *pc,
 /* Finds the conf.d entry for a plugin name, or NULL. */
 const struct cube_plugin_conf *cube_config_find_plugin(
     const struct cube_config *cfg, const char *name);
+/* Frees n egress rules and the array (NULL is fine). */
+void cube_config_egress_free_rules(struct cube_egress_rule *rules, size_t n);
 void cube_config_free(struct cube_config *cfg);
 
 #endif

@@ -26,6 +26,7 @@ struct cube_http;
 struct cube_auth;
 struct cube_sched;
 struct cube_proxies;
+struct cube_net;
 struct cube_ui_entry;
 
 /* The host's record of one plugin (the opaque `cube_plugin` of the ABI). */
@@ -84,6 +85,7 @@ struct cube_ctx {
     struct cube_auth *auth;        /* users, sessions, roles (auth.h) */
     struct cube_sched *sched;      /* Jobs, executors, nodes (jobs.h) */
     struct cube_proxies *proxies;  /* proxied prefixes (proxy.h); NULL: none */
+    struct cube_net *net;          /* plugins' outbound HTTP (net.h) */
     struct cube_ui_entry *ui;      /* plugins' console entries (ui_ext.h) */
     /* Writes to one object hold its stripe from taking a resourceVersion
      * to publishing the event, so per object the rv order is the commit

@@ -11,6 +11,7 @@
 #include "host_slots.h"
 #include "http/http_req.h"
 #include "metrics/metrics.h"
+#include "net/net.h"
 #include "proxy/proxy.h"
 #include "sched/jobs.h"
 
@@ -92,4 +93,7 @@ void cube_host_table_init(struct cube_host *h)
     h->register_ui = cube_slot_register_ui;
     /* ABI 1.5 */
     h->obj_create_for = cube_slot_obj_create_for;
+    /* ABI 1.5: outbound HTTP */
+    h->fetch = cube_slot_fetch;
+    h->fetch_cancel = cube_slot_fetch_cancel;
 }
