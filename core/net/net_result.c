@@ -80,8 +80,7 @@ int cube_net_fetch_finished(struct net_fetch *f, CURLcode rc)
         if (f->follow && (code == 301 || code == 302 || code == 303 || code == 307 ||
                           code == 308) && loc) {
             if (f->redirects_left-- <= 0) {
-                cube_net_fetch_fail(f, CUBE_EIO, "more redirects than the %s allowed",
-                                    "max_redirects");
+                cube_net_fetch_fail(f, CUBE_EIO, "more redirects than max_redirects allows");
                 return 0;
             }
             return redirect(f, loc, code);
