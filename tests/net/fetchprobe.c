@@ -185,6 +185,73 @@ static int run(void *state, cube_req *req)
     return rc;
 }
 
+/* -- GET /api/v1/fetchprobe/bench?url=U&n=N (tests/bench/fetch.sh) -------- */
+
+struct bench_one {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done, error, status;
+    struct timespec end;
+};
+
+static void bench_done(void *state, void *arg, const struct cube_fetch_result *res)
+{
+    struct bench_one *b = arg;
+    (void)state;
+    pthread_mutex_lock(&b->mu);
+    clock_gettime(CLOCK_MONOTONIC, &b->end);
+    b->error = res->error;
+    b->status = res->status;
+    b->done = 1;
+    pthread_cond_signal(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Runs n fetches of url one after another; answers p50 and p99 of the time
+ * from the fetch call to the start of done, in microseconds. */
+static int bench(void *state, cube_req *req)
+{
+    (void)state;
+    const char *url = H->req_query(req, "url"), *nv = H->req_query(req, "n");
+    long n = nv ? atol(nv) : 1000;
+    if (!url || n < 1 || n > 1000000)
+        return H->resp_error(req, 400, "BadRequest", "url and n (1..1000000) are needed");
+    uint64_t *lat = malloc((size_t)n * sizeof *lat);
+    if (!lat)
+        return CUBE_ENOMEM;
+    int errors = 0;
+    for (long i = 0; i < n; i++) {
+        struct bench_one b = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+        struct cube_fetch_desc d = {.size = sizeof d, .url = url, .done = bench_done, .arg = &b};
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int rc;
+        if (!H->fetch(SELF, &d, &rc)) {
+            free(lat);
+            return H->resp_error(req, 500, "Internal", "fetch refused");
+        }
+        pthread_mutex_lock(&b.mu);
+        while (!b.done)
+            pthread_cond_wait(&b.cv, &b.mu);
+        pthread_mutex_unlock(&b.mu);
+        errors += b.error != CUBE_OK || b.status != 200;
+        lat[i] = (uint64_t)(b.end.tv_sec - t0.tv_sec) * 1000000000u +
+                 (uint64_t)(b.end.tv_nsec - t0.tv_nsec);
+    }
+    qsort(lat, (size_t)n, sizeof *lat, cmp_u64);
+    char out[160];
+    snprintf(out, sizeof out, "{\"n\":%ld,\"errors\":%d,\"p50_us\":%.1f,\"p99_us\":%.1f}", n,
+             errors, lat[n / 2] / 1e3, lat[(n * 99) / 100] / 1e3);
+    free(lat);
+    return H->resp_json(req, 200, out);
+}
+
 static int init(const struct cube_host *host, cube_plugin *self, void **state)
 {
     H = host;
@@ -192,7 +259,10 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
     *state = NULL;
     const struct cube_route_desc route = {sizeof route, "GET", "/api/v1/fetchprobe/run",
                                           CUBE_PERM_PUBLIC, run, "runs one fetch"};
-    return host->register_route(self, &route);
+    const struct cube_route_desc bench_route = {sizeof bench_route, "GET",
+                                                "/api/v1/fetchprobe/bench", CUBE_PERM_PUBLIC,
+                                                bench, "times sequential fetches"};
+    return host->register_route(self, &route) || host->register_route(self, &bench_route);
 }
 
 CUBE_PLUGIN_DEFINE(fetchprobe,
