@@ -349,6 +349,7 @@ static void host_init(void)
     mock_auth_install(h);
     mock_sched_install(h);
     mock_ext_install(h);
+    mock_fetch_install(h);
 }
 
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)
@@ -563,6 +564,7 @@ void cube_mock_response_free(struct cube_mock_response *r)
 
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
 {
+    mock_fetch_reset();   /* as cubed: no fetch calls back after stop */
     if (desc && desc->fini && state)
         desc->fini(state);
     mock_objects_reset();

@@ -104,4 +104,10 @@ void mock_sched_reset(void);
 void mock_ext_install(struct cube_host *h);
 void mock_ext_reset(void);
 
+/* -- cube_mock_fetch.c: the 1.5 fetch slots (libcurl, a thread each) -- */
+
+void mock_fetch_install(struct cube_host *h);
+/* Cancels and joins every fetch, forgets the egress rules. */
+void mock_fetch_reset(void);
+
 #endif
