@@ -16,7 +16,7 @@ set -eu
 ROOT=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$ROOT/core"
 
-RANKS="base:0 schema:0 config:1 metrics:1 store:2 logstore:2 objects:3 auth:4"
+RANKS="base:0 schema:0 config:1 metrics:1 store:2 logstore:2 objects:3 net:3 auth:4"
 RANKS="$RANKS files:5 openapi:5 sched:6 api:7 proxy:7 http:8 plugins:9 ctx:10"
 
 # Contract headers and the lowest rank that may include them:

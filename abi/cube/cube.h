@@ -12,6 +12,7 @@
 #include "cube_metrics.h"
 #include "cube_kind.h"
 #include "cube_auth.h"
+#include "cube_fetch.h"
 #include "cube_sched.h"
 #include "cube_proxy.h"
 #include "cube_ui.h"

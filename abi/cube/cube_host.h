@@ -23,6 +23,7 @@
 #include <stdarg.h>
 
 #include "cube_auth.h"
+#include "cube_fetch.h"
 #include "cube_http.h"
 #include "cube_kind.h"
 #include "cube_metrics.h"
@@ -551,6 +552,32 @@ struct cube_host {
                          const char *project, const char *name,
                          const char *stream, uint64_t offset,
                          const void *data, size_t len);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.5: outbound HTTP (see cube_fetch.h)                        */
+    /* ---------------------------------------------------------------- */
+
+    /** Starts fetching desc->url (see struct cube_fetch_desc) and returns
+     *  at once with the fetch's id: never 0, never reused while cubed
+     *  runs. Returns 0 with *rc set when nothing started: CUBE_EINVAL (a
+     *  bad field or URL, logged), CUBE_ENOMEM, CUBE_ESTATE (shutting down);
+     *  every other outcome, an egress refusal included, comes through done.
+     *  Callbacks run on host worker threads (the pool behind submit), one
+     *  at a time per fetch and in order, never inside this call; the
+     *  network waits on one host thread that runs no plugin code, so no
+     *  worker is held while a fetch waits. Any thread; does not block on
+     *  the network. The host cancels a plugin's outstanding fetches after
+     *  its stop returns. */
+    uint64_t (*fetch)(cube_plugin *self, const struct cube_fetch_desc *desc,
+                      int *rc);
+    /** Cancels a fetch of this plugin. After it returns no callback of the
+     *  fetch runs (one running on another thread is waited for, so do not
+     *  hold a lock your callbacks take); from inside one of the fetch's own
+     *  callbacks it returns at once and no further callback runs. Returns
+     *  CUBE_OK when the fetch was still outstanding (done will not be
+     *  called), CUBE_ENOTFOUND when it had finished (done ran), was never
+     *  this plugin's, or id is 0. Any thread. */
+    int (*fetch_cancel)(cube_plugin *self, uint64_t id);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

@@ -87,6 +87,8 @@ enum cube_status {
     CUBE_EUNAVAIL = -11,  /**< temporarily unavailable; try again later */
     /* since 1.1 */
     CUBE_ECONFLICT = -12, /**< stale resourceVersion (optimistic concurrency) */
+    /* since 1.5 */
+    CUBE_ETIMEDOUT = -15, /**< a deadline passed (an outbound fetch's timeout) */
 };
 
 /** Log levels for cube_host.log (ordered: a higher value is more severe). */

@@ -314,6 +314,11 @@ static int key_apps(struct loader *L, const cJSON *v, const char *path)
     return cube_config_apps_key(L->cfg, L->doc, L->errs, v, path);
 }
 
+static int key_egress(struct loader *L, const cJSON *v, const char *path)
+{
+    return cube_config_egress_key(L->cfg, L->doc, L->errs, v, path);
+}
+
 static const struct key_rule top_rules[] = {
     {"listen", key_listen},       {"data_dir", key_data_dir},
     {"database", key_database},   {"plugin_dir", key_plugin_dir},
@@ -323,6 +328,7 @@ static const struct key_rule top_rules[] = {
     {"auth", key_auth},           {"apps_listen", key_apps},
     {"apps_origin", key_apps},    {"console_origin", key_apps},
     {"secret_key_file", key_secret_key_file},
+    {"egress", key_egress},
     {0, 0}};
 
 static int apply_root(struct loader *L, const cJSON *root)
@@ -349,7 +355,7 @@ static int resolve_paths(struct cube_config *cfg, struct cube_errs *errs)
     char *base = cube_config_base_dir(cfg->file);
     char **paths[] = {&cfg->data_dir, &cfg->plugin_dir, &cfg->conf_dir,
                       &cfg->web_root, &cfg->tls_cert,   &cfg->tls_key,
-                      &cfg->secret_key_file};
+                      &cfg->secret_key_file, &cfg->egress_ca_file};
     if (!base) {
         cube_errs_add(errs, "%s: cannot resolve relative paths: the working "
                       "directory is unknown (%s)", what, strerror(errno));
@@ -459,7 +465,7 @@ void cube_config_free(struct cube_config *cfg)
                        cfg->database,   cfg->plugin_dir,  cfg->conf_dir,
                        cfg->web_root,   cfg->tls_cert,    cfg->tls_key,
                        cfg->apps_listen_host, cfg->apps_origin, cfg->console_origin,
-                       cfg->secret_key_file};
+                       cfg->secret_key_file, cfg->egress_ca_file, cfg->egress_proxy};
     for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
         free(strings[i]);
     for (size_t i = 0; i < cfg->n_plugins; i++) {
@@ -469,6 +475,8 @@ void cube_config_free(struct cube_config *cfg)
     }
     cJSON_Delete(cfg->auth);
     cfg->auth = NULL;
+    cube_config_egress_free_rules(cfg->egress_allow, cfg->n_egress_allow);
+    cube_config_egress_free_rules(cfg->egress_no_proxy, cfg->n_egress_no_proxy);
     free(cfg->plugins);
     memset(cfg, 0, sizeof *cfg);
 }

@@ -22,6 +22,9 @@
  *   secret_key_file: path        the platform key sealing plugins' secrets
  *                                (default <data_dir>/secret.key, made 0600
  *                                with a fresh key on first start)
+ *   egress: {allow: [HOST:PORT...], ca_file, proxy, no_proxy: [HOST:PORT...]}
+ *                                outbound HTTP of plugins (config_egress.c;
+ *                                default: nothing allowed)
  * Environment overrides: CUBE_LISTEN, CUBE_APPS_LISTEN, CUBE_DATA_DIR, CUBE_DATABASE_URL,
  * CUBE_PLUGIN_DIR, CUBE_SECRET_KEY_FILE, CUBE_LOG_LEVEL, CUBE_ADMIN_TOKEN (plain token; hashed in
  * memory, never stored); the two directories, when relative, against the
@@ -34,6 +37,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/egress.h"
 #include "base/errs.h"
 #include "base/yamldoc.h"
 
@@ -77,6 +81,13 @@ struct cube_config {
     int apps_listen_set;
     char *apps_origin;         /* NULL: derived from each request's Host */
     char *console_origin;      /* NULL: derived from each request's Host */
+    /* outbound HTTP (config_egress.c, core/net/) */
+    struct cube_egress_rule *egress_allow;    /* empty: nothing allowed */
+    size_t n_egress_allow;
+    struct cube_egress_rule *egress_no_proxy; /* reached without the proxy */
+    size_t n_egress_no_proxy;
+    char *egress_ca_file;      /* NULL: the system's CA bundle */
+    char *egress_proxy;        /* NULL: direct */
     struct cube_plugin_conf *plugins;  /* in conf.d file-name order */
     size_t n_plugins;
 };
@@ -107,6 +118,8 @@ int cube_config_validate_plugin(const struct cube_plugin_conf *pc,
 /* Finds the conf.d entry for a plugin name, or NULL. */
 const struct cube_plugin_conf *cube_config_find_plugin(
     const struct cube_config *cfg, const char *name);
+/* Frees n egress rules and the array (NULL is fine). */
+void cube_config_egress_free_rules(struct cube_egress_rule *rules, size_t n);
 void cube_config_free(struct cube_config *cfg);
 
 #endif

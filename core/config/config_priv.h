@@ -62,6 +62,11 @@ int cube_config_hex_decode32(const char *s, uint8_t out[32]);
 int cube_config_apps_key(struct cube_config *cfg, const struct cube_yaml_doc *doc,
                          struct cube_errs *errs, const cJSON *v, const char *path);
 
+/* Checks and stores cube.yaml's egress: section (config_egress.c). 0, or
+ * -1 after reporting. */
+int cube_config_egress_key(struct cube_config *cfg, const struct cube_yaml_doc *doc,
+                           struct cube_errs *errs, const cJSON *v, const char *path);
+
 /* Applies the CUBE_* environment overrides to cfg, appending an error
  * naming the variable for each bad one (config_env.c). Relative paths
  * they give are made absolute against the working directory. */

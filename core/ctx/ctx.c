@@ -24,6 +24,7 @@
 #include "base/fs.h"
 #include "base/secretbox.h"
 #include "base/tasks.h"
+#include "net/net.h"
 #include "plugins/host_slots.h"
 #include "plugins/ui_ext.h"
 
@@ -87,6 +88,8 @@ int cube_ctx_init(struct cube_ctx *ctx, struct cube_config *cfg)
         cube_log(CUBE_LOG_ERROR, "core", "out of memory");
         return -1;
     }
+    if (!(ctx->net = cube_net_new(cfg, ctx->tasks)))
+        return -1;
     if (core_metrics_init(ctx) < 0 || cube_core_routes_register(ctx) < 0 ||
         cube_resources_routes_register(ctx) < 0 || cube_ui_routes_register(ctx) < 0 ||
         cube_files_routes_register(ctx) < 0 ||
@@ -271,6 +274,8 @@ void cube_ctx_drop_routes(struct cube_plugin *plugin)
 
 void cube_ctx_free(struct cube_ctx *ctx)
 {
+    cube_net_free(ctx->net);   /* before the workers its callbacks run on */
+    ctx->net = NULL;
     if (ctx->tasks)
         cube_tasks_free(ctx->tasks);
     ctx->tasks = NULL;

@@ -26,6 +26,7 @@ struct cube_http;
 struct cube_auth;
 struct cube_sched;
 struct cube_proxies;
+struct cube_net;
 struct cube_ui_entry;
 struct cube_secretbox;
 struct cube_api_export;
@@ -87,6 +88,7 @@ struct cube_ctx {
     struct cube_auth *auth;        /* users, sessions, roles (auth.h) */
     struct cube_sched *sched;      /* Jobs, executors, nodes (jobs.h) */
     struct cube_proxies *proxies;  /* proxied prefixes (proxy.h); NULL: none */
+    struct cube_net *net;          /* plugins' outbound HTTP (net.h) */
     struct cube_ui_entry *ui;      /* plugins' console entries (ui_ext.h) */
     struct cube_secretbox *secrets; /* the platform key sealing plugins'
                                        secrets (base/secretbox.h); NULL

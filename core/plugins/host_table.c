@@ -11,6 +11,7 @@
 #include "host_slots.h"
 #include "http/http_req.h"
 #include "metrics/metrics.h"
+#include "net/net.h"
 #include "proxy/proxy.h"
 #include "sched/jobs.h"
 
@@ -109,4 +110,7 @@ void cube_host_table_init(struct cube_host *h)
     h->api_get = cube_slot_api_get;
     h->log_stat = cube_slot_log_stat;
     h->log_append_at = cube_slot_log_append_at;
+    /* ABI 1.5: outbound HTTP */
+    h->fetch = cube_slot_fetch;
+    h->fetch_cancel = cube_slot_fetch_cancel;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "auth/auth.h"
+#include "net/net.h"
 #include "sched/jobs.h"
 #include "proxy/proxy.h"
 #include "config/config.h"
@@ -376,6 +377,7 @@ static void stop_reverse(struct cube_ctx *ctx, struct cube_plugin *p)
     p->started = 0;
     cube_host_watch_cancel_all(p); /* no watch callback runs after stop */
     cube_host_tasks_drain(p);   /* nothing submitted runs after fini */
+    cube_net_cancel_owner(ctx->net, p);   /* nor a fetch's callback */
 }
 
 /* Finis in reverse load order: a plugin's fini comes before the fini of

@@ -305,6 +305,8 @@ static void dump_host_1_5(void)
     FIELD(cube_host, log_append_at,
           int (*)(cube_plugin *, const char *, const char *, const char *, const char *,
                   uint64_t, const void *, size_t));
+    FIELD(cube_host, fetch, uint64_t (*)(cube_plugin *, const struct cube_fetch_desc *, int *));
+    FIELD(cube_host, fetch_cancel, int (*)(cube_plugin *, uint64_t));
 }
 
 static void dump_watch_descriptors(void)
@@ -321,6 +323,36 @@ static void dump_watch_descriptors(void)
     FIELD(cube_watch_desc, fn, cube_watch_fn);
     FIELD(cube_watch_desc, arg, void *);
     END(cube_watch_desc);
+}
+
+static void dump_fetch_descriptors(void)
+{
+    BEGIN(cube_fetch_desc);
+    FIELD(cube_fetch_desc, size, size_t);
+    FIELD(cube_fetch_desc, method, const char *);
+    FIELD(cube_fetch_desc, url, const char *);
+    FIELD(cube_fetch_desc, headers, const char *const *);
+    FIELD(cube_fetch_desc, body, const void *);
+    FIELD(cube_fetch_desc, body_len, size_t);
+    FIELD(cube_fetch_desc, timeout_ms, uint32_t);
+    FIELD(cube_fetch_desc, max_bytes, uint64_t);
+    FIELD(cube_fetch_desc, max_redirects, int);
+    FIELD(cube_fetch_desc, chunk, int (*)(void *, void *, const void *, size_t));
+    FIELD(cube_fetch_desc, done, void (*)(void *, void *, const struct cube_fetch_result *));
+    FIELD(cube_fetch_desc, arg, void *);
+    END(cube_fetch_desc);
+    BEGIN(cube_fetch_result);
+    FIELD(cube_fetch_result, size, size_t);
+    FIELD(cube_fetch_result, error, int);
+    FIELD(cube_fetch_result, message, const char *);
+    FIELD(cube_fetch_result, status, int);
+    FIELD(cube_fetch_result, headers, const char *);
+    FIELD(cube_fetch_result, body, const char *);
+    FIELD(cube_fetch_result, body_len, size_t);
+    FIELD(cube_fetch_result, url, const char *);
+    END(cube_fetch_result);
+    CONST(cube_status, CUBE_ETIMEDOUT);
+    MACRO_INT(CUBE_FETCH_NO_REDIRECTS);
 }
 #endif
 
@@ -531,6 +563,7 @@ int main(void)
 #endif
 #if CUBE_ABI_MINOR >= 5
     dump_watch_descriptors();
+    dump_fetch_descriptors();
 #endif
     dump_enums();
     dump_macros_and_typedefs();

@@ -351,6 +351,7 @@ static void host_init(void)
     mock_ext_install(h);
     mock_watch_install(h);
     mock_state_install(h);
+    mock_fetch_install(h);
 }
 
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)
@@ -567,6 +568,7 @@ void cube_mock_response_free(struct cube_mock_response *r)
 
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
 {
+    mock_fetch_reset();   /* as cubed: no fetch calls back after stop */
     if (desc && desc->fini && state)
         desc->fini(state);
     mock_objects_reset();

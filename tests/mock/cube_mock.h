@@ -244,4 +244,11 @@ void cube_mock_keep_state(int keep);
 /* Calls fini (if any) with state and forgets (frees) everything, 1.1 state included. */
 void cube_mock_reset(const struct cube_plugin_desc *desc, void *state);
 
+/* Outbound HTTP (fetch, ABI 1.5) is real: libcurl, one thread per fetch,
+ * whose callbacks run on it. Without rules every destination is allowed;
+ * with cube_mock_set_egress(patterns, n) cubed's egress.allow rules apply
+ * (n = 0: nothing allowed; patterns NULL: checks off again). CUBE_EINVAL
+ * for a bad pattern. cube_mock_reset cancels and joins every fetch. */
+int cube_mock_set_egress(const char *const *patterns, size_t n);
+
 #endif

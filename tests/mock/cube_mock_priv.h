@@ -128,4 +128,10 @@ void mock_state_after_init(const struct cube_plugin_desc *desc, int rc);
 /* Forgets APIs, and keys and secrets unless cube_mock_keep_state(1). */
 void mock_state_reset(void);
 
+/* -- cube_mock_fetch.c: the 1.5 fetch slots (libcurl, a thread each) -- */
+
+void mock_fetch_install(struct cube_host *h);
+/* Cancels and joins every fetch, forgets the egress rules. */
+void mock_fetch_reset(void);
+
 #endif
