@@ -390,6 +390,30 @@ struct cube_host {
                             const char *object_json, int *rc);
 
     /* ---------------------------------------------------------------- */
+    /* since 1.5: executors that place work themselves                    */
+    /* ---------------------------------------------------------------- */
+
+    /** For an executor registered with CUBE_EXECUTOR_ENGINE_QUEUE (see
+     *  cube_sched.h): where the engine has a replica the caller started.
+     *  `phase` is "Pending" (waiting in the engine's queue) or "Running"
+     *  (it runs now; a replica may go back to Pending when the engine
+     *  requeues it). `node` is the node the engine placed it on, one the
+     *  caller advertised with node_set (NULL or "": unchanged); `message` says why it waits or where it runs, for
+     *  the Job's status (NULL or "": cleared; at most 255 bytes kept).
+     *  The Job becomes Running once every replica is; a replica's end is
+     *  still reported with replica_exited (from Pending too). A report
+     *  for an engine id whose start has not returned yet is kept and
+     *  applied when it does. Strings are borrowed for the call. Returns
+     *  CUBE_OK, CUBE_EINVAL (engine_id NULL, another phase, or a node not
+     *  the caller's), CUBE_ESTATE
+     *  (the caller has no executor with CUBE_EXECUTOR_ENGINE_QUEUE) or
+     *  CUBE_EUNAVAIL (the status could not be written; report again).
+     *  Any thread; may block on the store. */
+    int (*replica_status)(cube_plugin *self, const char *engine_id,
+                          const char *phase, const char *node,
+                          const char *message);
+
+    /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */
     /* ---------------------------------------------------------------- */
 };

@@ -92,4 +92,6 @@ void cube_host_table_init(struct cube_host *h)
     h->register_ui = cube_slot_register_ui;
     /* ABI 1.5 */
     h->obj_create_for = cube_slot_obj_create_for;
+    /* ABI 1.5: executors that place work themselves */
+    h->replica_status = cube_slot_replica_status;
 }

@@ -356,11 +356,12 @@ int cube_sched_init(struct cube_ctx *ctx)
     s->nodes = cube_strmap_new();
     s->engines = cube_strmap_new();
     s->early = cube_strmap_new();
+    s->early_status = cube_strmap_new();
     s->pending = cube_strmap_new();
     s->ports = cube_strmap_new();
     s->pools = cube_strmap_new();
     s->policy = cube_sp_new();
-    if (!s->nodes || !s->engines || !s->early || !s->pending || !s->ports || !s->pools ||
+    if (!s->nodes || !s->engines || !s->early || !s->early_status || !s->pending || !s->ports || !s->pools ||
         !s->policy) {
         cube_log(CUBE_LOG_ERROR, "jobs", "out of memory");
         return -1;
@@ -407,6 +408,7 @@ void cube_sched_free(struct cube_ctx *ctx)
     sched_registry_free(s);
     cube_strmap_free(s->engines, free);
     cube_strmap_free(s->early, free);
+    cube_strmap_free(s->early_status, free);
     cube_strmap_free(s->pending, free);
     cube_strmap_free(s->ports, free);
     cube_strmap_free(s->pools, free_pools);

@@ -63,6 +63,8 @@ struct cube_sched {
     struct cube_strmap *engines;      /* engine id -> struct job_engine */
     struct cube_strmap *early;        /* engine id -> struct job_exit: ends
                                          reported before start returned */
+    struct cube_strmap *early_status; /* engine id -> struct job_report:
+                                         replica_status before start returned */
     struct cube_sched_policy *policy;
     struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
     struct cube_strmap *ports;        /* "<node>\t<port>" -> Job id (job_ports.c) */
@@ -197,6 +199,27 @@ int sched_pool_allowed(struct cube_sched *s, const char *project, const char *po
  * status could not be written. */
 int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *project,
                        const char *name);
+
+/* -- job_replica_status.c (ABI 1.5, G2) ------------------------------ */
+/* Which Job replica an engine id runs (the engines map's values). */
+struct job_engine {
+    char project[64], name[64];
+    int replica;
+};
+/* 1 when the node's executor places and queues replicas itself
+ * (CUBE_EXECUTOR_ENGINE_QUEUE; takes mu). */
+int sched_node_engine_queues(struct cube_sched *s, const char *node);
+/* Applies a replica_status report held back for engine (its start had
+ * not returned) now that ref names its replica. */
+void job_status_early_apply(struct cube_sched *s, const char *engine,
+                            const struct job_engine *ref);
+/* A replica's phase or status as the engine says: each replica whose
+ * start returned and is not ended becomes "Pending" or "Running"; the
+ * Job's phase follows (Admitted while any waits, Running when every one
+ * runs). Called by mark_started and the replica_status slot's edit. */
+void job_phase_from_replicas(cJSON *status);
+int cube_slot_replica_status(cube_plugin *self, const char *engine_id, const char *phase,
+                             const char *node, const char *message);
 
 /* -- job_start.c ------------------------------------------------------ */
 /* Starts an Admitted Job's replicas soon, on a starter thread (once: a

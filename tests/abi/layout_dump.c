@@ -249,6 +249,9 @@ static void dump_sched_descriptors(void)
           int (*)(void *, const char *, char *, size_t, char *, size_t));
     FIELD(cube_executor_desc, stop, int (*)(void *, const char *, unsigned));
     FIELD(cube_executor_desc, adopt, int (*)(void *, const char *, const char *));
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_executor_desc, flags, unsigned);
+#endif
     END(cube_executor_desc);
 
     BEGIN(cube_accel_desc);
@@ -266,6 +269,9 @@ static void dump_sched_descriptors(void)
     MACRO_STR(CUBE_EXIT_STOPPED);
     MACRO_STR(CUBE_EXIT_LOST);
     MACRO_STR(CUBE_EXIT_FAILED);
+#if CUBE_ABI_MINOR >= 5
+    MACRO_HEX(CUBE_EXECUTOR_ENGINE_QUEUE);
+#endif
 }
 #endif
 
@@ -280,6 +286,9 @@ static void dump_host_1_4_ext(void)
 static void dump_host_1_5(void)
 {
     FIELD(cube_host, obj_create_for, char *(*)(cube_plugin *, cube_req *, const char *, int *));
+    /* executors that place work themselves */
+    FIELD(cube_host, replica_status,
+          int (*)(cube_plugin *, const char *, const char *, const char *, const char *));
 }
 #endif
 

@@ -188,6 +188,13 @@ const struct cube_mock_exit *cube_mock_exits(int *count);
  * be NULL) gets the most calls that were in progress at once since the
  * last call of this, and that count starts again. */
 void cube_mock_set_exit_delay(int ms, int *in_call_max);
+/* ABI 1.5: the last replica_status report for engine_id (phase "Pending"
+ * or "Running", node and message, "" when none given) into the buffers:
+ * 0, or -1 when there was none. replica_status checks the phase
+ * (CUBE_EINVAL) and that the executor registered with
+ * CUBE_EXECUTOR_ENGINE_QUEUE (CUBE_ESTATE), as cubed does. */
+int cube_mock_replica_status(const char *engine_id, char *phase, size_t phase_len,
+                             char *node, size_t node_len, char *message, size_t msg_len);
 
 /* ABI 1.4: the i-th registered proxy prefix / console entry, or NULL. */
 const struct cube_proxy_desc *cube_mock_proxy(int i);
