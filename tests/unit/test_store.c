@@ -39,7 +39,7 @@ static void test_open_reopen(void **state)
 {
     struct fx *f = fx(state);
     assert_string_equal(cube_store_driver(f->s), f->pg ? "postgres" : "sqlite");
-    assert_int_equal(cube_store_schema_version(), 2);
+    assert_int_equal(cube_store_schema_version(), 3);
     assert_int_equal(cube_store_ping(f->s), CUBE_OK);
     assert_int_equal(put(f->s, "widget", "p", "a", 1), CUBE_OK);
     for (int i = 0; i < 2; i++) {
@@ -50,8 +50,8 @@ static void test_open_reopen(void **state)
         assert_int_equal(o.rv, 1);
         cube_store_obj_clear(&o);
     }
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 2);
-    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 2);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 3);
+    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 3);
 }
 
 static void test_newer_schema_refused(void **state)
@@ -66,9 +66,9 @@ static void test_newer_schema_refused(void **state)
     assert_int_equal(rc, CUBE_EVERSION);
     assert_null(s);
     assert_non_null(strstr(err, "database schema version 7 is newer than this"
-                                " cubed (knows 2): upgrade cubed"));
+                                " cubed (knows 3): upgrade cubed"));
     /* The refusal changed nothing. */
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 3);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 4);
 }
 
 static void test_crud(void **state)
