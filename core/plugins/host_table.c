@@ -94,4 +94,6 @@ void cube_host_table_init(struct cube_host *h)
     h->obj_create_for = cube_slot_obj_create_for;
     /* ABI 1.5: executors that place work themselves */
     h->replica_status = cube_slot_replica_status;
+    /* ABI 1.5: Job metrics */
+    h->job_metrics = cube_slot_job_metrics;
 }

@@ -512,6 +512,7 @@ int job_finalize(void *state, const char *object_json)
         char id[140];
         job_id(project, name, id, sizeof id);
         job_forget(s, id);
+        job_points_forget(s, job);   /* its metrics go with it */
     }
     cJSON_Delete(job);
     return running ? CUBE_EUNAVAIL : CUBE_OK;

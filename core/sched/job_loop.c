@@ -367,12 +367,13 @@ int cube_sched_init(struct cube_ctx *ctx)
         return -1;
     }
     return job_kind_register(s) < 0 || job_actions_register(s) < 0 ||
-           sched_metrics_init(s) < 0 ? -1 : 0;
+           job_points_register(s) < 0 || sched_metrics_init(s) < 0 ? -1 : 0;
 }
 
 int cube_sched_start(struct cube_ctx *ctx)
 {
     struct cube_sched *s = ctx->sched;
+    job_points_purge(s);
     if (job_starter_init(s) < 0)
         return -1;
     if (pthread_create(&s->loop, NULL, loop, s) != 0) {

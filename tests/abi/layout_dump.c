@@ -289,6 +289,9 @@ static void dump_host_1_5(void)
     /* executors that place work themselves */
     FIELD(cube_host, replica_status,
           int (*)(cube_plugin *, const char *, const char *, const char *, const char *));
+    /* Job metrics */
+    FIELD(cube_host, job_metrics,
+          char *(*)(cube_plugin *, const char *, const char *, const char *, int64_t, int *));
 }
 #endif
 
