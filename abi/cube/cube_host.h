@@ -580,6 +580,66 @@ struct cube_host {
     int (*fetch_cancel)(cube_plugin *self, uint64_t id);
 
     /* ---------------------------------------------------------------- */
+    /* since 1.5: executors that place work themselves                    */
+    /* ---------------------------------------------------------------- */
+
+    /** For an executor registered with CUBE_EXECUTOR_ENGINE_QUEUE (see
+     *  cube_sched.h): where the engine has a replica the caller started.
+     *  `phase` is "Pending" (waiting in the engine's queue) or "Running"
+     *  (it runs now; a replica may go back to Pending when the engine
+     *  requeues it). `node` is the node the engine placed it on, one the
+     *  caller advertised with node_set (NULL or "": unchanged); `message` says why it waits or where it runs, for
+     *  the Job's status (NULL or "": cleared; at most 255 bytes kept).
+     *  The Job becomes Running once every replica is; a replica's end is
+     *  still reported with replica_exited (from Pending too). A report
+     *  for an engine id whose start has not returned yet is kept and
+     *  applied when it does. Strings are borrowed for the call. Returns
+     *  CUBE_OK, CUBE_EINVAL (engine_id NULL, another phase, or a node not
+     *  the caller's), CUBE_ESTATE
+     *  (the caller has no executor with CUBE_EXECUTOR_ENGINE_QUEUE) or
+     *  CUBE_EUNAVAIL (the status could not be written; report again).
+     *  Any thread; may block on the store. */
+    int (*replica_status)(cube_plugin *self, const char *engine_id,
+                          const char *phase, const char *node,
+                          const char *message);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.5: Job metrics                                             */
+    /* ---------------------------------------------------------------- */
+
+    /* A Job's replicas report points (loss at step 10, a final accuracy)
+     * with POST /api/v1/projects/{p}/jobs/{name}/metrics and the body
+     * {"metrics":[{"name":"loss","value":0.3,"step":10,"ts":1767225600.5}]}
+     * (1 to 1000 points a request; name: 1 to 128 of letters, digits and
+     * _ . - / :; value: a finite number; step: an integer 0 .. 2^53,
+     * absent: 0; ts: Unix seconds, absent: now; a Job holds at most
+     * 100,000 points, 413 past that; a bad point is 422 naming the field,
+     * "metrics[3].value"). Project editors may write them, and so may the
+     * Job's own CUBE_TOKEN, which the host binds to that Job: it is
+     * refused (403) for any other Job's metrics. A replica finds the
+     * server in CUBE_API, its Job in CUBE_PROJECT and CUBE_JOB. GET on
+     * the same path (project viewers; ?name=, ?sinceStep=) answers what
+     * job_metrics returns. Points are stored durably and deleted with the
+     * Job. When a batch is stored, the objects the Job's ownerReferences
+     * name get a reconcile queued (their controller's; requests for an
+     * object already queued are coalesced, so a stream of points costs a
+     * few reconciles, not one per point): a controller that owns Jobs
+     * reads their metrics there. */
+
+    /** The metrics of Job `job` in `project`: a new JSON string (release
+     *  with free)
+     *  {"kind":"JobMetrics","project":"p","job":"train",
+     *   "metrics":[{"name":"loss","step":10,"value":0.3,"ts":1767225600.5}]}
+     *  ordered by name, then step, then arrival; only `name_or_NULL`'s
+     *  points when not NULL, only steps greater than since_step (-1: all).
+     *  NULL with *rc: CUBE_ENOTFOUND (no such Job), CUBE_EINVAL (a bad
+     *  name or since_step < -1), CUBE_EUNAVAIL (the store). Any thread;
+     *  blocks on the store. */
+    char *(*job_metrics)(cube_plugin *self, const char *project,
+                         const char *job, const char *name_or_NULL,
+                         int64_t since_step, int *rc);
+
+    /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */
     /* ---------------------------------------------------------------- */
 };

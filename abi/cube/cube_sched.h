@@ -107,10 +107,15 @@
  *     have "port" per replica instead. Fresh at each admission.
  *   - "replicas": one per replica of the current attempt, by "index":
  *     "node", "devices" it got ("share": the fraction of one device),
- *     "phase" (Admitted, Running, Succeeded, Failed), "engineId" (the
- *     executor's id once started), and once ended "exitCode" (-1 when
+ *     "phase" (Admitted, Pending, Running, Succeeded, Failed), "engineId"
+ *     (the executor's id once started), and once ended "exitCode" (-1 when
  *     killed by a signal or unknown), "reason" (CUBE_EXIT_*), "message"
- *     and "finished".
+ *     and "finished". Since 1.5, a replica of an executor with
+ *     CUBE_EXECUTOR_ENGINE_QUEUE is "Pending" from its start until the
+ *     executor reports it Running (cube_host.replica_status), with the
+ *     engine's "message" (why it waits) and the "node" the engine chose;
+ *     meanwhile the Job is Admitted with reason EngineQueued, and Running
+ *     (reason Running, "started" set) once every replica runs.
  *   - "stopRequested" (and optionally "stopGraceSeconds", 0..3600): the
  *     one thing a plugin that owns a Job writes, with obj_update_status,
  *     keeping the rest; the Job then ends Cancelled (reason Stopped), a
@@ -161,7 +166,20 @@ struct cube_executor_desc {
      * replica_exited and returns CUBE_OK. NULL: every replica is Lost.
      */
     int (*adopt)(void *state, const char *engine_id, const char *replica_json);
+
+    /* since 1.5 */
+    /** CUBE_EXECUTOR_* bits (0: none). A descriptor of an older size has
+     *  none. */
+    unsigned flags;
 };
+
+/** cube_executor_desc.flags (since 1.5): the engine places and queues
+ *  replicas itself (Slurm, Kubernetes). A replica whose start returned
+ *  CUBE_OK is then Pending ("waiting in the engine's queue") rather than
+ *  Running, until the executor reports it with cube_host.replica_status;
+ *  its Job stays Admitted until every replica runs. Without this bit a
+ *  replica is Running the moment start returns, as in 1.3. */
+#define CUBE_EXECUTOR_ENGINE_QUEUE 0x1u
 
 /** An accelerator vendor; passed to cube_host.register_accel (since 1.3). */
 struct cube_accel_desc {

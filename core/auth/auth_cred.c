@@ -244,21 +244,27 @@ void auth_session_end(struct cube_auth *a, const struct cube_principal *p)
 
 #define TOKEN_PREFIX "cube_"
 
-int auth_token_new(struct cube_auth *a, const char *user, const char *name,
-                   int64_t ttl_s, cJSON **out, char *secret, size_t secret_len)
+/* A new token of user (bound to job_uid when not NULL). */
+static int token_new(struct cube_auth *a, const char *user, const char *name,
+                     const char *job_uid, int64_t ttl_s, cJSON **out, char *secret,
+                     size_t secret_len)
 {
     char rnd[65], hex[65], key[72], id[17];
-    if (cube_random_hex(rnd, 32) < 0 || cube_random_hex(id, 8) < 0 || secret_len < 70)
+    if (cube_random_hex(rnd, 32) < 0 || cube_random_hex(id, 8) < 0 || secret_len < 70 ||
+        (job_uid && strlen(job_uid) >= CUBE_JOB_UID_MAX))
         return CUBE_EUNAVAIL;
     snprintf(secret, secret_len, TOKEN_PREFIX "%s", rnd);
     secret_hash(secret, hex);
     struct auth_cred c = {.expires = now_s() + ttl_s};
     snprintf(c.user, sizeof c.user, "%s", user);
+    snprintf(c.job_uid, sizeof c.job_uid, "%s", job_uid ? job_uid : "");
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", id);
     cJSON_AddStringToObject(o, "name", name);
     cJSON_AddNumberToObject(o, "created", (double)now_s());
     cJSON_AddNumberToObject(o, "expires", (double)c.expires);
+    if (job_uid)
+        cJSON_AddStringToObject(o, "job", job_uid);
     char *doc = cJSON_PrintUnformatted(o);
     int rc = doc ? cube_store_kv_add(a->ctx->store, "token", hex, user, doc, c.expires)
                  : CUBE_ENOMEM;
@@ -273,6 +279,18 @@ int auth_token_new(struct cube_auth *a, const char *user, const char *name,
     return CUBE_OK;
 }
 
+int auth_token_new(struct cube_auth *a, const char *user, const char *name,
+                   int64_t ttl_s, cJSON **out, char *secret, size_t secret_len)
+{
+    return token_new(a, user, name, NULL, ttl_s, out, secret, secret_len);
+}
+
+int auth_job_token_new(struct cube_auth *a, const char *user, const char *job_uid,
+                       int64_t ttl_s, cJSON **out, char *secret, size_t secret_len)
+{
+    return token_new(a, user, "job", job_uid, ttl_s, out, secret, secret_len);
+}
+
 int auth_token_find(struct cube_auth *a, const char *token, struct cube_principal *p)
 {
     char hex[65], key[72];
@@ -282,11 +300,17 @@ int auth_token_find(struct cube_auth *a, const char *token, struct cube_principa
     secret_hash(token, hex);
     snprintf(key, sizeof key, "t%s", hex);
     if (!cache_get(a, key, &c)) {
-        char *owner = NULL;
-        if (cube_store_kv_get(a->ctx->store, "token", hex, NULL, &owner, &c.expires) != CUBE_OK)
+        char *owner = NULL, *doc = NULL;
+        if (cube_store_kv_get(a->ctx->store, "token", hex, &doc, &owner, &c.expires) !=
+            CUBE_OK)
             return -1;
         snprintf(c.user, sizeof c.user, "%s", owner);
+        cJSON *d = cJSON_Parse(doc ? doc : "{}");
+        const char *job = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "job"));
+        snprintf(c.job_uid, sizeof c.job_uid, "%s", job ? job : "");
+        cJSON_Delete(d);
         free(owner);
+        free(doc);
         cache_put(a, key, &c);
     }
     if (now_s() >= c.expires) {
@@ -294,6 +318,7 @@ int auth_token_find(struct cube_auth *a, const char *token, struct cube_principa
         return -1;
     }
     snprintf(p->user, sizeof p->user, "%s", c.user);
+    snprintf(p->job_uid, sizeof p->job_uid, "%s", c.job_uid);
     return 0;
 }
 

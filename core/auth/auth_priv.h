@@ -36,6 +36,7 @@ struct auth_project {
 /* A cached session or token, keyed by "s"/"t" + hex SHA-256 of the secret. */
 struct auth_cred {
     char user[CUBE_USER_MAX];
+    char job_uid[CUBE_JOB_UID_MAX];   /* tokens: the Job it was issued to, or "" */
     int64_t expires;       /* absolute, Unix seconds */
     int64_t last_seen;     /* sessions: for the idle expiry */
     int64_t persisted;     /* sessions: last_seen as last written */
@@ -129,6 +130,12 @@ void auth_session_end(struct cube_auth *a, const struct cube_principal *p);
  * (the only place the secret is shown). CUBE_* code. */
 int auth_token_new(struct cube_auth *a, const char *user, const char *name,
                    int64_t ttl_s, cJSON **out, char *secret, size_t secret_len);
+/* As auth_token_new for a Job's CUBE_TOKEN (named "job"): bound to the
+ * Job's uid, which the principal it resolves to carries (job_uid), so
+ * that routes for a Job's own use (its metrics) accept it for that Job
+ * only. CUBE_* code. */
+int auth_job_token_new(struct cube_auth *a, const char *user, const char *job_uid,
+                       int64_t ttl_s, cJSON **out, char *secret, size_t secret_len);
 /* Resolves a bearer token: 0 with p filled, -1 unknown/expired. */
 int auth_token_find(struct cube_auth *a, const char *token, struct cube_principal *p);
 /* Lists a user's tokens (no secrets) as a new array; NULL on error. */

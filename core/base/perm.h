@@ -31,6 +31,7 @@ enum cube_via {
 };
 
 #define CUBE_USER_MAX 64
+#define CUBE_JOB_UID_MAX 64
 
 /* The caller of one request, resolved on first need. */
 struct cube_principal {
@@ -40,6 +41,8 @@ struct cube_principal {
     char user[CUBE_USER_MAX];     /* "" when anonymous */
     uint8_t session[32];          /* SHA-256 of the session id (via SESSION),
                                    * of the apps cookie (via APP) */
+    char job_uid[CUBE_JOB_UID_MAX];  /* via TOKEN: the uid of the Job whose
+                                      * CUBE_TOKEN it is; "" for other tokens */
 };
 
 /* The permission named by an ABI string, or -1. `resource` is accepted only

@@ -113,4 +113,8 @@ void cube_host_table_init(struct cube_host *h)
     /* ABI 1.5: outbound HTTP */
     h->fetch = cube_slot_fetch;
     h->fetch_cancel = cube_slot_fetch_cancel;
+    /* ABI 1.5: executors that place work themselves */
+    h->replica_status = cube_slot_replica_status;
+    /* ABI 1.5: Job metrics */
+    h->job_metrics = cube_slot_job_metrics;
 }

@@ -230,10 +230,13 @@ void job_admitted(struct cube_sched *s, const struct cube_sp_admission *a)
 
 /* -- starting replicas ---------------------------------------------------- */
 
-/* Records engine ids (one per replica, "" when its start failed) and the
- * outcome: Running, or Failed with the start error. */
+/* Records engine ids (one per replica, "" when its start failed), which
+ * of them wait in their engine's queue (CUBE_EXECUTOR_ENGINE_QUEUE) and
+ * the outcome: Running (Admitted while a replica waits in its engine's
+ * queue), or Failed with the start error. */
 struct start_outcome {
     cJSON *engines;         /* array of strings */
+    cJSON *queued;          /* array of booleans, by replica */
     char error[300];        /* "" when every replica started */
 };
 
@@ -244,18 +247,26 @@ static int mark_started(void *cls, const cJSON *job, cJSON *status)
     int i = 0;
     (void)job;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(status, "replicas")) {
+        int queued = cJSON_IsTrue(cJSON_GetArrayItem(o->queued, i));
         const char *id = cJSON_GetStringValue(cJSON_GetArrayItem(o->engines, i++));
-        if (id && *id) {
+        const char *had = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "engineId"));
+        if (id && *id && (!had || strcmp(had, id))) {   /* started now */
             job_set_str(r, "engineId", id);
-            job_set_str(r, "phase", "Running");
-        } else if (o->error[0]) {
+            job_set_str(r, "phase", queued ? "Pending" : "Running");
+            if (queued)
+                job_set_str(r, "message", "waiting in the engine's queue");
+        } else if (!(id && *id) && o->error[0]) {
             job_set_str(r, "phase", "Failed");
             job_set_str(r, "reason", CUBE_EXIT_FAILED);
         }
     }
+    if (!o->error[0]) {
+        job_phase_from_replicas(status);
+        return 0;
+    }
     job_set_str(status, "phase", "Running");
-    job_set_str(status, "reason", o->error[0] ? "StartError" : "Running");
-    job_set_str(status, "message", o->error[0] ? o->error : "every replica started");
+    job_set_str(status, "reason", "StartError");
+    job_set_str(status, "message", o->error);
     if (!cJSON_HasObjectItem(status, "started"))
         job_set_now(status, "started");
     return 0;
@@ -299,8 +310,8 @@ int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *proje
 {
     const cJSON *r, *reps = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas");
-    struct start_outcome o = {cJSON_CreateArray(), ""};
-    int i = 0;
+    struct start_outcome o = {cJSON_CreateArray(), cJSON_CreateArray(), ""};
+    int i = 0, started = 0;
     cJSON_ArrayForEach(r, reps) {
         char id[256] = "", msg[256] = "";
         const char *have = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "engineId"));
@@ -311,8 +322,19 @@ int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *proje
                                           sizeof msg) != CUBE_OK)
             snprintf(o.error, sizeof o.error, "replica %d on %s: %s", i, node ? node : "?",
                      msg[0] ? msg : "could not start");
+        else if (!o.error[0])
+            started++;
         cJSON_AddItemToArray(o.engines, cJSON_CreateString(id));
+        cJSON_AddItemToArray(o.queued, cJSON_CreateBool(
+            sched_node_engine_queues(s, node ? node : "")));
         i++;
+    }
+    if (!started && !o.error[0]) {
+        /* every replica was started before (they wait in their engines'
+         * queues): nothing to record again */
+        cJSON_Delete(o.engines);
+        cJSON_Delete(o.queued);
+        return CUBE_OK;
     }
     /* "Started" (or "StartError") goes into the same store write */
     char *ev = job_event_doc(s, project, name, o.error[0] ? "Warning" : "Normal",
@@ -332,6 +354,7 @@ int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *proje
         job_fail_start(s, project, name);
     }
     cJSON_Delete(o.engines);
+    cJSON_Delete(o.queued);
     return rc < 0 ? CUBE_EUNAVAIL : CUBE_OK;
 }
 
@@ -489,6 +512,7 @@ int job_finalize(void *state, const char *object_json)
         char id[140];
         job_id(project, name, id, sizeof id);
         job_forget(s, id);
+        job_points_forget(s, job);   /* its metrics go with it */
     }
     cJSON_Delete(job);
     return running ? CUBE_EUNAVAIL : CUBE_OK;

@@ -91,7 +91,9 @@ static void project_env(struct cube_sched *s, const char *project, cJSON *env)
     cJSON_Delete(p);
 }
 
-/* CUBE_API, CUBE_PROJECT, CUBE_JOB, CUBE_REPLICA(S), CUBE_TOKEN. */
+/* CUBE_API, CUBE_PROJECT, CUBE_JOB, CUBE_REPLICA(S), CUBE_TOKEN (the
+ * owner's, bound to this Job: it may write this Job's metrics and no
+ * other's). */
 static void cube_env(struct cube_sched *s, const cJSON *job, int i, cJSON *env)
 {
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(job, "metadata");
@@ -114,8 +116,9 @@ static void cube_env(struct cube_sched *s, const cJSON *job, int i, cJSON *env)
     const char *user = job_run_as(job);
     if (user && s->ctx->auth && auth_index_get_user(s->ctx->auth, user, &admin, &disabled) == 0 &&
         !disabled &&
-        auth_token_new(s->ctx->auth, user, "job", ttl < TOKEN_MAX_S ? ttl : TOKEN_MAX_S, &tok,
-                       secret, sizeof secret) == CUBE_OK)
+        auth_job_token_new(s->ctx->auth, user, str(meta, "uid") ? str(meta, "uid") : "",
+                           ttl < TOKEN_MAX_S ? ttl : TOKEN_MAX_S, &tok, secret,
+                           sizeof secret) == CUBE_OK)
         put(env, "CUBE_TOKEN", secret);
     cJSON_Delete(tok);
 }

@@ -21,11 +21,6 @@
 #define DEFAULT_GRACE_S 10
 #define EARLY_MAX 4096
 
-struct job_engine {
-    char project[64], name[64];
-    int replica;
-};
-
 struct job_exit {
     int code;
     char reason[32], message[256];
@@ -130,7 +125,8 @@ static int edit_exit(void *cls, const cJSON *job, cJSON *status)
     cJSON_ArrayForEach(r, reps) {
         const char *eng = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "engineId"));
         const char *rp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "phase"));
-        if (ed->engine && eng && !strcmp(eng, ed->engine) && rp && !strcmp(rp, "Running")) {
+        if (ed->engine && eng && !strcmp(eng, ed->engine) && rp &&
+            (!strcmp(rp, "Running") || !strcmp(rp, "Pending"))) {
             int ok = ed->x.code == 0 && !strcmp(ed->x.reason, CUBE_EXIT_COMPLETED);
             job_set_str(r, "phase", ok ? "Succeeded" : "Failed");
             job_set_num(r, "exitCode", ed->x.code);
@@ -139,7 +135,8 @@ static int edit_exit(void *cls, const cJSON *job, cJSON *status)
             job_set_now(r, "finished");
             ed->stop_others |= !ok;
             changed = 1;
-        } else if (rp && (!strcmp(rp, "Running") || !strcmp(rp, "Admitted"))) {
+        } else if (rp && (!strcmp(rp, "Running") || !strcmp(rp, "Admitted") ||
+                          !strcmp(rp, "Pending"))) {
             ed->running++;
         }
     }
@@ -195,6 +192,8 @@ void job_engine_track(struct cube_sched *s, const char *engine, const char *proj
     }
     pthread_mutex_unlock(&s->mu);
     free(old);
+    if (ref)
+        job_status_early_apply(s, engine, &copy);
     if (early && ref)
         apply_exit(s, &copy, engine, early);
     free(early);
@@ -283,13 +282,14 @@ static int executor_for(struct cube_sched *s, const char *node, struct cube_exec
     return ex ? 0 : -1;
 }
 
-/* 1 when status replica r runs (it has an engine id): *eng and *node set. */
+/* 1 when status replica r runs, or waits in its engine's queue (it has an
+ * engine id): *eng and *node set. */
 static int running_replica(const cJSON *r, const char **eng, const char **node)
 {
     const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "phase"));
     *eng = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "engineId"));
     *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
-    return *eng && phase && strcmp(phase, "Running") == 0;
+    return *eng && phase && (!strcmp(phase, "Running") || !strcmp(phase, "Pending"));
 }
 
 int job_stop_replicas(struct cube_sched *s, const char *project, const char *name,

@@ -356,22 +356,24 @@ int cube_sched_init(struct cube_ctx *ctx)
     s->nodes = cube_strmap_new();
     s->engines = cube_strmap_new();
     s->early = cube_strmap_new();
+    s->early_status = cube_strmap_new();
     s->pending = cube_strmap_new();
     s->ports = cube_strmap_new();
     s->pools = cube_strmap_new();
     s->policy = cube_sp_new();
-    if (!s->nodes || !s->engines || !s->early || !s->pending || !s->ports || !s->pools ||
+    if (!s->nodes || !s->engines || !s->early || !s->early_status || !s->pending || !s->ports || !s->pools ||
         !s->policy) {
         cube_log(CUBE_LOG_ERROR, "jobs", "out of memory");
         return -1;
     }
     return job_kind_register(s) < 0 || job_actions_register(s) < 0 ||
-           sched_metrics_init(s) < 0 ? -1 : 0;
+           job_points_register(s) < 0 || sched_metrics_init(s) < 0 ? -1 : 0;
 }
 
 int cube_sched_start(struct cube_ctx *ctx)
 {
     struct cube_sched *s = ctx->sched;
+    job_points_purge(s);
     if (job_starter_init(s) < 0)
         return -1;
     if (pthread_create(&s->loop, NULL, loop, s) != 0) {
@@ -407,6 +409,7 @@ void cube_sched_free(struct cube_ctx *ctx)
     sched_registry_free(s);
     cube_strmap_free(s->engines, free);
     cube_strmap_free(s->early, free);
+    cube_strmap_free(s->early_status, free);
     cube_strmap_free(s->pending, free);
     cube_strmap_free(s->ports, free);
     cube_strmap_free(s->pools, free_pools);

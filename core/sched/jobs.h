@@ -63,6 +63,8 @@ struct cube_sched {
     struct cube_strmap *engines;      /* engine id -> struct job_engine */
     struct cube_strmap *early;        /* engine id -> struct job_exit: ends
                                          reported before start returned */
+    struct cube_strmap *early_status; /* engine id -> struct job_report:
+                                         replica_status before start returned */
     struct cube_sched_policy *policy;
     struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
     struct cube_strmap *ports;        /* "<node>\t<port>" -> Job id (job_ports.c) */
@@ -197,6 +199,57 @@ int sched_pool_allowed(struct cube_sched *s, const char *project, const char *po
  * status could not be written. */
 int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *project,
                        const char *name);
+
+/* -- job_replica_status.c (ABI 1.5, G2) ------------------------------ */
+/* Which Job replica an engine id runs (the engines map's values). */
+struct job_engine {
+    char project[64], name[64];
+    int replica;
+};
+/* 1 when the node's executor places and queues replicas itself
+ * (CUBE_EXECUTOR_ENGINE_QUEUE; takes mu). */
+int sched_node_engine_queues(struct cube_sched *s, const char *node);
+/* Applies a replica_status report held back for engine (its start had
+ * not returned) now that ref names its replica. */
+void job_status_early_apply(struct cube_sched *s, const char *engine,
+                            const struct job_engine *ref);
+/* A replica's phase or status as the engine says: each replica whose
+ * start returned and is not ended becomes "Pending" or "Running"; the
+ * Job's phase follows (Admitted while any waits, Running when every one
+ * runs). Called by mark_started and the replica_status slot's edit. */
+void job_phase_from_replicas(cJSON *status);
+int cube_slot_replica_status(cube_plugin *self, const char *engine_id, const char *phase,
+                             const char *node, const char *message);
+
+/* -- job_points.c, job_points_http.c (ABI 1.5, G5: Job metrics) ------- */
+#define JOB_POINTS_BATCH_MAX 1000     /* points per POST */
+#define JOB_POINTS_JOB_MAX 100000     /* points a Job holds */
+#define JOB_POINT_NAME_MAX 128
+struct cube_store_point;
+/* 1 when name is a metric name: 1 to 128 of [A-Za-z0-9_.-/:]. */
+int job_point_name_ok(const char *name);
+/* A request body {"metrics":[...]} into *out (calloc'd; names borrowed
+ * from body) and *n: 0, or -1 with the field ("metrics[3].value") and a
+ * sentence naming it. */
+int job_points_parse(const cJSON *body, struct cube_store_point **out, size_t *n,
+                     char *field, size_t flen, char *msg, size_t mlen);
+/* Stores a batch for the Job (as read) and queues its owners' reconcile.
+ * CUBE_OK, CUBE_ETOOBIG (past JOB_POINTS_JOB_MAX), a store error. */
+int job_points_add(struct cube_sched *s, const cJSON *job, const struct cube_store_point *p,
+                   size_t n, int64_t *total);
+/* {"kind":"JobMetrics","project","job","metrics":[{name,step,value,ts}]}
+ * of the Job (name NULL: every name; steps > since_step, -1: all), new
+ * text, or NULL with *rc. */
+char *job_points_json(struct cube_sched *s, const cJSON *job, const char *name,
+                      int64_t since_step, int *rc);
+/* Deletes the Job's metrics (it is being deleted). */
+void job_points_forget(struct cube_sched *s, const cJSON *job);
+/* Deletes metrics of Jobs no longer stored (start). */
+void job_points_purge(struct cube_sched *s);
+/* Registers the metrics actions of the Job kind. */
+int job_points_register(struct cube_sched *s);
+char *cube_slot_job_metrics(cube_plugin *self, const char *project, const char *job,
+                            const char *name, int64_t since_step, int *rc);
 
 /* -- job_start.c ------------------------------------------------------ */
 /* Starts an Admitted Job's replicas soon, on a starter thread (once: a

@@ -160,4 +160,39 @@ int cube_store_kv_delete_owner(struct cube_store *s, const char *ns,
  * (Unix seconds: 0 < expires <= now); *n (may be NULL) gets how many. */
 int cube_store_kv_purge(struct cube_store *s, int64_t now, int64_t *n);
 
+
+/* -- Job metrics (store_points.c) --------------------------------------
+ *
+ * Points a Job reports (loss at step 10 ...), keyed by the Job's uid and
+ * kept in the order they arrived. Callers check names and values; the
+ * store keeps what it is given. */
+
+/* One point. name borrowed; value finite. */
+struct cube_store_point {
+    const char *name;
+    int64_t step;
+    double value;
+    int64_t ts_ms;      /* Unix milliseconds */
+};
+/* Called once per point by cube_store_points_list (strings valid during
+ * the call); nonzero stops early. */
+typedef int (*cube_point_fn)(void *cls, const struct cube_store_point *p);
+
+/* Appends p[0..n) to job_uid's points in one transaction, unless the Job
+ * would then hold more than max_total: CUBE_ETOOBIG (nothing written).
+ * *total (may be NULL) gets how many it holds afterwards. */
+int cube_store_points_add(struct cube_store *s, const char *job_uid,
+                          const struct cube_store_point *p, size_t n,
+                          int64_t max_total, int64_t *total);
+/* Lists job_uid's points with step > since_step (-1: all), of one name
+ * (NULL: every name), ordered by name, step and arrival. */
+int cube_store_points_list(struct cube_store *s, const char *job_uid,
+                           const char *name, int64_t since_step,
+                           cube_point_fn fn, void *cls);
+/* Deletes job_uid's points (none is fine). */
+int cube_store_points_delete(struct cube_store *s, const char *job_uid);
+/* Deletes the points of Jobs no longer stored (a delete cut short by a
+ * crash). */
+int cube_store_points_purge(struct cube_store *s);
+
 #endif

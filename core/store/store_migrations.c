@@ -81,10 +81,30 @@ static const char PG_V2[] =
     "CREATE INDEX secrets_owner ON secrets (ns, owner, key);"
     "CREATE INDEX secrets_expires ON secrets (expires);";
 
+/* 3: Job metrics (store_points.c): points a Job reports, keyed by the
+ * Job's uid (a Job made again under the same name starts empty) and a
+ * sequence number per Job; read by name and step. The value is TEXT
+ * ("%.17g", exact on both drivers, as documents are). */
+static const char SQLITE_V3[] =
+    "CREATE TABLE job_metrics ("
+    " job_uid TEXT NOT NULL, seq BIGINT NOT NULL, name TEXT NOT NULL,"
+    " step BIGINT NOT NULL, value TEXT NOT NULL, ts_ms BIGINT NOT NULL,"
+    " PRIMARY KEY (job_uid, seq));"
+    "CREATE INDEX job_metrics_name ON job_metrics (job_uid, name, step);";
+
+static const char PG_V3[] =
+    "CREATE TABLE job_metrics ("
+    " job_uid TEXT COLLATE \"C\" NOT NULL, seq BIGINT NOT NULL,"
+    " name TEXT COLLATE \"C\" NOT NULL, step BIGINT NOT NULL,"
+    " value TEXT NOT NULL, ts_ms BIGINT NOT NULL,"
+    " PRIMARY KEY (job_uid, seq));"
+    "CREATE INDEX job_metrics_name ON job_metrics (job_uid, name, step);";
+
 /* In version order; the last one's is cube_store_schema_version(). */
 static const struct migration migrations[] = {
     {1, {SQLITE_V1, PG_V1}},
     {2, {SQLITE_V2, PG_V2}},
+    {3, {SQLITE_V3, PG_V3}},
 };
 
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])

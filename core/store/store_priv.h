@@ -42,6 +42,8 @@ enum store_stmt {
     /* The secrets table (store_kv.c). */
     ST_KV_PUT, ST_KV_ADD, ST_KV_GET, ST_KV_DELETE, ST_KV_LIST, ST_KV_LIST_OWNER,
     ST_KV_DELETE_OWNER, ST_KV_PURGE,
+    /* Job metrics (store_points.c). */
+    ST_PT_COUNT, ST_PT_INSERT, ST_PT_LIST, ST_PT_LIST_NAME, ST_PT_DELETE, ST_PT_ORPHANS,
     ST_LIST,                    /* + 4 variants */
     ST_EVENT_LIST = ST_LIST + 4, /* + 16 variants */
     ST_N = ST_EVENT_LIST + 16

@@ -124,6 +124,18 @@ static const char *const fixed_sql[ST_LIST] = {
      * returns a 1 per row deleted, PostgreSQL the count (pg_sql). */
     [ST_KV_DELETE_OWNER] = "DELETE" KV_BY_OWNER " RETURNING 1",
     [ST_KV_PURGE] = "DELETE" KV_EXPIRED " RETURNING 1",
+    [ST_PT_COUNT] = "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM job_metrics"
+                    " WHERE job_uid = ?1",
+    [ST_PT_INSERT] = "INSERT INTO job_metrics (job_uid, seq, name, step, value, ts_ms)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_PT_LIST] = "SELECT name, step, value, ts_ms FROM job_metrics"
+                   " WHERE job_uid = ?1 AND step > ?2 ORDER BY name, step, seq",
+    [ST_PT_LIST_NAME] = "SELECT name, step, value, ts_ms FROM job_metrics"
+                        " WHERE job_uid = ?1 AND step > ?2 AND name = ?3"
+                        " ORDER BY step, seq",
+    [ST_PT_DELETE] = "DELETE FROM job_metrics WHERE job_uid = ?1",
+    [ST_PT_ORPHANS] = "DELETE FROM job_metrics WHERE job_uid NOT IN"
+                      " (SELECT uid FROM objects)",
 };
 
 /* PostgreSQL's own text where it differs (NULL: fixed_sql's). */

@@ -39,13 +39,14 @@ static int setup(struct sim *s)
     }
     const struct cube_executor_desc exec = {
         .size = sizeof exec, .name = "sim", .start = sim_start, .stop = sim_stop,
-        .adopt = sim_adopt,
+        .adopt = sim_adopt, .flags = s->conf.engine_queue ? CUBE_EXECUTOR_ENGINE_QUEUE : 0,
     };
     if ((rc = h->register_executor(s->self, &exec)) != CUBE_OK) {
         h->set_error(s->self, "register_executor failed (%d): see the log", rc);
         return rc;
     }
-    if (s->conf.admin_routes && (rc = sim_routes_register(s)) != CUBE_OK) {
+    if (s->conf.admin_routes && ((rc = sim_routes_register(s)) != CUBE_OK ||
+                                 (s->conf.engine_queue && (rc = sim_queue_route(s)) != CUBE_OK))) {
         h->set_error(s->self, "cannot register the admin routes (see the log)");
         return rc;
     }

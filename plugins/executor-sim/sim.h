@@ -6,6 +6,7 @@
  * sim_nodes.c  node documents, advertisement, the admin routes
  * sim_run.c    running replicas: one table and one end-time heap, one
  *              host timer ticking over both
+ * sim_queue.c  the engine queue it may simulate (engine_queue, held_ms)
  * sim_map.c    a string-keyed hash map (node names, engine ids) */
 #ifndef CUBE_EXECUTOR_SIM_H
 #define CUBE_EXECUTOR_SIM_H
@@ -72,6 +73,8 @@ struct sim_conf {
     double run_seconds, time_scale;
     int tick_ms;
     int admin_routes;
+    int engine_queue;           /* CUBE_EXECUTOR_ENGINE_QUEUE (sim_queue.c) */
+    int held_ms;                /* with it: ms in the queue; 0: until released */
     struct sim_group *groups;   /* owned */
     int n_groups;
 };
@@ -113,7 +116,15 @@ int64_t sim_parse_time(const char *s);
 
 /* -- the plugin state ------------------------------------------------ */
 
-struct sim_rep;
+/* A replica (sim_run.c, sim_queue.c). */
+struct sim_rep {
+    char id[96];
+    uint64_t end_ms, seq;
+    uint64_t held_until;        /* held: when its wait ends (0: until released) */
+    size_t heap_idx;            /* in the heap, or PENDING, or SIM_HELD */
+    int stopping;
+    struct sim_plan plan;
+};
 
 struct sim {
     const struct cube_host *host;
@@ -126,6 +137,9 @@ struct sim {
     size_t n_heap, cap_heap;
     struct sim_rep **pending;    /* started since the last tick */
     size_t n_pending, cap_pending;
+    struct sim_rep **held;       /* waiting in the simulated engine queue */
+    size_t n_held, cap_held;
+    int release_all;             /* POST /api/v1/sim/release: at the next tick */
     uint64_t seq;                /* engine id counter */
     char boot[24];               /* this run's engine id prefix */
     cube_timer *tick;
@@ -163,6 +177,27 @@ void sim_tick(void *state, void *arg);
 /* Forgets the replicas on node (it was removed: the host marks them
  * Lost); returns how many. The caller holds mu. */
 int sim_forget_node(struct sim *s, const char *node);
+/* Grows *arr to hold one more; 0 or -1. */
+int sim_reserve(struct sim_rep ***arr, size_t n, size_t *cap);
+/* Puts r (its id set) in the table and the pending list (caller holds mu). */
+int sim_admit(struct sim *s, struct sim_rep *r);
+
+/* -- sim_queue.c ----------------------------------------------------- */
+
+/* The heap_idx of a held replica. */
+#define SIM_HELD (SIZE_MAX - 1)
+/* With engine_queue: r (its id set; in the table) waits in the queue
+ * instead of the pending list (caller holds mu). CUBE_OK or CUBE_ENOMEM. */
+int sim_hold(struct sim *s, struct sim_rep *r);
+/* Takes r off the queue (caller holds mu). */
+void sim_unhold(struct sim *s, struct sim_rep *r);
+/* At a tick: moves the replicas whose wait is over (or all, after a
+ * release) to the pending list, their run starting now, and reports them
+ * Running (takes mu itself; call without it). */
+void sim_queue_tick(struct sim *s);
+/* Registers POST /api/v1/sim/release (admin). */
+int sim_queue_route(struct sim *s);
+
 /* Number of running replicas. */
 size_t sim_running(struct sim *s);
 /* Frees every replica (fini). */

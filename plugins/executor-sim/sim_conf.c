@@ -160,6 +160,10 @@ int sim_conf_parse(struct sim_conf *c, const char *json, char *err, size_t len)
     if (!rc)
         rc = cu_conf_bool(AT(root, NULL), "admin_routes", 1, &c->admin_routes);
     if (!rc)
+        rc = cu_conf_bool(AT(root, NULL), "engine_queue", 0, &c->engine_queue);
+    if (!rc)
+        rc = cu_conf_intv(AT(root, NULL), "held_ms", 0, 0, 86400000, &c->held_ms);
+    if (!rc)
         rc = read_groups(c, root, err, len);
     cJSON_Delete(root);
     if (rc)

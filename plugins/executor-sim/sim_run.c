@@ -18,14 +18,6 @@
 #define PENDING SIZE_MAX   /* heap_idx of a replica not yet in the heap */
 #define BATCH 256          /* replicas reported per lock round */
 
-struct sim_rep {
-    char id[96];
-    uint64_t end_ms, seq;
-    size_t heap_idx;
-    int stopping;
-    struct sim_plan plan;
-};
-
 uint64_t sim_wall_ms(void)
 {
     struct timespec ts;
@@ -73,8 +65,7 @@ static void sift_down(struct sim *s, size_t i)
     place(s, i, r);
 }
 
-/* Grows *arr to hold one more; 0 or -1. */
-static int reserve(struct sim_rep ***arr, size_t n, size_t *cap)
+int sim_reserve(struct sim_rep ***arr, size_t n, size_t *cap)
 {
     if (n < *cap)
         return 0;
@@ -90,6 +81,10 @@ static int reserve(struct sim_rep ***arr, size_t n, size_t *cap)
 /* Takes r out of the heap or the pending list. */
 static void unlink_rep(struct sim *s, struct sim_rep *r)
 {
+    if (r->heap_idx == SIM_HELD) {
+        sim_unhold(s, r);
+        return;
+    }
     if (r->heap_idx == PENDING) {
         for (size_t i = 0; i < s->n_pending; i++)
             if (s->pending[i] == r) {
@@ -141,6 +136,7 @@ void sim_tick(void *state, void *arg)
     struct sim *s = arg;
     struct sim_rep *due[BATCH];
     size_t n;
+    sim_queue_tick(s);
     do {
         n = 0;
         pthread_mutex_lock(&s->mu);
@@ -151,7 +147,8 @@ void sim_tick(void *state, void *arg)
             sim_map_del(&s->reps, r->id);
         }
         if (n < BATCH) /* the heap is drained of due work: admit newcomers */
-            for (; s->n_pending && reserve(&s->heap, s->n_heap, &s->cap_heap) == 0; s->n_pending--) {
+            for (; s->n_pending && sim_reserve(&s->heap, s->n_heap, &s->cap_heap) == 0;
+                 s->n_pending--) {
                 place(s, s->n_heap++, s->pending[s->n_pending - 1]);
                 sift_up(s, s->n_heap - 1);
             }
@@ -170,12 +167,12 @@ static uint64_t wall_span(const struct sim *s, double run_s)
     return ms > 1e15 ? (uint64_t)1e15 : (uint64_t)llround(ms);
 }
 
-/* Adds r (its id set) to the table and the pending list; CUBE_OK or
- * CUBE_ENOMEM. The caller holds mu. */
-static int admit(struct sim *s, struct sim_rep *r)
+/* Adds r (its id set) to the table and the pending list (or, with
+ * engine_queue, the queue); CUBE_OK or CUBE_ENOMEM. The caller holds mu. */
+int sim_admit(struct sim *s, struct sim_rep *r)
 {
     int oom;
-    if (reserve(&s->pending, s->n_pending, &s->cap_pending) < 0)
+    if (sim_reserve(&s->pending, s->n_pending, &s->cap_pending) < 0)
         return CUBE_ENOMEM;
     sim_map_put(&s->reps, r->id, r, &oom);
     if (oom)
@@ -205,9 +202,11 @@ int sim_start(void *state, const char *json, char *engine_id, size_t id_len,
     if (rc == CUBE_OK) {
         pthread_mutex_lock(&s->mu);
         r->seq = ++s->seq;
-        r->end_ms = s->now_ms() + wall_span(s, r->plan.run_s);
+        r->end_ms = s->now_ms() + wall_span(s, r->plan.run_s) +
+                    (s->conf.engine_queue ? (uint64_t)s->conf.held_ms : 0);
         snprintf(r->id, sizeof r->id, "sim:%s:%" PRIu64 ":%" PRIu64, s->boot, r->seq, r->end_ms);
-        rc = strlen(r->id) < id_len ? admit(s, r) : CUBE_EINVAL;
+        rc = strlen(r->id) < id_len ? (s->conf.engine_queue ? sim_hold(s, r) : sim_admit(s, r))
+                                    : CUBE_EINVAL;
         if (rc == CUBE_OK)
             snprintf(engine_id, id_len, "%s", r->id);
         pthread_mutex_unlock(&s->mu);
@@ -223,6 +222,14 @@ int sim_start(void *state, const char *json, char *engine_id, size_t id_len,
     snprintf(line, sizeof line, "sim: started on %s devices %s\n", r->plan.node,
              r->plan.devices[0] ? r->plan.devices : "none");
     log_line(s, &r->plan, line, 0);
+    if (s->conf.engine_queue) {   /* before start returns: the host keeps it */
+        if (s->conf.held_ms)
+            snprintf(line, sizeof line, "held in the simulated queue for %d ms",
+                     s->conf.held_ms);
+        else
+            snprintf(line, sizeof line, "held in the simulated queue until released");
+        s->host->replica_status(s->self, engine_id, "Pending", r->plan.node, line);
+    }
     return CUBE_OK;
 }
 
@@ -239,7 +246,12 @@ int sim_stop(void *state, const char *engine_id, unsigned grace_seconds)
         r->plan.exit_code = -1;
         snprintf(r->plan.reason, sizeof r->plan.reason, "%s", CUBE_EXIT_STOPPED);
         snprintf(r->plan.message, sizeof r->plan.message, "stopped on request");
-        if (r->heap_idx != PENDING)
+        if (r->heap_idx == SIM_HELD) {   /* ends from the queue */
+            sim_unhold(s, r);
+            r->heap_idx = PENDING;
+            if (sim_reserve(&s->pending, s->n_pending, &s->cap_pending) == 0)
+                s->pending[s->n_pending++] = r;
+        } else if (r->heap_idx != PENDING)
             sift_up(s, r->heap_idx);
     }
     pthread_mutex_unlock(&s->mu);
@@ -286,7 +298,7 @@ int sim_adopt(void *state, const char *engine_id, const char *json)
     int rc = sim_map_get(&s->reps, engine_id) ? CUBE_EEXIST : CUBE_OK;
     r->seq = ++s->seq;
     if (rc == CUBE_OK)
-        rc = admit(s, r);
+        rc = sim_admit(s, r);
     pthread_mutex_unlock(&s->mu);
     if (rc != CUBE_OK) {
         free(r);
@@ -295,6 +307,8 @@ int sim_adopt(void *state, const char *engine_id, const char *json)
     char line[160];
     snprintf(line, sizeof line, "sim: adopted on %s after a restart\n", r->plan.node);
     log_line(s, &r->plan, line, 0);
+    if (s->conf.engine_queue)   /* adopted replicas run (the queue is not kept) */
+        s->host->replica_status(s->self, engine_id, "Running", r->plan.node, "adopted");
     return CUBE_OK;
 }
 
@@ -305,7 +319,7 @@ static void collect(const char *key, void *val, void *arg)
     (void)key;
     struct forget *f = arg;
     struct sim_rep *r = val;
-    if (strcmp(r->plan.node, f->node) == 0 && reserve(&f->out, f->n, &f->cap) == 0)
+    if (strcmp(r->plan.node, f->node) == 0 && sim_reserve(&f->out, f->n, &f->cap) == 0)
         f->out[f->n++] = r;
 }
 
@@ -343,6 +357,7 @@ void sim_run_free(struct sim *s)
     sim_map_free(&s->reps);
     free(s->heap);
     free(s->pending);
-    s->heap = s->pending = NULL;
-    s->n_heap = s->n_pending = 0;
+    free(s->held);
+    s->heap = s->pending = s->held = NULL;
+    s->n_heap = s->n_pending = s->n_held = 0;
 }

@@ -252,6 +252,9 @@ static void dump_sched_descriptors(void)
           int (*)(void *, const char *, char *, size_t, char *, size_t));
     FIELD(cube_executor_desc, stop, int (*)(void *, const char *, unsigned));
     FIELD(cube_executor_desc, adopt, int (*)(void *, const char *, const char *));
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_executor_desc, flags, unsigned);
+#endif
     END(cube_executor_desc);
 
     BEGIN(cube_accel_desc);
@@ -269,6 +272,9 @@ static void dump_sched_descriptors(void)
     MACRO_STR(CUBE_EXIT_STOPPED);
     MACRO_STR(CUBE_EXIT_LOST);
     MACRO_STR(CUBE_EXIT_FAILED);
+#if CUBE_ABI_MINOR >= 5
+    MACRO_HEX(CUBE_EXECUTOR_ENGINE_QUEUE);
+#endif
 }
 #endif
 
@@ -307,6 +313,12 @@ static void dump_host_1_5(void)
                   uint64_t, const void *, size_t));
     FIELD(cube_host, fetch, uint64_t (*)(cube_plugin *, const struct cube_fetch_desc *, int *));
     FIELD(cube_host, fetch_cancel, int (*)(cube_plugin *, uint64_t));
+    /* executors that place work themselves */
+    FIELD(cube_host, replica_status,
+          int (*)(cube_plugin *, const char *, const char *, const char *, const char *));
+    /* Job metrics */
+    FIELD(cube_host, job_metrics,
+          char *(*)(cube_plugin *, const char *, const char *, const char *, int64_t, int *));
 }
 
 static void dump_watch_descriptors(void)

@@ -348,6 +348,7 @@ static void host_init(void)
     mock_files_install(h);
     mock_auth_install(h);
     mock_sched_install(h);
+    mock_metrics_install(h);
     mock_ext_install(h);
     mock_watch_install(h);
     mock_state_install(h);
@@ -576,6 +577,7 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
     mock_files_reset();
     mock_auth_reset();
     mock_sched_reset();
+    mock_metrics_reset();
     mock_ext_reset();
     mock_watch_reset();
     mock_state_reset();

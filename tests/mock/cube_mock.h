@@ -206,6 +206,24 @@ const struct cube_mock_exit *cube_mock_exits(int *count);
  * be NULL) gets the most calls that were in progress at once since the
  * last call of this, and that count starts again. */
 void cube_mock_set_exit_delay(int ms, int *in_call_max);
+/* ABI 1.5: the last replica_status report for engine_id (phase "Pending"
+ * or "Running", node and message, "" when none given) into the buffers:
+ * 0, or -1 when there was none. replica_status checks the phase
+ * (CUBE_EINVAL) and that the executor registered with
+ * CUBE_EXECUTOR_ENGINE_QUEUE (CUBE_ESTATE), as cubed does. */
+int cube_mock_replica_status(const char *engine_id, char *phase, size_t phase_len,
+                             char *node, size_t node_len, char *message, size_t msg_len);
+/* ABI 1.5: reports points for a Job as its replica would POST them
+ * ({"metrics":[{"name","value","step","ts"}]}), checked as cubed checks
+ * them (names, finite values, integer steps, 1 to 1000 a batch, 100,000 a
+ * Job): CUBE_OK, or CUBE_EINVAL with the bad field ("metrics[2].value")
+ * in field. Kept in memory per (project, job) for the job_metrics slot
+ * (which answers CUBE_ENOTFOUND for a Job with neither points nor an
+ * object); each batch queues the reconcile of the owners named by the
+ * Job object's ownerReferences, when the test created one (coalesced, as
+ * every reconcile of the fake host is). */
+int cube_mock_job_metrics_report(const char *project, const char *job, const char *body,
+                                 char *field, size_t field_len);
 
 /* ABI 1.4: the i-th registered proxy prefix / console entry, or NULL. */
 const struct cube_proxy_desc *cube_mock_proxy(int i);

@@ -117,6 +117,19 @@ static void queue_for(const char *kind, const char *project, const cJSON *doc)
                         cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ref, "name")));
 }
 
+void mock_queue_owners(const char *kind, const char *project, const char *name)
+{
+    const struct cube_kind_desc *k = mock_find_kind(kind);
+    const struct mobj *o = k ? find_obj(k->kind, scoped(k, project), name) : NULL;
+    const cJSON *ref;
+    cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(
+                           cJSON_GetObjectItemCaseSensitive(o ? o->doc : NULL, "metadata"),
+                           "ownerReferences"))
+        queue_reconcile(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ref, "kind")),
+                        project,
+                        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ref, "name")));
+}
+
 int cube_mock_run_controllers(void)
 {
     struct mref *batch = O.queue;

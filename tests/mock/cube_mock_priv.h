@@ -71,6 +71,9 @@ void mock_objects_reset(void);
 int mock_object_exists(const char *kind, const char *project, const char *name);
 /* The object's metadata.owner (borrowed until the next write), or NULL. */
 const char *mock_object_owner(const char *kind, const char *project, const char *name);
+/* Queues the reconcile of the owners an object's ownerReferences name
+ * (nothing when there is no such object). */
+void mock_queue_owners(const char *kind, const char *project, const char *name);
 
 /* 1 when labels match the selector, 0 when not, -1 when it is not one the
  * mock understands (comma-separated k=v, k==v, k!=v, k, !k). */
@@ -111,6 +114,10 @@ int mock_permission(const char *perm, const char *owner);
 
 void mock_sched_install(struct cube_host *h);
 void mock_sched_reset(void);
+
+/* -- cube_mock_metrics.c: the 1.5 Job metrics slot ------------------- */
+void mock_metrics_install(struct cube_host *h);
+void mock_metrics_reset(void);
 
 /* -- cube_mock_ext.c: the 1.4 slots (proxy prefixes, console entries) -- */
 

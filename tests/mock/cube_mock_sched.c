@@ -23,6 +23,7 @@ static struct {
     struct cube_mock_exit exits[MAX_EXITS];
     int n_exits;                  /* grows under exits_mu; entries never move */
     int exit_delay_ms, exits_in_call, exits_in_call_max;
+    cJSON *statuses;              /* engine id -> last replica_status {phase,node,message} */
 } S;
 
 /* Executors report ends from threads of their own. */
@@ -121,6 +122,44 @@ static int replica_exited(cube_plugin *self, const char *engine_id, int code,
     return rc;
 }
 
+/* ABI 1.5: checks as the host does and keeps the last report per engine id. */
+static int replica_status(cube_plugin *self, const char *engine_id, const char *phase,
+                          const char *node, const char *message)
+{
+    (void)self;
+    if (!engine_id || !*engine_id || !phase ||
+        (strcmp(phase, "Pending") && strcmp(phase, "Running")))
+        return CUBE_EINVAL;
+    if (!S.has_executor || !(S.executor.flags & CUBE_EXECUTOR_ENGINE_QUEUE))
+        return CUBE_ESTATE;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "phase", phase);
+    cJSON_AddStringToObject(r, "node", node ? node : "");
+    cJSON_AddStringToObject(r, "message", message ? message : "");
+    pthread_mutex_lock(&exits_mu);
+    if (!S.statuses)
+        S.statuses = cJSON_CreateObject();
+    cJSON_DeleteItemFromObjectCaseSensitive(S.statuses, engine_id);
+    cJSON_AddItemToObject(S.statuses, engine_id, r);
+    pthread_mutex_unlock(&exits_mu);
+    return CUBE_OK;
+}
+
+int cube_mock_replica_status(const char *engine_id, char *phase, size_t phase_len,
+                             char *node, size_t node_len, char *message, size_t msg_len)
+{
+    pthread_mutex_lock(&exits_mu);
+    const cJSON *r = engine_id ? cJSON_GetObjectItemCaseSensitive(S.statuses, engine_id) : NULL;
+    if (r) {
+        snprintf(phase, phase_len, "%s", cJSON_GetObjectItemCaseSensitive(r, "phase")->valuestring);
+        snprintf(node, node_len, "%s", cJSON_GetObjectItemCaseSensitive(r, "node")->valuestring);
+        snprintf(message, msg_len, "%s",
+                 cJSON_GetObjectItemCaseSensitive(r, "message")->valuestring);
+    }
+    pthread_mutex_unlock(&exits_mu);
+    return r ? 0 : -1;
+}
+
 void cube_mock_set_exit_delay(int ms, int *in_call_max)
 {
     pthread_mutex_lock(&exits_mu);
@@ -163,6 +202,7 @@ void mock_sched_install(struct cube_host *h)
     h->node_remove = node_remove;
     h->replica_exited = replica_exited;
     h->local_devices = local_devices;
+    h->replica_status = replica_status;
 }
 
 void mock_sched_reset(void)
@@ -178,6 +218,7 @@ void mock_sched_reset(void)
         free(S.exits[i].message);
     }
     cJSON_Delete(S.nodes);
+    cJSON_Delete(S.statuses);
     memset(&S, 0, sizeof S);
 }
 

@@ -39,7 +39,7 @@ static void test_open_reopen(void **state)
 {
     struct fx *f = fx(state);
     assert_string_equal(cube_store_driver(f->s), f->pg ? "postgres" : "sqlite");
-    assert_int_equal(cube_store_schema_version(), 2);
+    assert_int_equal(cube_store_schema_version(), 3);
     assert_int_equal(cube_store_ping(f->s), CUBE_OK);
     assert_int_equal(put(f->s, "widget", "p", "a", 1), CUBE_OK);
     for (int i = 0; i < 2; i++) {
@@ -50,8 +50,8 @@ static void test_open_reopen(void **state)
         assert_int_equal(o.rv, 1);
         cube_store_obj_clear(&o);
     }
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 2);
-    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 2);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 3);
+    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 3);
 }
 
 static void test_newer_schema_refused(void **state)
@@ -66,9 +66,9 @@ static void test_newer_schema_refused(void **state)
     assert_int_equal(rc, CUBE_EVERSION);
     assert_null(s);
     assert_non_null(strstr(err, "database schema version 7 is newer than this"
-                                " cubed (knows 2): upgrade cubed"));
+                                " cubed (knows 3): upgrade cubed"));
     /* The refusal changed nothing. */
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 3);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 4);
 }
 
 static void test_crud(void **state)
@@ -497,6 +497,54 @@ static void test_pg_outage(void **state)
     assert_int_equal(cube_store_ping(f->s), CUBE_OK);
 }
 
+/* Job metrics (migration 3): a batch, the bound, filters, exact values,
+ * delete and the purge of orphans. */
+struct pts { int n; int64_t steps[16]; double values[16]; };
+
+static int collect_pt(void *cls, const struct cube_store_point *p)
+{
+    struct pts *c = cls;
+    if (c->n < 16)
+        c->steps[c->n] = p->step, c->values[c->n] = p->value;
+    c->n++;
+    return 0;
+}
+
+static void test_points(void **state)
+{
+    struct fx *f = fx(state);
+    const struct cube_store_point batch[] = {
+        {"loss", 1, 0.1, 1000}, {"acc", 1, 0.5, 1000}, {"loss", 2, 0.30000000000000004, 2000},
+        {"loss", 3, -1e-300, 3000},
+    };
+    int64_t total = 0;
+    assert_int_equal(cube_store_points_add(f->s, "uid-j", batch, 4, 10, &total), CUBE_OK);
+    assert_int_equal(total, 4);
+    assert_int_equal(cube_store_points_add(f->s, "uid-j", batch, 4, 7, &total), CUBE_ETOOBIG);
+    struct pts c = {0};
+    assert_int_equal(cube_store_points_list(f->s, "uid-j", NULL, -1, collect_pt, &c), CUBE_OK);
+    assert_int_equal(c.n, 4);                       /* acc first: by name, then step */
+    c = (struct pts){0};
+    assert_int_equal(cube_store_points_list(f->s, "uid-j", "loss", 1, collect_pt, &c), CUBE_OK);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(c.steps[0], 2);
+    assert_true(c.values[0] == 0.30000000000000004 && c.values[1] == -1e-300);
+    struct cube_store_obj o = {"Job", "p", "j", "uid-j", 1, "{}"};
+    assert_int_equal(cube_store_create(f->s, &o, NULL, 0, NULL), CUBE_OK);
+    assert_int_equal(cube_store_points_add(f->s, "uid-gone", batch, 1, 10, NULL), CUBE_OK);
+    assert_int_equal(cube_store_points_purge(f->s), CUBE_OK);   /* uid-gone has no Job */
+    c = (struct pts){0};
+    cube_store_points_list(f->s, "uid-gone", NULL, -1, collect_pt, &c);
+    assert_int_equal(c.n, 0);
+    c = (struct pts){0};
+    cube_store_points_list(f->s, "uid-j", NULL, -1, collect_pt, &c);
+    assert_int_equal(c.n, 4);
+    assert_int_equal(cube_store_points_delete(f->s, "uid-j"), CUBE_OK);
+    c = (struct pts){0};
+    cube_store_points_list(f->s, "uid-j", NULL, -1, collect_pt, &c);
+    assert_int_equal(c.n, 0);
+}
+
 #define CASES(setup)                                                              \
     cmocka_unit_test_setup_teardown(test_open_reopen, setup, teardown),           \
     cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),  \
@@ -507,7 +555,8 @@ static void test_pg_outage(void **state)
     cmocka_unit_test_setup_teardown(test_owners, setup, teardown),                \
     cmocka_unit_test_setup_teardown(test_events, setup, teardown),                \
     cmocka_unit_test_setup_teardown(test_max_rv, setup, teardown),                \
-    cmocka_unit_test_setup_teardown(test_unicode, setup, teardown)
+    cmocka_unit_test_setup_teardown(test_unicode, setup, teardown),               \
+    cmocka_unit_test_setup_teardown(test_points, setup, teardown)
 
 int main(void)
 {

@@ -330,7 +330,7 @@ static void test_concurrent_migrations(void **state)
             print_error("opener %d: %d %s\n", i, o[i].rc, o[i].err);
         assert_int_equal(o[i].rc, CUBE_OK);
     }
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 2);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 3);
     assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM objects"), 4);
     assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_meta"), 1);
     f->s = open_store(f, 1);

@@ -84,14 +84,14 @@ static void expect_missing(struct cube_store *s, const char *ns, const char *key
 static void test_schema_version(void **state)
 {
     struct fx *f = fx(state);
-    assert_int_equal(cube_store_schema_version(), 2);
-    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 2);
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 2);
+    assert_int_equal(cube_store_schema_version(), 3);
+    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 3);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 3);
     assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM secrets"), 0);
 }
 
 /* A database at version 1 (as written by the previous cubed: migration 1's
- * schema exactly) gets migration 2 on open, its objects intact. */
+ * schema exactly) gets migrations 2 and 3 on open, its objects intact. */
 static void test_migrate_from_v1(void **state)
 {
     struct fx *f = fx(state);
@@ -100,12 +100,13 @@ static void test_migrate_from_v1(void **state)
     cube_store_close(f->s);
     f->s = NULL;
     raw_exec(f, f->url, "DROP TABLE secrets");
-    raw_exec(f, f->url, "DELETE FROM cube_schema WHERE version = 2");
+    raw_exec(f, f->url, "DROP TABLE job_metrics");
+    raw_exec(f, f->url, "DELETE FROM cube_schema WHERE version >= 2");
     assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 1);
 
     f->s = open_store(f, 2);
-    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 2);
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 2);
+    assert_int_equal(raw_int(f, "SELECT MAX(version) FROM cube_schema"), 3);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 3);
     struct cube_store_obj got = {0};
     assert_int_equal(cube_store_get(f->s, "widget", "p", "a", &got), CUBE_OK);
     assert_string_equal(got.uid, "uid-a");
@@ -115,7 +116,7 @@ static void test_migrate_from_v1(void **state)
     /* Reopening applies nothing more. */
     cube_store_close(f->s);
     f->s = open_store(f, 2);
-    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 2);
+    assert_int_equal(raw_int(f, "SELECT COUNT(*) FROM cube_schema"), 3);
     expect(f->s, "sess", "k", "{}", "bob", 0);
 }
 

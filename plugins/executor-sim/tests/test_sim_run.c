@@ -376,6 +376,76 @@ static void parses_times(void **st)
     assert_int_equal(sim_parse_time("-5"), -1);
 }
 
+/* The last replica_status phase reported for id, or "" (static buffer). */
+static const char *reported(const char *id)
+{
+    static char phase[16];
+    char node[64], message[256];
+    if (cube_mock_replica_status(id, phase, sizeof phase, node, sizeof node, message,
+                                 sizeof message) < 0)
+        phase[0] = 0;
+    return phase;
+}
+
+/* engine_queue (ABI 1.5): held until released, reported Pending then
+ * Running, and only then does its run start. */
+static void engine_queue_holds_until_released(void **st)
+{
+    (void)st;
+    char id[128], msg[256];
+    teardown(NULL);
+    assert_int_equal(up_with("{\"run_seconds\":10,\"engine_queue\":true,"
+                             "\"node_groups\":[{\"prefix\":\"n\",\"count\":1}]}"), CUBE_OK);
+    assert_true(cube_mock_executor()->flags & CUBE_EXECUTOR_ENGINE_QUEUE);
+    assert_int_equal(start(replica("n0", 0, ""), id, msg), CUBE_OK);
+    assert_string_equal(reported(id), "Pending");
+    clock_ms += 60000;
+    cube_mock_run_timers();
+    cube_mock_run_timers();
+    assert_int_equal(exits(), 0);               /* held: it never ran */
+    assert_string_equal(reported(id), "Pending");
+    cube_mock_set_user("root", "admin");
+    struct cube_mock_response r = cube_mock_request("POST", "/api/v1/sim/release", NULL,
+                                                    NULL, "{}");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "{\"released\":1}");
+    cube_mock_response_free(&r);
+    cube_mock_run_timers();
+    assert_string_equal(reported(id), "Running");
+    clock_ms += 9999;
+    cube_mock_run_timers();
+    assert_int_equal(exits(), 0);               /* its 10 s started at the release */
+    clock_ms += 1;
+    cube_mock_run_timers();
+    assert_int_equal(exits(), 1);
+}
+
+/* held_ms: the wait ends by itself; a stop while held ends it Stopped. */
+static void engine_queue_held_ms_and_stop(void **st)
+{
+    (void)st;
+    char id[128], id2[128], msg[256];
+    teardown(NULL);
+    assert_int_equal(up_with("{\"run_seconds\":1,\"engine_queue\":true,\"held_ms\":500,"
+                             "\"node_groups\":[{\"prefix\":\"n\",\"count\":1}]}"), CUBE_OK);
+    assert_int_equal(start(replica("n0", 0, ""), id, msg), CUBE_OK);
+    assert_int_equal(start(replica("n0", 1, ""), id2, msg), CUBE_OK);
+    assert_int_equal(cube_mock_executor()->stop(state, id2, 0), CUBE_OK);
+    cube_mock_run_timers();
+    cube_mock_run_timers();
+    assert_int_equal(exits(), 1);
+    assert_string_equal(exit_at(0)->engine_id, id2);
+    assert_string_equal(exit_at(0)->reason, CUBE_EXIT_STOPPED);
+    assert_string_equal(reported(id), "Pending");
+    clock_ms += 500;
+    cube_mock_run_timers();
+    assert_string_equal(reported(id), "Running");
+    clock_ms += 1000;
+    cube_mock_run_timers();
+    cube_mock_run_timers();
+    assert_int_equal(exits(), 2);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -387,6 +457,7 @@ int main(void)
         T(stop_before_admission), T(time_scale_compresses_runs), T(ends_come_in_order),
         T(many_end_at_once), T(adopt_keeps_the_end_time), T(adopt_other_sources_of_time),
         T(removed_node_loses_its_replicas), T(parses_times),
+        T(engine_queue_holds_until_released), T(engine_queue_held_ms_and_stop),
     };
     return cmocka_run_group_tests_name("executor-sim replicas (fake host)", tests, NULL, NULL);
 }
