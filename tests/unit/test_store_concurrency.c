@@ -307,7 +307,7 @@ static void test_concurrent_migrations(void **state)
     f->s = NULL;
     if (f->pg) {
         raw_exec(f, f->url, "DROP TABLE objects, object_owners, events, cube_meta,"
-                            " secrets, cube_schema");
+                            " secrets, job_metrics, cube_schema");
     } else {
         char path[128];
         static const char *const suffix[] = {"", "-wal", "-shm"};
