@@ -50,7 +50,11 @@ def build_example(source_root, work, root, pc_dir):
     shutil.copytree(os.path.join(source_root, "abi", "examples", "vendor-hello"), src)
     env = dict(os.environ, PKG_CONFIG_LIBDIR=pc_dir, PKG_CONFIG_SYSROOT_DIR=root)
     env.pop("PKG_CONFIG_PATH", None)  # only the freshly installed .pc counts
-    proc = subprocess.run(["make", "-C", src], env=env, capture_output=True, text=True)
+    make = ["make", "-C", src]
+    sanitize = os.environ.get("CUBE_TEST_SANITIZE", "none")
+    if sanitize not in ("", "none"):
+        make.append(f"CFLAGS=-O2 -g -fsanitize={sanitize}")
+    proc = subprocess.run(make, env=env, capture_output=True, text=True)
     expect(proc.returncode == 0, f"make failed ({proc.returncode}):\n{proc.stdout}"
            f"{proc.stderr}")
     expect("warning" not in proc.stderr, f"make printed warnings:\n{proc.stderr}")
