@@ -131,7 +131,8 @@ static char *list_keys(cube_plugin *self, const char *prefix, const char *key_pr
     char *out = NULL;
     if (*rc == CUBE_OK) {
         /* the database's collation need not be byte order: sort here */
-        qsort(l.keys, l.n, sizeof *l.keys, by_bytes);
+        if (l.n)   /* qsort of an empty list: l.keys is NULL */
+            qsort(l.keys, l.n, sizeof *l.keys, by_bytes);
         cJSON *arr = cJSON_CreateArray();
         for (size_t i = 0; arr && i < l.n; i++)
             if (!cJSON_AddItemToArray(arr, cJSON_CreateString(l.keys[i]))) {
