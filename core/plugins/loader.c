@@ -202,6 +202,20 @@ fail:
     return NULL;
 }
 
+/* Undoes everything a plugin registered during an init that did not
+ * stick (init failed, or its routes could not be committed). */
+static void drop_registrations(struct cube_ctx *ctx, struct cube_plugin *p)
+{
+    cube_ctx_drop_routes(p);
+    cube_kinds_drop_plugin(&ctx->kinds, p);
+    cube_auth_drop_plugin(ctx, p);
+    cube_proxy_drop_plugin(ctx, p);
+    cube_ui_drop_plugin(&ctx->ui, p);
+    sched_drop_plugin(ctx->sched, p);
+    cube_plugin_apis_drop(ctx, p);
+    cube_tasks_cancel_owner(ctx->tasks, p);
+}
+
 static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
 {
     p->in_init = 1;
@@ -210,27 +224,13 @@ static int plugin_init(struct cube_ctx *ctx, struct cube_plugin *p)
     if (rc != CUBE_OK) {
         cube_log(CUBE_LOG_ERROR, "loader", "plugin %s: init failed (%d): %s",
                  p->name, rc, p->error[0] ? p->error : "no message given");
-        cube_ctx_drop_routes(p);
-        cube_kinds_drop_plugin(&ctx->kinds, p);
-        cube_auth_drop_plugin(ctx, p);
-        cube_proxy_drop_plugin(ctx, p);
-        cube_ui_drop_plugin(&ctx->ui, p);
-        sched_drop_plugin(ctx->sched, p);
-        cube_plugin_apis_drop(ctx, p);
-        cube_tasks_cancel_owner(ctx->tasks, p);
+        drop_registrations(ctx, p);
         return -1;
     }
     char err[300];
     if (cube_ctx_commit_routes(ctx, p, err, sizeof err) != CUBE_OK) {
         cube_log(CUBE_LOG_ERROR, "loader", "plugin %s: %s", p->name, err);
-        cube_ctx_drop_routes(p);
-        cube_kinds_drop_plugin(&ctx->kinds, p);
-        cube_auth_drop_plugin(ctx, p);
-        cube_proxy_drop_plugin(ctx, p);
-        cube_ui_drop_plugin(&ctx->ui, p);
-        sched_drop_plugin(ctx->sched, p);
-        cube_plugin_apis_drop(ctx, p);
-        cube_tasks_cancel_owner(ctx->tasks, p);
+        drop_registrations(ctx, p);
         if (p->desc.fini)
             p->desc.fini(p->state);
         return -1;
