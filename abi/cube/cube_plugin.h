@@ -88,6 +88,15 @@ enum cube_status {
     /* since 1.1 */
     CUBE_ECONFLICT = -12, /**< stale resourceVersion (optimistic concurrency) */
     /* since 1.5 */
+    /** Flow, not failure: "not yet, call again". From a reconcile: call
+     *  again after the delay given with cube_host.retry_after (no back-off
+     *  growth, not counted as an error); from a proxy resolve: park the
+     *  request until the plugin wakes it (see cube_proxy.h). */
+    CUBE_EAGAIN = -13,
+    /** Flow, not failure: "not mine": the host goes on to the next
+     *  provider (an auth provider that does not know the user, a hook
+     *  that leaves the decision to others). */
+    CUBE_DECLINED = -14,
     CUBE_ETIMEDOUT = -15, /**< a deadline passed (an outbound fetch's timeout) */
 };
 

@@ -24,6 +24,7 @@ int cube_status_for(int rc, const char **code)
     case CUBE_ECONFLICT: *code = "Conflict"; return 409;
     case CUBE_ETOOBIG: *code = "PayloadTooLarge"; return 413;
     case CUBE_EUNAVAIL: *code = "Unavailable"; return 503;
+    case CUBE_ETIMEDOUT: *code = "GatewayTimeout"; return 504;
     default: *code = "InternalError"; return 500;
     }
 }

@@ -363,6 +363,8 @@ static void dump_fetch_descriptors(void)
     FIELD(cube_fetch_result, body_len, size_t);
     FIELD(cube_fetch_result, url, const char *);
     END(cube_fetch_result);
+    CONST(cube_status, CUBE_EAGAIN);
+    CONST(cube_status, CUBE_DECLINED);
     CONST(cube_status, CUBE_ETIMEDOUT);
     MACRO_INT(CUBE_FETCH_NO_REDIRECTS);
 }

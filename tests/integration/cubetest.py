@@ -153,11 +153,14 @@ class Cubed:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"cubed exited {self.proc.returncode}:\n{self.output()}")
             try:
-                if self.get("/healthz").status == 200:
+                # /readyz, not /healthz: the main listener answers before
+                # the apps listener and the "ready" line exist.
+                if self.get("/readyz").status == 200:
                     return
+                time.sleep(0.02)
             except OSError:
                 time.sleep(0.02)
-        raise RuntimeError("cubed did not become healthy:\n" + self.output())
+        raise RuntimeError("cubed did not become ready:\n" + self.output())
 
     def output(self):
         with open(self.log_path) as f:
