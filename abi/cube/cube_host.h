@@ -640,6 +640,39 @@ struct cube_host {
                          int64_t since_step, int *rc);
 
     /* ---------------------------------------------------------------- */
+    /* since 1.5: replica endpoints                                       */
+    /* ---------------------------------------------------------------- */
+
+    /** Where a replica the caller started can be reached: one "host:port"
+     *  per port name of its Job's spec.ports (see "Ports and endpoints"
+     *  in cube_sched.h), as a JSON object {"http": "10.0.0.5:30001"}.
+     *  host is a numeric IPv4 address, a bracketed IPv6 address
+     *  ("[fd00::5]:30001") or a DNS name; port is 1..65535; at most
+     *  CUBE_JOB_PORTS_MAX names, each a DNS label. An executor that runs
+     *  replicas on its nodes' own network reports the replica document's
+     *  "address" and the port the host allocated ("ports"); a cluster
+     *  engine reports what it learns (a Pod's address), when it learns it.
+     *  Each report replaces the replica's endpoints as a whole ("{}"
+     *  clears them); names its Job's spec.ports does not list are dropped.
+     *  The host records them in the Job's status.replicas[i].endpoints,
+     *  where plugins read them (obj_get, watch) to reach the replica or
+     *  name it as a proxy upstream, and a distributed Job's replicas
+     *  started after replica 0 get MASTER_ADDR from replica 0's endpoint.
+     *  Ordering, as for replica_status (whose path this shares): a report
+     *  for an engine id whose start has not returned yet is kept (the
+     *  latest, beside any replica_status report) and applied when the
+     *  start is recorded, so an executor may report from inside start; a
+     *  report for a replica that has ended changes nothing. Strings are
+     *  borrowed for the call. Returns CUBE_OK, CUBE_EINVAL (engine_id NULL
+     *  or "", not a JSON object, a name that is no DNS label, a value that
+     *  is not host:port, too many names; nothing is recorded),
+     *  CUBE_ESTATE (the caller registered no executor) or CUBE_EUNAVAIL
+     *  (the status could not be written; report again). Any thread; may
+     *  block on the store. */
+    int (*replica_endpoints)(cube_plugin *self, const char *engine_id,
+                             const char *endpoints_json);
+
+    /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */
     /* ---------------------------------------------------------------- */
 };

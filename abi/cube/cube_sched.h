@@ -10,7 +10,9 @@
  *    cube_host.node_set, starts the replicas the scheduler places on them,
  *    stops them on request, and reports each replica's end with
  *    cube_host.replica_exited. After a restart of cubed it re-adopts the
- *    replicas that were running.
+ *    replicas that were running. Since 1.5 it reports where each replica
+ *    can be reached on its Job's named ports (cube_host.replica_endpoints,
+ *    "Ports and endpoints" below).
  *  - An ACCELERATOR vendor discovers devices of one extended resource
  *    ("nvidia.com/gpu") on this machine and says which environment pins a
  *    replica to the devices it got (CUDA_VISIBLE_DEVICES ...).
@@ -55,7 +57,13 @@
  *    "env": {"CUBE_TOKEN": "...", "CUBE_API": "...", "CUBE_PROJECT": "...",
  *            "CUDA_VISIBLE_DEVICES": "0,1", "RANK": "0", ...},
  *    "log": {"kind": "Job", "project": "vision", "name": "train",
- *            "stream": "replica-0"}}
+ *            "stream": "replica-0"},
+ *    "address": "10.0.0.5", "ports": {"http": 29517}}
+ *   Since 1.5: "address" is the node's (as node_set gave it; "127.0.0.1"
+ *   when it gave none) and "ports" the port the host allocated for each
+ *   name of the Job's spec.ports (absent when it has none, or when the
+ *   executor has CUBE_EXECUTOR_OWN_PORTS); the env carries them as
+ *   CUBE_PORT_<NAME>.
  *   The executor writes the replica's output to that log stream
  *   (cube_host.log_append) and must never run it as root. "user" is the
  *   Job's metadata.owner (below); the executor runs the replica as that
@@ -120,6 +128,36 @@
  *     one thing a plugin that owns a Job writes, with obj_update_status,
  *     keeping the rest; the Job then ends Cancelled (reason Stopped), a
  *     Pending one is never admitted.
+ *   - since 1.5, per replica: "ports" ({"http": 29517}, the ports the host
+ *     allocated for spec.ports) and "endpoints" ({"http": "10.0.0.5:29517"},
+ *     what its executor reported), below.
+ *
+ * Ports and endpoints (since 1.5). A Job names the ports its replicas
+ * serve on: spec.ports [{"name": "http", "protocol": "http"}] (name: a DNS
+ * label, unique within the Job; protocol "tcp" (the default) or "http",
+ * for the plugins that reach it; at most CUBE_JOB_PORTS_MAX; a bad entry
+ * is 422 naming the field, "spec.ports[1].name"). At each admission the
+ * host allocates, per replica and name, a port from the replica's node's
+ * range (jobPorts, as for MASTER_PORT; never one another live Job holds)
+ * and passes it in the replica document's "ports" and in the env as
+ * CUBE_PORT_<NAME> (upper case, '-' as '_': CUBE_PORT_HTTP), a reserved
+ * prefix no spec.env may use; status.replicas[i].ports records it. An
+ * executor with CUBE_EXECUTOR_OWN_PORTS gets none: its replicas have a
+ * network of their own (Pods), and it sets CUBE_PORT_<NAME> itself. The
+ * server listens there; the executor then reports where it is reachable
+ * with cube_host.replica_endpoints, recorded in status.replicas[i].endpoints
+ * ({"http": "host:port"}): the node's address and the allocated port for
+ * executors on their nodes' network, a Pod's address for a cluster engine.
+ * Plugins read the endpoints from the Job (obj_get; a watch sees them
+ * arrive) and reach the replica there: a proxy's resolve names it as its
+ * upstream (a numeric address; an endpoint on another machine needs
+ * cube_proxy_desc.allow_remote, see cube_proxy.h). A distributed pytorch
+ * or deepspeed Job's MASTER_ADDR is the host of replica 0's first reported
+ * endpoint (in spec.ports order) for every replica started after replica 0
+ * reported it (replicas start in order, and a report from inside replica
+ * 0's start counts); otherwise, and always for replica 0 itself (which is
+ * started before anything is reported), it is replica 0's node address
+ * as before. TF_CONFIG and MPI hostfiles keep the node addresses.
  */
 #ifndef CUBE_SCHED_H
 #define CUBE_SCHED_H
@@ -180,6 +218,17 @@ struct cube_executor_desc {
  *  its Job stays Admitted until every replica runs. Without this bit a
  *  replica is Running the moment start returns, as in 1.3. */
 #define CUBE_EXECUTOR_ENGINE_QUEUE 0x1u
+
+/** cube_executor_desc.flags (since 1.5): the engine gives each replica a
+ *  network of its own (a Pod's address) and assigns the ports of the
+ *  Job's spec.ports itself: the host allocates none on its nodes (the
+ *  replica document has no "ports"), the executor sets CUBE_PORT_<NAME>
+ *  and reports the endpoints with cube_host.replica_endpoints. */
+#define CUBE_EXECUTOR_OWN_PORTS 0x2u
+
+/** The most entries of a Job's spec.ports, and of an endpoints report
+ *  (since 1.5). */
+#define CUBE_JOB_PORTS_MAX 16
 
 /** An accelerator vendor; passed to cube_host.register_accel (since 1.3). */
 struct cube_accel_desc {

@@ -117,4 +117,6 @@ void cube_host_table_init(struct cube_host *h)
     h->replica_status = cube_slot_replica_status;
     /* ABI 1.5: Job metrics */
     h->job_metrics = cube_slot_job_metrics;
+    /* ABI 1.5: replica endpoints */
+    h->replica_endpoints = cube_slot_replica_endpoints;
 }

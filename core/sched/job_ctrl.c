@@ -285,7 +285,7 @@ static int start_one(struct cube_sched *s, const cJSON *job, int i, const char *
         snprintf(msg, msglen, "node %s has no executor any more", node);
         return CUBE_ENOTFOUND;
     }
-    const char *no_port = job_ports_missing(job);
+    const char *no_port = job_ports_missing(s, job);
     if (no_port) {
         snprintf(msg, msglen, "%s", no_port);
         return CUBE_EUNAVAIL;
@@ -308,8 +308,13 @@ static int start_one(struct cube_sched *s, const cJSON *job, int i, const char *
 int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *project,
                        const char *name)
 {
-    const cJSON *r, *reps = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas");
+    /* A copy that learns the endpoints replicas report while they start,
+     * so later replicas' MASTER_ADDR is replica 0's (job_endpoints.c). */
+    cJSON *work = cJSON_Duplicate(job, 1), *r;
+    if (!work)
+        return CUBE_EUNAVAIL;
+    cJSON *reps = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(work, "status"), "replicas");
     struct start_outcome o = {cJSON_CreateArray(), cJSON_CreateArray(), ""};
     int i = 0, started = 0;
     cJSON_ArrayForEach(r, reps) {
@@ -318,17 +323,20 @@ int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *proje
         const char *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
         if (have && *have)
             snprintf(id, sizeof id, "%s", have);
-        else if (!o.error[0] && start_one(s, job, i, node ? node : "", id, sizeof id, msg,
+        else if (!o.error[0] && start_one(s, work, i, node ? node : "", id, sizeof id, msg,
                                           sizeof msg) != CUBE_OK)
             snprintf(o.error, sizeof o.error, "replica %d on %s: %s", i, node ? node : "?",
                      msg[0] ? msg : "could not start");
-        else if (!o.error[0])
+        else if (!o.error[0]) {
             started++;
+            job_endpoints_peek(s, id, work, r);
+        }
         cJSON_AddItemToArray(o.engines, cJSON_CreateString(id));
         cJSON_AddItemToArray(o.queued, cJSON_CreateBool(
             sched_node_engine_queues(s, node ? node : "")));
         i++;
     }
+    cJSON_Delete(work);
     if (!started && !o.error[0]) {
         /* every replica was started before (they wait in their engines'
          * queues): nothing to record again */

@@ -409,7 +409,7 @@ void cube_sched_free(struct cube_ctx *ctx)
     sched_registry_free(s);
     cube_strmap_free(s->engines, free);
     cube_strmap_free(s->early, free);
-    cube_strmap_free(s->early_status, free);
+    cube_strmap_free(s->early_status, job_report_free);
     cube_strmap_free(s->pending, free);
     cube_strmap_free(s->ports, free);
     cube_strmap_free(s->pools, free_pools);

@@ -64,7 +64,8 @@ struct cube_sched {
     struct cube_strmap *early;        /* engine id -> struct job_exit: ends
                                          reported before start returned */
     struct cube_strmap *early_status; /* engine id -> struct job_report:
-                                         replica_status before start returned */
+                                         replica_status and replica_endpoints
+                                         before start returned */
     struct cube_sched_policy *policy;
     struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
     struct cube_strmap *ports;        /* "<node>\t<port>" -> Job id (job_ports.c) */
@@ -206,11 +207,31 @@ struct job_engine {
     char project[64], name[64];
     int replica;
 };
+/* What an executor reported about one replica: its place in the engine's
+ * queue (replica_status) and/or its endpoints (replica_endpoints, G1). */
+struct job_report {
+    int has_phase;                    /* phase, node and message are set */
+    char phase[16], node[64], message[256];
+    cJSON *endpoints;                 /* owned; NULL: none reported */
+};
+/* Frees a report (the early_status map's values). */
+void job_report_free(void *rep);
+/* Applies rep to the replica that engine runs, or, when its start has not
+ * been recorded yet, keeps it (merged over what was kept for engine) for
+ * job_status_early_apply. Takes rep->endpoints. CUBE_OK or CUBE_EUNAVAIL
+ * (the status could not be written). Takes mu itself. */
+int job_report_submit(struct cube_sched *s, const char *engine, struct job_report *rep);
+/* A copy of the endpoints kept for engine (reported before its start was
+ * recorded), or NULL. Takes mu. */
+cJSON *job_report_early_endpoints(struct cube_sched *s, const char *engine);
+/* CUBE_EXECUTOR_* flags of the node's executor (0: none, or no such
+ * node; takes mu). */
+unsigned sched_node_flags(struct cube_sched *s, const char *node);
 /* 1 when the node's executor places and queues replicas itself
  * (CUBE_EXECUTOR_ENGINE_QUEUE; takes mu). */
 int sched_node_engine_queues(struct cube_sched *s, const char *node);
-/* Applies a replica_status report held back for engine (its start had
- * not returned) now that ref names its replica. */
+/* Applies the reports held back for engine (its start had not returned)
+ * now that ref names its replica. */
 void job_status_early_apply(struct cube_sched *s, const char *engine,
                             const struct job_engine *ref);
 /* A replica's phase or status as the engine says: each replica whose
@@ -220,6 +241,23 @@ void job_status_early_apply(struct cube_sched *s, const char *engine,
 void job_phase_from_replicas(cJSON *status);
 int cube_slot_replica_status(cube_plugin *self, const char *engine_id, const char *phase,
                              const char *node, const char *message);
+
+/* -- job_endpoints.c (ABI 1.5, G1: named ports and endpoints) -------- */
+/* spec.ports beyond its schema: names unique. 0, or -1 with e (422). */
+int job_spec_ports_check(const cJSON *spec, struct cube_op_error *e);
+/* Replaces replica r's "endpoints" with those of endpoints (an object of
+ * "host:port" strings) whose names the Job's spec.ports lists (none left:
+ * removed). 1 when that changed r, 0 when not. */
+int job_endpoints_set(cJSON *r, const cJSON *job, const cJSON *endpoints);
+/* The host of replica i's first endpoint in spec.ports order (IPv6
+ * without its brackets) into buf, or NULL when it has none. */
+const char *job_endpoint_host(const cJSON *job, int i, char *buf, size_t len);
+/* After replica r (of a copy of the Job the start loop works on) started
+ * as engine: the endpoints its executor reported meanwhile go into r, so
+ * later replicas' documents see them (MASTER_ADDR). */
+void job_endpoints_peek(struct cube_sched *s, const char *engine, const cJSON *job, cJSON *r);
+int cube_slot_replica_endpoints(cube_plugin *self, const char *engine_id,
+                                const char *endpoints_json);
 
 /* -- job_points.c, job_points_http.c (ABI 1.5, G5: Job metrics) ------- */
 #define JOB_POINTS_BATCH_MAX 1000     /* points per POST */
@@ -270,9 +308,11 @@ void job_starter_free(struct cube_sched *s);
 int job_ports_range_ok(const cJSON *ports);
 /* Takes fresh ports for an admitted Job whose mode needs them (pytorch and
  * deepspeed: status.ports.master on replica 0's node; tensorflow:
- * status.replicas[i].port on each replica's node), giving back those of an
- * earlier admission. Writes them into status (its replicas placed); -1
- * when a node's range is used up (status then has none). Takes mu. */
+ * status.replicas[i].port on each replica's node) and for its spec.ports
+ * (status.replicas[i].ports.<name> on each replica's node, unless its
+ * executor has CUBE_EXECUTOR_OWN_PORTS), giving back those of an earlier
+ * admission. Writes them into status (its replicas placed); -1 when a
+ * node's range is used up (status then has none). Takes mu. */
 int job_ports_assign(struct cube_sched *s, const char *job_id, const cJSON *job,
                      cJSON *status);
 /* n ports, one on each nodes[i], for job_id: 0, or -1 with none taken. */
@@ -282,8 +322,9 @@ int job_ports_take(struct cube_sched *s, const char *job_id, const char *const *
 void job_ports_release(struct cube_sched *s, const char *job_id);
 /* Marks the ports a running Job's status records as taken (restart). */
 void job_ports_restore(struct cube_sched *s, const char *job_id, const cJSON *job);
-/* NULL when job has the ports its mode needs, else why not (static). */
-const char *job_ports_missing(const cJSON *job);
+/* NULL when job has the ports its mode and spec.ports need, else why not
+ * (static). Takes mu. */
+const char *job_ports_missing(struct cube_sched *s, const cJSON *job);
 
 /* -- job_env.c -------------------------------------------------------- */
 /* The replica document for an executor (cube_sched.h), new text; NULL

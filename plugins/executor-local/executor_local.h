@@ -16,6 +16,7 @@
  *   cgroup_pool.c  ended replicas' groups kept for the next with same limits
  *   view.c       what a replica may see: the private mount view, bubblewrap
  *   start.c      the start callback: preparing everything, then spawning
+ *   endpoints.c  where a started replica answers (replica_endpoints, 1.5)
  *   spawn.c      cubed's side of starting a supervisor (launcher or exec);
  *                engine ids
  *   launcher.c   the launcher loop that forks supervisors (in the program)
@@ -428,6 +429,13 @@ int xl_slot_valid(const char *slot);
 /* The executor's start callback (cube_sched.h). */
 int xl_start(void *state, const char *replica_json, char *engine_id, size_t id_len,
              char *msg, size_t len);
+
+/* -- endpoints.c ------------------------------------------------------- */
+
+struct xl;
+/* Reports a started replica's endpoints: the document's "address" (IPv6
+ * bracketed) and each of its "ports"; nothing when it has none. */
+void xl_report_endpoints(struct xl *x, const char *replica_json, const char *engine_id);
 
 /* -- runs.c ------------------------------------------------------------ */
 

@@ -210,6 +210,7 @@ int xl_start(void *state, const char *replica_json, char *engine_id, size_t id_l
     if (rc == CUBE_OK) {
         xl_track(x, c->run);
         c->run = NULL;
+        xl_report_endpoints(x, replica_json, engine_id);
     } else if (c->run) {
         xl_cgroup_destroy(&c->run->cg);
         if (*c->run->dir)

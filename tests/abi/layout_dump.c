@@ -274,6 +274,8 @@ static void dump_sched_descriptors(void)
     MACRO_STR(CUBE_EXIT_FAILED);
 #if CUBE_ABI_MINOR >= 5
     MACRO_HEX(CUBE_EXECUTOR_ENGINE_QUEUE);
+    MACRO_HEX(CUBE_EXECUTOR_OWN_PORTS);
+    MACRO_INT(CUBE_JOB_PORTS_MAX);
 #endif
 }
 #endif
@@ -319,6 +321,8 @@ static void dump_host_1_5(void)
     /* Job metrics */
     FIELD(cube_host, job_metrics,
           char *(*)(cube_plugin *, const char *, const char *, const char *, int64_t, int *));
+    /* replica endpoints */
+    FIELD(cube_host, replica_endpoints, int (*)(cube_plugin *, const char *, const char *));
 }
 
 static void dump_watch_descriptors(void)

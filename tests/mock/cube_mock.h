@@ -213,6 +213,12 @@ void cube_mock_set_exit_delay(int ms, int *in_call_max);
  * CUBE_EXECUTOR_ENGINE_QUEUE (CUBE_ESTATE), as cubed does. */
 int cube_mock_replica_status(const char *engine_id, char *phase, size_t phase_len,
                              char *node, size_t node_len, char *message, size_t msg_len);
+/* ABI 1.5: the last replica_endpoints report for engine_id as JSON text
+ * ({"http":"127.0.0.1:29517"}; release with free), or NULL when there was
+ * none. replica_endpoints checks the report as cubed does (names DNS
+ * labels given once, at most CUBE_JOB_PORTS_MAX, values host:port:
+ * CUBE_EINVAL) and that the plugin registered an executor (CUBE_ESTATE). */
+char *cube_mock_replica_endpoints(const char *engine_id);
 /* ABI 1.5: reports points for a Job as its replica would POST them
  * ({"metrics":[{"name","value","step","ts"}]}), checked as cubed checks
  * them (names, finite values, integer steps, 1 to 1000 a batch, 100,000 a

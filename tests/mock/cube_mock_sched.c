@@ -1,5 +1,6 @@
 /* cube_mock_sched.c — the fake host's ABI 1.3 slots: executors, nodes,
- * replica ends and accelerators (see cube_mock.h). Test-only state. */
+ * replica ends and accelerators, and the ABI 1.5 replica reports
+ * (replica_status, replica_endpoints; see cube_mock.h). Test-only state. */
 #include "cube_mock.h"
 #include "cube_mock_priv.h"
 
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/endpoint.h>
 
 #define MAX_EXITS 256
 
@@ -24,6 +26,7 @@ static struct {
     int n_exits;                  /* grows under exits_mu; entries never move */
     int exit_delay_ms, exits_in_call, exits_in_call_max;
     cJSON *statuses;              /* engine id -> last replica_status {phase,node,message} */
+    cJSON *endpoints;             /* engine id -> last replica_endpoints report */
 } S;
 
 /* Executors report ends from threads of their own. */
@@ -160,6 +163,38 @@ int cube_mock_replica_status(const char *engine_id, char *phase, size_t phase_le
     return r ? 0 : -1;
 }
 
+/* ABI 1.5: checks as the host does (cube/util/endpoint.h, the same code)
+ * and keeps the last report per engine id. */
+static int replica_endpoints(cube_plugin *self, const char *engine_id, const char *json)
+{
+    (void)self;
+    cJSON *o = json ? cJSON_Parse(json) : NULL;
+    if (!engine_id || !*engine_id || !cu_endpoints_ok(o, CUBE_JOB_PORTS_MAX)) {
+        cJSON_Delete(o);
+        return CUBE_EINVAL;
+    }
+    if (!S.has_executor) {
+        cJSON_Delete(o);
+        return CUBE_ESTATE;
+    }
+    pthread_mutex_lock(&exits_mu);
+    if (!S.endpoints)
+        S.endpoints = cJSON_CreateObject();
+    cJSON_DeleteItemFromObjectCaseSensitive(S.endpoints, engine_id);
+    cJSON_AddItemToObject(S.endpoints, engine_id, o);
+    pthread_mutex_unlock(&exits_mu);
+    return CUBE_OK;
+}
+
+char *cube_mock_replica_endpoints(const char *engine_id)
+{
+    pthread_mutex_lock(&exits_mu);
+    const cJSON *r = engine_id ? cJSON_GetObjectItemCaseSensitive(S.endpoints, engine_id) : NULL;
+    char *text = r ? cJSON_PrintUnformatted(r) : NULL;
+    pthread_mutex_unlock(&exits_mu);
+    return text;
+}
+
 void cube_mock_set_exit_delay(int ms, int *in_call_max)
 {
     pthread_mutex_lock(&exits_mu);
@@ -203,6 +238,7 @@ void mock_sched_install(struct cube_host *h)
     h->replica_exited = replica_exited;
     h->local_devices = local_devices;
     h->replica_status = replica_status;
+    h->replica_endpoints = replica_endpoints;
 }
 
 void mock_sched_reset(void)
@@ -219,6 +255,7 @@ void mock_sched_reset(void)
     }
     cJSON_Delete(S.nodes);
     cJSON_Delete(S.statuses);
+    cJSON_Delete(S.endpoints);
     memset(&S, 0, sizeof S);
 }
 
