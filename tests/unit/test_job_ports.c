@@ -173,6 +173,27 @@ static void named_ports_per_replica_and_name(void **st)
     cJSON_Delete(plain);
 }
 
+/* A node whose executor assigns its own ports (CUBE_EXECUTOR_OWN_PORTS):
+ * its replicas get no named ports, and none counts as missing. */
+static void own_ports_executors_get_none(void **st)
+{
+    (void)st;
+    static struct sched_executor own = {.desc = {.flags = CUBE_EXECUTOR_OWN_PORTS}};
+    static struct sched_node pod = {.name = "pod", .executor = &own};
+    static const char *const NAMES[] = {"http"};
+    cube_strmap_put(S.nodes, "pod", &pod, NULL);
+    cJSON *s1, *j = job("none", 2, &s1);
+    add_names(j, NAMES, 1);
+    cJSON *r1 = cJSON_GetArrayItem(cJSON_GetObjectItem(s1, "replicas"), 1);
+    cJSON_ReplaceItemInObject(r1, "node", cJSON_CreateString("pod"));
+    assert_int_equal(job_ports_assign(&S, "p/own", j, s1), 0);
+    assert_in_range(named(s1, 0, "http"), 40000, 40003);     /* n0's executor: the host's */
+    assert_null(cJSON_GetObjectItem(r1, "ports"));          /* pod's: its own */
+    assert_int_equal(cube_strmap_size(S.ports), 1);
+    assert_null(job_ports_missing(&S, j));
+    cJSON_Delete(j);
+}
+
 static void ranges_are_checked(void **st)
 {
     (void)st;
@@ -199,6 +220,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_restart_takes_back_running_jobs_ports, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(named_ports_per_replica_and_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(own_ports_executors_get_none, setup, teardown),
         cmocka_unit_test(ranges_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
