@@ -151,7 +151,11 @@
  * Plugins read the endpoints from the Job (obj_get; a watch sees them
  * arrive) and reach the replica there: a proxy's resolve names it as its
  * upstream (a numeric address; an endpoint on another machine needs
- * cube_proxy_desc.allow_remote, see cube_proxy.h). A distributed pytorch
+ * cube_proxy_desc.allow_remote, see cube_proxy.h: cubed then connects over
+ * the cluster network to a server its owner controls, which must listen on
+ * a non-loopback address and so be guarded by a credential of its own,
+ * as a notebook's secret; the plugin turns allow_remote on only where the
+ * administrator said so). A distributed pytorch
  * or deepspeed Job's MASTER_ADDR is the host of replica 0's first reported
  * endpoint (in spec.ports order) for every replica started after replica 0
  * reported it (replicas start in order, and a report from inside replica
