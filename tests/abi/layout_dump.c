@@ -361,6 +361,7 @@ static void dump_fetch_descriptors(void)
     FIELD(cube_fetch_desc, chunk, int (*)(void *, void *, const void *, size_t));
     FIELD(cube_fetch_desc, done, void (*)(void *, void *, const struct cube_fetch_result *));
     FIELD(cube_fetch_desc, arg, void *);
+    FIELD(cube_fetch_desc, ca_file, const char *);
     END(cube_fetch_desc);
     BEGIN(cube_fetch_result);
     FIELD(cube_fetch_result, size, size_t);
