@@ -91,7 +91,10 @@ struct cube_host {
     /** Nonzero when a line at `level` would be written. */
     int (*log_enabled)(cube_plugin *self, int level);
     /** Sets the message explaining the error the plugin is about to return
-     *  from init or start; the host prints it with the plugin's name. */
+     *  from init or start; the host prints it with the plugin's name.
+     *  Since 1.5 it is also the error channel of the callbacks the host
+     *  calls (see "one allocator and one error channel" below): called
+     *  from inside one, it explains that callback's error. */
     void (*set_error)(cube_plugin *self, const char *fmt, ...)
         CUBE_PRINTF(2, 3);
 
@@ -638,6 +641,46 @@ struct cube_host {
     char *(*job_metrics)(cube_plugin *self, const char *project,
                          const char *job, const char *name_or_NULL,
                          int64_t since_step, int *rc);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.5: one allocator and one error channel                     */
+    /* ---------------------------------------------------------------- */
+
+    /* One allocator both ways. Everything the host returns to a plugin
+     * ("release with free") is released with the `free` slot, and every
+     * buffer a plugin hands the host to keep or free (a defaulting
+     * callback's *out, a password check's identity, a pin's document) is
+     * allocated with `alloc`. A plugin that links its own allocator (a
+     * jemalloc'd plugin, one written in Rust) is then safe. The host of
+     * this release uses the C library's malloc, so buffers of descriptors
+     * older than 1.5 allocated with malloc() stay accepted.
+     *
+     * One error channel. A callback the host calls (reconcile, check,
+     * password_check and every callback added since 1.5) returns CUBE_OK,
+     * a flow code (CUBE_EAGAIN, CUBE_DECLINED, as each callback says) or
+     * an error code, and explains an error with set_error, or with
+     * set_error_field when a field is at fault. The host opens a frame per
+     * callback on the calling thread: these slots write into the innermost
+     * frame of the calling plugin on that thread, so they work only on the
+     * callback's own thread, during the call (elsewhere set_error keeps
+     * its 1.0 meaning, the init/start message, and set_error_field and
+     * retry_after do nothing). The last call wins. The message reaches the
+     * client (a 422's message) or the log, never both with a secret in it:
+     * do not put one there. The callbacks of 1.1-1.4 keep their message
+     * buffers. Since 1.5. */
+
+    /** Allocates size bytes (size 0: a unique pointer free accepts), or
+     *  NULL when out of memory. Any thread; does not block. */
+    void *(*alloc)(size_t size);
+    /** As set_error, naming the field at fault ("spec.tasks[2].image", as
+     *  the API's 422 answers name it; NULL or "": none). Borrowed strings;
+     *  at most 255 bytes of field and 511 of message are kept. */
+    void (*set_error_field)(cube_plugin *self, const char *field,
+                            const char *fmt, ...) CUBE_PRINTF(3, 4);
+    /** From a reconcile about to return CUBE_EAGAIN: call it again after
+     *  `ms` milliseconds (at most 86,400,000; without this call, 1000).
+     *  Ignored with any other return code. */
+    void (*retry_after)(cube_plugin *self, unsigned ms);
 
     /* ---------------------------------------------------------------- */
     /* since 1.5: replica endpoints                                       */

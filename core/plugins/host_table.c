@@ -117,6 +117,10 @@ void cube_host_table_init(struct cube_host *h)
     h->replica_status = cube_slot_replica_status;
     /* ABI 1.5: Job metrics */
     h->job_metrics = cube_slot_job_metrics;
+    /* ABI 1.5: one allocator and one error channel */
+    h->alloc = cube_slot_alloc;
+    h->set_error_field = cube_slot_set_error_field;
+    h->retry_after = cube_slot_retry_after;
     /* ABI 1.5: replica endpoints */
     h->replica_endpoints = cube_slot_replica_endpoints;
 }

@@ -14,7 +14,7 @@
 # usage: cube-notebook-launcher.py IDE EXE BIND BASE_URL PROJECT NAME GENERATION
 import os, socket, sys
 ide, exe, bind, base, project, name, gen = sys.argv[1:8]
-port = os.environ.get('CUBE_PORT_HTTP')
+port = os.environ.get("CUBE_PORT_HTTP")
 if not port:
     sys.exit('cube: CUBE_PORT_HTTP is not set (the Job has no spec.ports "http")')
 tok = os.urandom(32 if ide == 'vscode' else 24).hex()

@@ -222,6 +222,10 @@ static void dump_auth_descriptors(void)
     FIELD(cube_auth_desc, password_login,
           int (*)(void *, const char *, const char *, char **, char *, size_t));
     FIELD(cube_auth_desc, login_path, const char *);
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_auth_desc, password_check,
+          int (*)(void *, const char *, const char *, char **));
+#endif
     END(cube_auth_desc);
 
     printf("cube_auth_kind enum_size %zu\n", sizeof(enum cube_auth_kind));
@@ -321,6 +325,11 @@ static void dump_host_1_5(void)
     /* Job metrics */
     FIELD(cube_host, job_metrics,
           char *(*)(cube_plugin *, const char *, const char *, const char *, int64_t, int *));
+    /* one allocator and one error channel */
+    FIELD(cube_host, alloc, void *(*)(size_t));
+    FIELD(cube_host, set_error_field,
+          void (*)(cube_plugin *, const char *, const char *, ...));
+    FIELD(cube_host, retry_after, void (*)(cube_plugin *, unsigned));
     /* replica endpoints */
     FIELD(cube_host, replica_endpoints, int (*)(cube_plugin *, const char *, const char *));
 }
@@ -356,6 +365,7 @@ static void dump_fetch_descriptors(void)
     FIELD(cube_fetch_desc, chunk, int (*)(void *, void *, const void *, size_t));
     FIELD(cube_fetch_desc, done, void (*)(void *, void *, const struct cube_fetch_result *));
     FIELD(cube_fetch_desc, arg, void *);
+    FIELD(cube_fetch_desc, ca_file, const char *);
     END(cube_fetch_desc);
     BEGIN(cube_fetch_result);
     FIELD(cube_fetch_result, size, size_t);
@@ -434,6 +444,9 @@ static void dump_kind_descriptors(void)
           int (*)(void *, const char *, const char *, const char *, const char *));
     FIELD(cube_kind_desc, finalize, int (*)(void *, const char *));
     FIELD(cube_kind_desc, resync_seconds, unsigned);
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_kind_desc, check, int (*)(void *, const char *, const char *));
+#endif
     END(cube_kind_desc);
 
     BEGIN(cube_action_desc);

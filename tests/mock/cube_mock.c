@@ -95,12 +95,17 @@ void mock_logf(const char *fmt, ...)
 
 static int log_enabled(cube_plugin *s, int level) { (void)s; (void)level; return 1; }
 
+/* In a callback's frame (since 1.5): that call's error; else init's. */
 static void set_error(cube_plugin *s, const char *fmt, ...)
 {
     (void)s;
+    struct mock_call *c = mock_call_current();
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(M.last_error, sizeof M.last_error, fmt, ap);
+    if (c)
+        vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+    else
+        vsnprintf(M.last_error, sizeof M.last_error, fmt, ap);
     va_end(ap);
 }
 
@@ -343,6 +348,7 @@ static void host_init(void)
     h->timer_add = timer_add; h->timer_cancel = timer_cancel; h->submit = submit;
     h->metric_register = metric_register; h->metric_add = metric_add;
     h->metric_set = metric_set; h->metric_observe = metric_observe;
+    mock_calls_install(h);
     mock_kinds_install(h);
     mock_objects_install(h);
     mock_files_install(h);
@@ -581,6 +587,7 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
     mock_ext_reset();
     mock_watch_reset();
     mock_state_reset();
+    mock_calls_reset();
     cJSON_Delete(M.config);
     memset(&M, 0, sizeof M);
 }

@@ -170,6 +170,18 @@ int cube_mock_action_count(void);
 const struct cube_kind_desc *cube_mock_kind(const char *kind);
 /* Runs the reconcile calls queued so far (not those they queue); returns how many ran. */
 int cube_mock_run_controllers(void);
+/* The last reconcile's return code; *retry_ms its CUBE_EAGAIN delay as
+ * cubed takes it (retry_after's, else 1000; -1 for any other code) and
+ * why what it passed to set_error (ABI 1.5's error channel: every
+ * callback runs in a call frame, as in cubed). Either may be NULL. */
+int cube_mock_last_reconcile(int *retry_ms, char *why, size_t why_len);
+/* Checks a password through provider `provider` as cubed's login does:
+ * password_check in a call frame (since 1.5) when it has one, else
+ * password_login. *identity: the identity to free, or NULL; why: the
+ * explanation it gave. Returns its code (CUBE_ENOTFOUND: no such
+ * password provider). */
+int cube_mock_password_check(const char *provider, const char *user, const char *password,
+                             char **identity, char *why, size_t why_len);
 /* Number of reconcile calls queued and not yet run. */
 int cube_mock_controllers_pending(void);
 /* Events recorded, oldest first; *count (when not NULL) gets how many. Valid until the next obj_event or reset. */

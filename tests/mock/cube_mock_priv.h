@@ -24,6 +24,27 @@ int mock_answer(cube_req *r, int status, const char *ctype, const void *data,
 /* Writes a log line as the host would (cube_mock_last_log shows it). */
 void mock_logf(const char *fmt, ...) CUBE_PRINTF(1, 2);
 
+/* -- cube_mock_calls.c: the error channel of callbacks (ABI 1.5) ------ */
+
+/* A callback's frame: what set_error(_field) and retry_after wrote. */
+struct mock_call {
+    char field[256], msg[512];
+    int has_retry;
+    unsigned retry_ms;
+    struct mock_call *prev;
+};
+void mock_call_begin(struct mock_call *c);
+void mock_call_end(struct mock_call *c);
+/* The innermost open frame, or NULL (set_error's init/start meaning). */
+struct mock_call *mock_call_current(void);
+/* Fills alloc, set_error_field and retry_after of h. */
+void mock_calls_install(struct cube_host *h);
+void mock_calls_reset(void);
+/* Runs a reconcile in a frame and records what cube_mock_last_reconcile
+ * reports. */
+int mock_reconcile_call(cube_reconcile_fn fn, const char *kind, const char *project,
+                        const char *name, const char *doc);
+
 /* -- cube_mock_kinds.c: kinds, actions and shared helpers ------------- */
 
 /* Fills register_kind and register_action of h. */
