@@ -117,4 +117,7 @@ void cube_host_table_init(struct cube_host *h)
     h->replica_status = cube_slot_replica_status;
     /* ABI 1.5: Job metrics */
     h->job_metrics = cube_slot_job_metrics;
+    /* ABI 1.5: proxy mirror, park and counters */
+    h->proxy_wake = cube_slot_proxy_wake;
+    h->proxy_stats = cube_slot_proxy_stats;
 }
