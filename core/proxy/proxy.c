@@ -200,6 +200,10 @@ int cube_slot_register_proxy(cube_plugin *self, const struct cube_proxy_desc *in
                              ? PROXY_MIRROR_BODY_MAX_MAX : d.mirror_body_max;
     p->next = px->prefixes;
     px->prefixes = p;
+    const char *series[] = {p->tmpl};   /* the prefix's series exist from the start */
+    cube_metric_set(px->m_inflight, series, 0);
+    cube_metric_set(px->m_parked, series, 0);
+    cube_metric_add(px->m_errors, series, 0);
     cube_log(CUBE_LOG_INFO, self->log_component, "proxying %s (%s)", p->tmpl,
              cube_perm_name(p->perm));
     return CUBE_OK;

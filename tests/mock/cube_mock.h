@@ -105,6 +105,7 @@
 #define CUBE_MOCK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cube/cube.h>
 
@@ -237,6 +238,32 @@ int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream 
 int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *up,
                            struct cube_mock_response *answer);
 const struct cube_ui_desc *cube_mock_ui(int i);
+/* ABI 1.5 proxy serving (mirror, park, counters, done): one request to
+ * `path` under the i-th prefix as cubed serves it, the upstream answering
+ * `status` with the body sizes given. resolve runs with up->key preset to
+ * the path parameters joined with '/'; its answer is checked as cubed
+ * checks it (a bad address, key or mirror_percent: 503, logged). CUBE_OK:
+ * the request ends with `status`, a mirror copy is sampled as cubed
+ * samples it (per key; bodies over mirror_body_max are not copied; the
+ * mock sends nothing, so copies never fail), the counters move and done
+ * is called (duration and parked time are 0 here). CUBE_EAGAIN: the
+ * request is parked under its key (503 past park_max) until proxy_wake
+ * marks it and cube_mock_proxy_run_woken runs resolve again. Refusals end
+ * the request as cubed answers them (404, 403, 503). Returns the status
+ * the caller got, 0 while it is parked; 404 when there is no prefix i. */
+int cube_mock_proxy_send(int i, const char *path, int status, uint64_t bytes_in,
+                         uint64_t bytes_out);
+/* Runs resolve again, on the test's thread, for every parked request
+ * proxy_wake marked; returns how many ended (the rest parked again). */
+int cube_mock_proxy_run_woken(void);
+/* Ends every parked request as its deadline passing would (504), or
+ * those under key as their caller hanging up would (499; key NULL:
+ * all). Return how many ended. */
+int cube_mock_proxy_expire(void);
+int cube_mock_proxy_hang_up(const char *key);
+/* Requests parked now; the statuses of every request ended, oldest first. */
+int cube_mock_proxy_parked(void);
+const int *cube_mock_proxy_ended(int *count);
 /* ABI 1.5 watches: every write (create, update, status, delete; the
  * deletion of owned objects too) and every obj_event is recorded with its
  * own resourceVersion in a history of the last n changes (default 4096;
