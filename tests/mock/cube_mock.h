@@ -100,7 +100,12 @@
  *   the descriptor's `dependencies` must name (else CUBE_EPERM, as cubed).
  *   The mock does not order or refuse plugins by `dependencies`.
  * - log_stat and log_append_at follow cubed's resume rule over the
- *   in-memory streams. */
+ *   in-memory streams.
+ *
+ * The ABI 1.5 proxy serving slots: proxy_wake marks parked requests and
+ * proxy_stats reads the counters of the requests a test sends with
+ * cube_mock_proxy_send (below), which runs resolve, parks, samples mirror
+ * copies and calls done as cubed does; nothing is relayed. */
 #ifndef CUBE_MOCK_H
 #define CUBE_MOCK_H
 

@@ -36,6 +36,7 @@ struct parked {
 static struct {
     struct cube_proxy_stats total[MAX_PREFIXES];
     uint64_t total_seq[MAX_PREFIXES];
+    uint64_t wake_gen[MAX_PREFIXES];
     struct key_stat keys[MAX_KEYS];
     int n_keys;
     struct parked parked[MAX_PARKED];
@@ -154,9 +155,15 @@ static int run(int i, const char *path, const char *key, int status, uint64_t in
     const struct cube_proxy_desc *d = cube_mock_proxy(i);
     struct cube_proxy_upstream up;
     struct cube_mock_response answer;
-    int rc = mock_proxy_resolve(i, path, key, &up, &answer);
-    int said = answer.status;
-    cube_mock_response_free(&answer);
+    int rc, said;
+    for (int tries = 0;; tries++) {   /* a wake while resolve ran: again */
+        uint64_t gen = P.wake_gen[i];
+        rc = mock_proxy_resolve(i, path, key, &up, &answer);
+        said = answer.status;
+        cube_mock_response_free(&answer);
+        if (said || rc != CUBE_EAGAIN || gen == P.wake_gen[i] || tries == 8)
+            break;
+    }
     struct key_stat *k = key ? key_stat(i, key, 0) : NULL;
     if (said || (rc != CUBE_OK && rc != CUBE_EAGAIN))
         return end(i, k, key, said ? said : rc == CUBE_ENOTFOUND ? 404
@@ -257,6 +264,7 @@ static int proxy_wake(cube_plugin *self, const char *prefix, const char *key)
     int i = prefix_index(prefix), n = 0;
     if (i < 0)
         return CUBE_ENOTFOUND;
+    P.wake_gen[i]++;
     for (int j = 0; j < P.n_parked; j++)
         if (P.parked[j].prefix == i && !P.parked[j].woken &&
             (!key || !strcmp(P.parked[j].key, key))) {

@@ -9,6 +9,8 @@
  *   mdead...   mirrored 100% to config `dead_port` (nothing listens)
  *   cold...    parked until POST /api/v1/servingprobe/ready marks it
  *              ready (the host's deadline; coldshort...: config `park_ms`)
+ *   race...    becomes ready and wakes its key while resolve runs (the
+ *              host must run resolve again, not park)
  *   keyed      counted under the key "custom-key"
  *   badmirror  mirror_percent 150 (misconfigured: 503)
  * Routes (public: a test plugin, never built into a release):
@@ -59,10 +61,25 @@ static unsigned port_of(const char *setting)
     return (unsigned)H->config_int(SELF, setting, 1);
 }
 
+static void mark_ready(const char *key)
+{
+    pthread_mutex_lock(&MU);
+    if (N_READY < MAX_READY)
+        snprintf(READY[N_READY++], sizeof READY[0], "%s", key);
+    pthread_mutex_unlock(&MU);
+}
+
 static int resolve(void *state, cube_req *req, struct cube_proxy_upstream *up)
 {
     (void)state;
     const char *name = H->req_param(req, "name");
+    if (!strncmp(name, "race", 4) && !is_ready(up->key)) {
+        /* the server became ready, and woke its key, while resolve ran:
+         * the host must run resolve again rather than park the request */
+        mark_ready(up->key);
+        H->proxy_wake(SELF, "/serve/{project}/{name}", up->key);
+        return CUBE_EAGAIN;
+    }
     if (!strncmp(name, "cold", 4) && !is_ready(up->key)) {
         if (!strncmp(name, "coldshort", 9))
             up->park_timeout_ms = (uint64_t)H->config_int(SELF, "park_ms", 0);
@@ -109,10 +126,7 @@ static int ready(void *state, cube_req *req)
     const char *key = H->req_query(req, "key");
     if (!key || strlen(key) >= sizeof READY[0])
         return H->resp_error(req, 400, "BadRequest", "key: required");
-    pthread_mutex_lock(&MU);
-    if (N_READY < MAX_READY)
-        snprintf(READY[N_READY++], sizeof READY[0], "%s", key);
-    pthread_mutex_unlock(&MU);
+    mark_ready(key);
     int n = H->proxy_wake(SELF, prefix_of(req), key);
     char out[64];
     snprintf(out, sizeof out, "{\"woken\":%d}", n);

@@ -46,7 +46,9 @@ static char *get(const char *method, const char *path, const char *query)
 
 static void assert_has(const char *text, const char *want)
 {
-    if (!strstr(text, want))
+    if (!text)
+        fail_msg("no answer (looking for %s)", want);
+    else if (!strstr(text, want))
         fail_msg("%s not in %s", want, text);
 }
 
@@ -122,6 +124,13 @@ static void parked_requests_wake_expire_and_hang_up(void **state)
     free(s);
 }
 
+static void a_wake_during_resolve_is_not_lost(void **state)
+{
+    (void)state;
+    assert_int_equal(cube_mock_proxy_send(SERVE, "/serve/p/race1/x", 200, 0, 0), 200);
+    assert_int_equal(cube_mock_proxy_parked(), 0);
+}
+
 static void park_max_answers_503(void **state)
 {
     (void)state;
@@ -160,6 +169,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(parked_requests_wake_expire_and_hang_up, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(a_wake_during_resolve_is_not_lost, setup, teardown),
         cmocka_unit_test_setup_teardown(park_max_answers_503, setup, teardown),
         cmocka_unit_test_setup_teardown(stats_keys_and_errors, setup, teardown),
     };

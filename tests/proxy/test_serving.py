@@ -258,6 +258,13 @@ class Serving(unittest.TestCase):
         self.assertEqual(ws.recv(), "after the park")
         ws.close()
 
+    def test_a_wake_while_resolve_runs_is_not_lost(self):
+        # resolve becomes ready and wakes its key before returning EAGAIN
+        t0 = time.time()
+        self.assertEqual(self.send("GET", "/serve/p/race1/x")[0], 200)
+        self.assertLess(time.time() - t0, 5, "the request waited for a wake it had missed")
+        self.assertEqual(self.stats("p/race1")["parked"], 0)
+
     def test_the_deadline_answers_504(self):
         t0 = time.time()
         status, body = self.send("GET", "/serve/p/coldshort1/x")
