@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -98,12 +97,6 @@ void proxy_mirror_body(struct proxy_call *call, const char *data, size_t len)
     cube_text_put(&call->mbody, data, len);
 }
 
-static void kick(struct proxy_mirror *m)
-{
-    uint64_t one = 1;
-    if (write(m->efd, &one, sizeof one) < 0) { /* the tick comes anyway */ }
-}
-
 static void *mirror_main(void *arg);
 
 /* Queues a job; 0, or -1 when it must be dropped. */
@@ -124,7 +117,7 @@ static int hand_over(struct proxy_mirror *m, struct mirror_job *j)
     }
     pthread_mutex_unlock(&m->mu);
     if (ok)
-        kick(m);
+        proxy_poll_kick(m->efd);
     return ok ? 0 : -1;
 }
 
@@ -289,8 +282,7 @@ static void *mirror_main(void *arg)
                 if (!j->done)
                     step(m, j, evs[i].events);
             } else {
-                uint64_t v;
-                if (read(m->efd, &v, sizeof v) < 0) { /* drained */ }
+                proxy_poll_drain(m->efd);
             }
         }
         while (q) {
@@ -322,11 +314,7 @@ struct proxy_mirror *proxy_mirror_new(void)
     if (!m)
         return NULL;
     pthread_mutex_init(&m->mu, NULL);
-    m->wake_tag = PROXY_EV_WAKE;
-    m->ep = epoll_create1(EPOLL_CLOEXEC);
-    m->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &m->wake_tag};
-    if (m->ep < 0 || m->efd < 0 || epoll_ctl(m->ep, EPOLL_CTL_ADD, m->efd, &ev) < 0) {
+    if (proxy_poll_open(&m->ep, &m->efd, &m->wake_tag) < 0) {
         proxy_mirror_free(m);
         return NULL;
     }
@@ -341,7 +329,7 @@ void proxy_mirror_stop(struct proxy_mirror *m)
     pthread_mutex_unlock(&m->mu);
     if (was || !started)
         return;
-    kick(m);
+    proxy_poll_kick(m->efd);
     pthread_join(m->thread, NULL);
 }
 
@@ -355,10 +343,7 @@ void proxy_mirror_free(struct proxy_mirror *m)
         free(j->out);
         free(j);
     }
-    if (m->ep >= 0)
-        close(m->ep);
-    if (m->efd >= 0)
-        close(m->efd);
+    proxy_poll_close(m->ep, m->efd);
     pthread_mutex_destroy(&m->mu);
     free(m);
 }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "ctx/ctx.h"
@@ -92,8 +91,7 @@ static void *park_main(void *arg)
                 epoll_ctl(pk->ep, EPOLL_CTL_DEL, w->fd, NULL);
                 release(pk, w, PROXY_WAKE_GONE);
             } else {
-                uint64_t v;
-                if (read(pk->efd, &v, sizeof v) < 0) { /* drained */ }
+                proxy_poll_drain(pk->efd);
             }
         }
         uint64_t now = cube_now_ns();
@@ -115,21 +113,11 @@ struct proxy_park *proxy_park_new(void)
     if (!pk)
         return NULL;
     pthread_mutex_init(&pk->mu, NULL);
-    pk->wake_tag = PROXY_EV_WAKE;
-    pk->ep = epoll_create1(EPOLL_CLOEXEC);
-    pk->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &pk->wake_tag};
-    if (pk->ep < 0 || pk->efd < 0 || epoll_ctl(pk->ep, EPOLL_CTL_ADD, pk->efd, &ev) < 0) {
+    if (proxy_poll_open(&pk->ep, &pk->efd, &pk->wake_tag) < 0) {
         proxy_park_free(pk);
         return NULL;
     }
     return pk;
-}
-
-static void kick(struct proxy_park *pk)
-{
-    uint64_t one = 1;
-    if (write(pk->efd, &one, sizeof one) < 0) { /* the tick comes anyway */ }
 }
 
 void proxy_park_stop(struct proxy_park *pk)
@@ -141,7 +129,7 @@ void proxy_park_stop(struct proxy_park *pk)
     if (was)
         return;
     if (started) {
-        kick(pk);
+        proxy_poll_kick(pk->efd);
         pthread_join(pk->thread, NULL);
     }
     pthread_mutex_lock(&pk->mu);
@@ -154,10 +142,7 @@ void proxy_park_free(struct proxy_park *pk)
 {
     if (!pk)
         return;
-    if (pk->ep >= 0)
-        close(pk->ep);
-    if (pk->efd >= 0)
-        close(pk->efd);
+    proxy_poll_close(pk->ep, pk->efd);
     pthread_mutex_destroy(&pk->mu);
     free(pk);
 }
@@ -268,6 +253,6 @@ int cube_slot_proxy_wake(cube_plugin *self, const char *prefix, const char *key)
     }
     pthread_mutex_unlock(&pk->mu);
     if (n)
-        kick(pk);
+        proxy_poll_kick(pk->efd);
     return n;
 }

@@ -280,6 +280,13 @@ int proxy_send_all(int fd, const char *buf, size_t len);
 void proxy_pool_clear(struct cube_proxies *px);
 
 /* -- proxy_loop.c ----------------------------------------------------------- */
+/* An epoll set whose wait an eventfd interrupts (the relay, park and
+ * mirror threads): opens both and registers the eventfd with *tag =
+ * PROXY_EV_WAKE as its epoll tag. 0, or -1 with both set to -1. */
+int proxy_poll_open(int *ep, int *efd, int *tag);
+void proxy_poll_kick(int efd);
+void proxy_poll_drain(int efd);
+void proxy_poll_close(int ep, int efd);
 struct proxy_loop *proxy_loop_start(void);
 /* Frees a stopped loop. */
 void proxy_loop_free(struct proxy_loop *l);
