@@ -106,8 +106,8 @@ struct cube_proxy_upstream {
      *  Sampling is deterministic per key: of n requests, floor(n * percent
      *  / 100) are mirrored. A copy that cannot connect, is not answered
      *  within 30 s or is answered 5xx counts as a mirror error (see
-     *  cube_proxy_stats); at most 1024 copies are in flight at once, more
-     *  are dropped and counted as errors. Empty mirror_host or percent 0:
+     *  cube_proxy_stats); at most 1024 copies (64 MiB of them) are in
+     *  flight at once, more are dropped and counted as errors. Empty mirror_host or percent 0:
      *  no mirror; a percent above 100 or a bad address answers 503 as
      *  `host` does (logged). */
     char mirror_host[64];

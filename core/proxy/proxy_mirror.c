@@ -9,7 +9,8 @@
  * the answer up to its status line, all non-blocking on one epoll set,
  * then closes. Outcomes only count: ok, or error (no connection, a write
  * or read failure, no status within PROXY_MIRROR_TIMEOUT_MS, a 5xx, or
- * dropped because PROXY_MIRROR_INFLIGHT_MAX copies are in flight). Jobs
+ * dropped because PROXY_MIRROR_INFLIGHT_MAX copies or
+ * PROXY_MIRROR_BYTES_MAX bytes of them are in flight). Jobs
  * are touched by the thread alone once handed over, so their epoll
  * pointers cannot go stale within a batch (a finished job is freed after
  * the batch). */
@@ -52,7 +53,7 @@ struct proxy_mirror {
     pthread_t thread;
     int started, stopping;
     struct mirror_job *queue;          /* handed over, not started (mu) */
-    size_t n;                          /* queued and live (mu) */
+    size_t n, bytes;                   /* queued and live: jobs, their bytes (mu) */
     struct mirror_job *live;           /* the thread's */
 };
 
@@ -109,11 +110,13 @@ static int hand_over(struct proxy_mirror *m, struct mirror_job *j)
         else
             cube_log(CUBE_LOG_ERROR, "proxy", "cannot start the mirror thread");
     }
-    int ok = m->started && !m->stopping && m->n < PROXY_MIRROR_INFLIGHT_MAX;
+    int ok = m->started && !m->stopping && m->n < PROXY_MIRROR_INFLIGHT_MAX &&
+             m->bytes + j->len <= PROXY_MIRROR_BYTES_MAX;
     if (ok) {
         j->next = m->queue;
         m->queue = j;
         m->n++;
+        m->bytes += j->len;
     }
     pthread_mutex_unlock(&m->mu);
     if (ok)
@@ -244,7 +247,7 @@ static void step(struct proxy_mirror *m, struct mirror_job *j, uint32_t events)
 static void sweep(struct proxy_mirror *m)
 {
     uint64_t now = cube_now_ns();
-    size_t freed = 0;
+    size_t freed = 0, bytes = 0;
     for (struct mirror_job **jp = &m->live; *jp;) {
         struct mirror_job *j = *jp;
         if (!j->done && j->deadline_ns <= now)
@@ -254,6 +257,7 @@ static void sweep(struct proxy_mirror *m)
             continue;
         }
         *jp = j->next;
+        bytes += j->len;
         free(j->out);
         free(j);
         freed++;
@@ -261,6 +265,7 @@ static void sweep(struct proxy_mirror *m)
     if (freed) {
         pthread_mutex_lock(&m->mu);
         m->n -= freed;
+        m->bytes -= bytes;
         pthread_mutex_unlock(&m->mu);
     }
 }

@@ -53,6 +53,7 @@
 #define PROXY_MIRROR_BODY_MAX_MAX ((size_t)64 << 20)
 #define PROXY_MIRROR_TIMEOUT_MS 30000
 #define PROXY_MIRROR_INFLIGHT_MAX 1024
+#define PROXY_MIRROR_BYTES_MAX ((size_t)64 << 20)   /* of copies in flight */
 #define PROXY_KEYS_MAX 4096
 #define PROXY_KEY_BUCKETS 1024
 /* resolve runs again at once (instead of parking) when a wake came while
