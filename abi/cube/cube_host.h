@@ -714,6 +714,31 @@ struct cube_host {
      *  block on the store. */
     int (*replica_endpoints)(cube_plugin *self, const char *engine_id,
                              const char *endpoints_json);
+    /* since 1.5: proxy mirror, park and counters                         */
+    /* ---------------------------------------------------------------- */
+
+    /* For the caller's own proxied prefixes (register_proxy), named by
+     * their template exactly as registered ("/serve/{project}/{name}");
+     * keys are cube_proxy_upstream.key (see cube_proxy.h). */
+
+    /** Wakes the requests parked (resolve returned CUBE_EAGAIN) under
+     *  `key` of `prefix`, every one parked under it when key is NULL: each
+     *  runs resolve again soon on an HTTP thread, never inside this call.
+     *  Make what resolve reads ready before calling it. Returns how many
+     *  were woken (0 is fine: none was parked), CUBE_EINVAL (prefix NULL),
+     *  CUBE_ENOTFOUND (prefix is not one of the caller's). Any thread,
+     *  resolve and done included; does not block (a short lock). */
+    int (*proxy_wake)(cube_plugin *self, const char *prefix, const char *key);
+    /** Fills *out (out->size set by the caller; the host writes at most
+     *  that many bytes) with the counters of `key` under `prefix`, or of
+     *  the whole prefix when key is NULL (struct cube_proxy_stats).
+     *  Returns CUBE_OK; CUBE_ENOTFOUND with *out zeroed when no request
+     *  was counted under key (an idle object, or one past the 4096 kept
+     *  keys) or prefix is not one of the caller's; CUBE_EINVAL (prefix
+     *  or out NULL, out->size smaller than size + requests). Any thread;
+     *  does not block (a short lock). */
+    int (*proxy_stats)(cube_plugin *self, const char *prefix, const char *key,
+                       struct cube_proxy_stats *out);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

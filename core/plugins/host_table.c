@@ -123,4 +123,7 @@ void cube_host_table_init(struct cube_host *h)
     h->retry_after = cube_slot_retry_after;
     /* ABI 1.5: replica endpoints */
     h->replica_endpoints = cube_slot_replica_endpoints;
+    /* ABI 1.5: proxy mirror, park and counters */
+    h->proxy_wake = cube_slot_proxy_wake;
+    h->proxy_stats = cube_slot_proxy_stats;
 }

@@ -332,6 +332,10 @@ static void dump_host_1_5(void)
     FIELD(cube_host, retry_after, void (*)(cube_plugin *, unsigned));
     /* replica endpoints */
     FIELD(cube_host, replica_endpoints, int (*)(cube_plugin *, const char *, const char *));
+    /* proxy mirror, park and counters */
+    FIELD(cube_host, proxy_wake, int (*)(cube_plugin *, const char *, const char *));
+    FIELD(cube_host, proxy_stats,
+          int (*)(cube_plugin *, const char *, const char *, struct cube_proxy_stats *));
 }
 
 static void dump_watch_descriptors(void)
@@ -392,6 +396,13 @@ static void dump_ext_descriptors(void)
     FIELD(cube_proxy_upstream, port, unsigned);
     FIELD(cube_proxy_upstream, header_name, char[64]);
     FIELD(cube_proxy_upstream, header_value, char[512]);
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_proxy_upstream, park_timeout_ms, uint64_t);
+    FIELD(cube_proxy_upstream, key, char[128]);
+    FIELD(cube_proxy_upstream, mirror_host, char[64]);
+    FIELD(cube_proxy_upstream, mirror_port, unsigned);
+    FIELD(cube_proxy_upstream, mirror_percent, unsigned);
+#endif
     END(cube_proxy_upstream);
 
     BEGIN(cube_proxy_desc);
@@ -403,7 +414,40 @@ static void dump_ext_descriptors(void)
     FIELD(cube_proxy_desc, strip_prefix, int);
     FIELD(cube_proxy_desc, allow_remote, int);
     FIELD(cube_proxy_desc, resolve, int (*)(void *, cube_req *, struct cube_proxy_upstream *));
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_proxy_desc, done, void (*)(void *, const struct cube_proxy_done *));
+    FIELD(cube_proxy_desc, park_max, unsigned);
+    FIELD(cube_proxy_desc, mirror_body_max, size_t);
+#endif
     END(cube_proxy_desc);
+#if CUBE_ABI_MINOR >= 5
+
+    BEGIN(cube_proxy_done);
+    FIELD(cube_proxy_done, size, size_t);
+    FIELD(cube_proxy_done, prefix, const char *);
+    FIELD(cube_proxy_done, key, const char *);
+    FIELD(cube_proxy_done, status, int);
+    FIELD(cube_proxy_done, upstream, int);
+    FIELD(cube_proxy_done, error, int);
+    FIELD(cube_proxy_done, mirrored, int);
+    FIELD(cube_proxy_done, parked, int);
+    FIELD(cube_proxy_done, duration_us, uint64_t);
+    FIELD(cube_proxy_done, parked_us, uint64_t);
+    FIELD(cube_proxy_done, bytes_in, uint64_t);
+    FIELD(cube_proxy_done, bytes_out, uint64_t);
+    END(cube_proxy_done);
+
+    BEGIN(cube_proxy_stats);
+    FIELD(cube_proxy_stats, size, size_t);
+    FIELD(cube_proxy_stats, requests, uint64_t);
+    FIELD(cube_proxy_stats, inflight, uint64_t);
+    FIELD(cube_proxy_stats, parked, uint64_t);
+    FIELD(cube_proxy_stats, errors, uint64_t);
+    FIELD(cube_proxy_stats, mirrored, uint64_t);
+    FIELD(cube_proxy_stats, mirror_errors, uint64_t);
+    FIELD(cube_proxy_stats, last_ms, int64_t);
+    END(cube_proxy_stats);
+#endif
 
     BEGIN(cube_ui_desc);
     FIELD(cube_ui_desc, size, size_t);

@@ -356,6 +356,7 @@ static void host_init(void)
     mock_sched_install(h);
     mock_metrics_install(h);
     mock_ext_install(h);
+    mock_proxy_install(h);
     mock_watch_install(h);
     mock_state_install(h);
     mock_fetch_install(h);
@@ -451,6 +452,12 @@ int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream 
 int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *up,
                            struct cube_mock_response *answer)
 {
+    return mock_proxy_resolve(i, path, NULL, up, answer);
+}
+
+int mock_proxy_resolve(int i, const char *path, const char *key, struct cube_proxy_upstream *up,
+                       struct cube_mock_response *answer)
+{
     const struct cube_proxy_desc *d = cube_mock_proxy(i);
     struct cube_mock_response out = {0};
     cube_req r = {.method = "GET", .path = path, .out = &out};
@@ -472,6 +479,13 @@ int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *
         return CUBE_ENOTFOUND;
     memset(up, 0, sizeof *up);
     up->size = sizeof *up;
+    /* cubed presets the key: the parameters joined with '/' */
+    for (int k = 0; !key && k < r.n_params; k++) {
+        size_t kl = strlen(up->key);
+        snprintf(up->key + kl, sizeof up->key - kl, "%s%s", k ? "/" : "", r.params[k][1]);
+    }
+    if (key)
+        snprintf(up->key, sizeof up->key, "%s", key);
     int rc = d->resolve(M.state, &r, up);
     *answer = out;
     return rc;
@@ -584,6 +598,7 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
     mock_auth_reset();
     mock_sched_reset();
     mock_metrics_reset();
+    mock_proxy_reset();
     mock_ext_reset();
     mock_watch_reset();
     mock_state_reset();

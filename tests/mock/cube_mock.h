@@ -100,11 +100,17 @@
  *   the descriptor's `dependencies` must name (else CUBE_EPERM, as cubed).
  *   The mock does not order or refuse plugins by `dependencies`.
  * - log_stat and log_append_at follow cubed's resume rule over the
- *   in-memory streams. */
+ *   in-memory streams.
+ *
+ * The ABI 1.5 proxy serving slots: proxy_wake marks parked requests and
+ * proxy_stats reads the counters of the requests a test sends with
+ * cube_mock_proxy_send (below), which runs resolve, parks, samples mirror
+ * copies and calls done as cubed does; nothing is relayed. */
 #ifndef CUBE_MOCK_H
 #define CUBE_MOCK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cube/cube.h>
 
@@ -255,6 +261,32 @@ int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream 
 int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *up,
                            struct cube_mock_response *answer);
 const struct cube_ui_desc *cube_mock_ui(int i);
+/* ABI 1.5 proxy serving (mirror, park, counters, done): one request to
+ * `path` under the i-th prefix as cubed serves it, the upstream answering
+ * `status` with the body sizes given. resolve runs with up->key preset to
+ * the path parameters joined with '/'; its answer is checked as cubed
+ * checks it (a bad address, key or mirror_percent: 503, logged). CUBE_OK:
+ * the request ends with `status`, a mirror copy is sampled as cubed
+ * samples it (per key; bodies over mirror_body_max are not copied; the
+ * mock sends nothing, so copies never fail), the counters move and done
+ * is called (duration and parked time are 0 here). CUBE_EAGAIN: the
+ * request is parked under its key (503 past park_max) until proxy_wake
+ * marks it and cube_mock_proxy_run_woken runs resolve again. Refusals end
+ * the request as cubed answers them (404, 403, 503). Returns the status
+ * the caller got, 0 while it is parked; 404 when there is no prefix i. */
+int cube_mock_proxy_send(int i, const char *path, int status, uint64_t bytes_in,
+                         uint64_t bytes_out);
+/* Runs resolve again, on the test's thread, for every parked request
+ * proxy_wake marked; returns how many ended (the rest parked again). */
+int cube_mock_proxy_run_woken(void);
+/* Ends every parked request as its deadline passing would (504), or
+ * those under key as their caller hanging up would (499; key NULL:
+ * all). Return how many ended. */
+int cube_mock_proxy_expire(void);
+int cube_mock_proxy_hang_up(const char *key);
+/* Requests parked now; the statuses of every request ended, oldest first. */
+int cube_mock_proxy_parked(void);
+const int *cube_mock_proxy_ended(int *count);
 /* ABI 1.5 watches: every write (create, update, status, delete; the
  * deletion of owned objects too) and every obj_event is recorded with its
  * own resourceVersion in a history of the last n changes (default 4096;

@@ -145,6 +145,15 @@ void mock_metrics_reset(void);
 void mock_ext_install(struct cube_host *h);
 void mock_ext_reset(void);
 
+/* -- cube_mock_proxy.c: the 1.5 proxy slots (wake, stats; done) ------ */
+
+void mock_proxy_install(struct cube_host *h);
+void mock_proxy_reset(void);
+/* Runs the i-th prefix's resolve for path (cube_mock.c) with up->key
+ * preset to key, or to the path parameters joined when key is NULL. */
+int mock_proxy_resolve(int i, const char *path, const char *key, struct cube_proxy_upstream *up,
+                       struct cube_mock_response *answer);
+
 /* -- cube_mock_state.c: the 1.5 key-value store, secrets, shared APIs -- */
 
 void mock_state_install(struct cube_host *h);
