@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void cube_errs_add(struct cube_errs *e, const char *fmt, ...)
 {
@@ -42,4 +43,27 @@ void cube_errs_clear(struct cube_errs *e)
     free(e->msgs);
     e->msgs = NULL;
     e->n = e->cap = e->lost = 0;
+}
+
+static _Thread_local char *catch_buf;
+static _Thread_local size_t catch_len;
+
+void cube_errs_catch_begin(char *buf, size_t len)
+{
+    catch_buf = len ? buf : NULL;
+    catch_len = len;
+    if (catch_buf)
+        catch_buf[0] = '\0';
+}
+
+void cube_errs_catch_end(void)
+{
+    catch_buf = NULL;
+    catch_len = 0;
+}
+
+void cube_errs_catch(const char *msg)
+{
+    if (catch_buf)
+        snprintf(catch_buf, catch_len, "%s", msg ? msg : "");
 }

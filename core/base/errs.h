@@ -23,4 +23,16 @@ size_t cube_errs_count(const struct cube_errs *e);
 /* Frees every message and resets the list to empty. */
 void cube_errs_clear(struct cube_errs *e);
 
+/* The message of one plugin callback (the error channel of the ABI 1.5
+ * callbacks: a return code plus host->set_error on the calling thread).
+ * Between cube_errs_catch_begin and _end, on this thread, the set_error
+ * slot also writes its message into buf (len bytes; buf[0] is cleared
+ * first), so that callbacks of one plugin running at once on several
+ * threads each keep their own. Not nested. */
+void cube_errs_catch_begin(char *buf, size_t len);
+void cube_errs_catch_end(void);
+/* Called by set_error with its formatted message: copies it into the
+ * buffer this thread catches into, if any. */
+void cube_errs_catch(const char *msg);
+
 #endif

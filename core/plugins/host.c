@@ -11,6 +11,7 @@
 #include "host_slots.h"
 #include "cube_build.h"
 #include "http/http_req.h"
+#include "base/errs.h"
 #include "base/log.h"
 #include "metrics/metrics.h"
 #include "http/router.h"
@@ -49,8 +50,11 @@ void cube_slot_set_error(cube_plugin *self, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(self->error, sizeof self->error, fmt, ap);
+    char msg[sizeof self->error];
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(self->error, msg, sizeof msg);
+    cube_errs_catch(msg);   /* a callback's own message, per thread (base/errs.h) */
 }
 
 char *cube_slot_config_json(cube_plugin *self)

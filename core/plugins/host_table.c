@@ -117,4 +117,6 @@ void cube_host_table_init(struct cube_host *h)
     h->replica_status = cube_slot_replica_status;
     /* ABI 1.5: Job metrics */
     h->job_metrics = cube_slot_job_metrics;
+    /* ABI 1.5: device pinning and health */
+    h->device_health = cube_slot_device_health;
 }

@@ -264,6 +264,11 @@ static void dump_sched_descriptors(void)
     FIELD(cube_accel_desc, discover, int (*)(void *, char **));
     FIELD(cube_accel_desc, pin_env, int (*)(void *, const char *, double, char **));
     FIELD(cube_accel_desc, usage, int (*)(void *, char **));
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_accel_desc, pin, int (*)(void *, const char *, double, char **));
+    FIELD(cube_accel_desc, prepare, int (*)(void *, const char *, char **));
+    FIELD(cube_accel_desc, release, int (*)(void *, const char *, const char *));
+#endif
     END(cube_accel_desc);
 
     MACRO_STR(CUBE_EXIT_COMPLETED);
@@ -319,6 +324,9 @@ static void dump_host_1_5(void)
     /* Job metrics */
     FIELD(cube_host, job_metrics,
           char *(*)(cube_plugin *, const char *, const char *, const char *, int64_t, int *));
+    /* device pinning and health */
+    FIELD(cube_host, device_health,
+          int (*)(cube_plugin *, const char *, const char *, int, const char *));
 }
 
 static void dump_watch_descriptors(void)
