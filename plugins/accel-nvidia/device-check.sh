@@ -63,7 +63,8 @@ step "build the plugin and the probe with cc"
 A="$ROOT/plugins/accel-nvidia"
 CFLAGS=(-std=c11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I"$ROOT/abi" -I"$A")
 if within 60 cc "${CFLAGS[@]}" -fPIC -shared -fvisibility=hidden -o "$T/cube-accel-nvidia.so" \
-     "$A/accel_nvidia.c" "$A/nv_devices.c" "$A/nv_json.c" "$A/nvml_load.c" \
+     "$A/accel_nvidia.c" "$A/nv_devices.c" "$A/nv_health.c" "$A/nv_json.c" "$A/nv_pin.c" \
+     "$A/nvml_load.c" \
      -Wl,-z,defs -ldl -lpthread \
    && within 60 cc "${CFLAGS[@]}" -o "$T/nvidia_probe" "$A/tests/nvidia_probe.c" -ldl; then
   result PASS "cc build" "cube-accel-nvidia.so links only libc/libdl/libpthread"
@@ -79,8 +80,9 @@ probe_rc=0
 within 30 "$T/nvidia_probe" "$T/cube-accel-nvidia.so" | tee "$T/probe.out" || probe_rc=$?
 if [ "$probe_rc" -eq 0 ] && grep -q '"healthy":true' "$T/probe.out" \
    && grep -q '"CUDA_VISIBLE_DEVICES":"GPU-' "$T/probe.out" \
-   && grep -q 'CUDA_MPS_ACTIVE_THREAD_PERCENTAGE":"50"' "$T/probe.out"; then
-  result PASS "probe" "$(grep '^discover:' "$T/probe.out" | grep -o '"id":"' | wc -l) GPU(s) found; GPU 0 pinned"
+   && grep -q 'CUDA_MPS_ACTIVE_THREAD_PERCENTAGE":"50"' "$T/probe.out" \
+   && grep '^pin ' "$T/probe.out" | grep -q '"path":"/dev/nvidiactl"'; then
+  result PASS "probe" "$(grep '^discover:' "$T/probe.out" | grep -o '"id":"' | wc -l) GPU(s) found; GPU 0 pinned (env and device nodes)"
 elif [ "$probe_rc" -eq 2 ]; then
   result FAIL "probe" "no GPU discovered (see the log line above)"
 else
