@@ -258,6 +258,7 @@ static int mark_started(void *cls, const cJSON *job, cJSON *status)
         } else if (!(id && *id) && o->error[0]) {
             job_set_str(r, "phase", "Failed");
             job_set_str(r, "reason", CUBE_EXIT_FAILED);
+            job_set_str(r, "message", o->error);   /* why, for the Job's outcome */
         }
     }
     if (!o->error[0]) {

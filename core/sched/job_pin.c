@@ -56,7 +56,7 @@ static int join_node(cJSON *out, const char *path, const char *host, const char 
         if (!strcmp(str(n, "path"), path)) {
             if (strcmp(str(n, "hostPath"), host) == 0)
                 return 0;
-            return snprintf(msg, len, "%s: %s is also %s from another resource", at, path,
+            return snprintf(msg, len, "%s: %s is bound from %s already", at, path,
                             str(n, "hostPath")), -1;
         }
     if (cJSON_GetArraySize(out) >= PIN_NODES_MAX)
@@ -119,8 +119,8 @@ static int check_mounts(const cJSON *mounts, cJSON *out, char *msg, size_t len)
             if (!strcmp(str(o, "containerPath"), dest)) {
                 if (strcmp(str(o, "hostPath"), host) ||
                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "readOnly")) != readonly)
-                    return snprintf(msg, len, "%s: %s is mounted differently for another "
-                                    "resource", at, dest), -1;
+                    return snprintf(msg, len, "%s: %s is mounted otherwise already", at,
+                                    dest), -1;
                 dup = 1;
             }
         if (dup)
