@@ -254,10 +254,10 @@ struct cube_accel_desc {
      *  *devices_json to a malloc()ed string (the host frees it). An
      *  absent driver is not an error: answer "[]" and say so in the log. */
     int (*discover)(void *state, char **devices_json);
-    /** Required. The environment that pins a replica to its devices:
-     *  device_ids_json is the array of ids it got, share the fraction of
-     *  one device (1.0 for whole devices). Set *env_json to a malloc()ed
-     *  object {"CUDA_VISIBLE_DEVICES": "0,1"}. */
+    /** Required (since 1.5: unless pin is set). The environment that pins
+     *  a replica to its devices: device_ids_json is the array of ids it
+     *  got, share the fraction of one device (1.0 for whole devices). Set
+     *  *env_json to a malloc()ed object {"CUDA_VISIBLE_DEVICES": "0,1"}. */
     int (*pin_env)(void *state, const char *device_ids_json, double share,
                    char **env_json);
     /** Optional. Utilisation for monitoring: a malloc()ed JSON array

@@ -294,12 +294,14 @@ int job_parts_prepare(struct cube_sched *s, const cJSON *job, int i, cJSON **ids
         cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas"), i), *d;
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(rep, "devices");
     cJSON *leases = cJSON_CreateArray(), *got = cJSON_CreateObject();
+    cJSON *seen = cJSON_CreateObject();   /* one prepare per resource */
     int rc = 0;
     *ids = *leases_out = NULL;
     cJSON_ArrayForEach(d, devs) {
         const char *res = str(d, "resource");
-        if (!res || cJSON_HasObjectItem(got, res) || rc < 0)
+        if (!res || cJSON_HasObjectItem(seen, res) || rc < 0)
             continue;
+        cJSON_AddTrueToObject(seen, res);
         pthread_mutex_lock(&s->mu);
         struct sched_accel *a = sched_accel_for(s, res), copy = {0};
         void *state = a ? a->plugin->state : NULL;
@@ -313,6 +315,7 @@ int job_parts_prepare(struct cube_sched *s, const cJSON *job, int i, cJSON **ids
         rc = prepare_one(s, &copy, state, req, leases, got, msg, len);
         cJSON_Delete(req);
     }
+    cJSON_Delete(seen);
     if (rc < 0) {
         queue_all(s->parts, leases);
         cJSON_Delete(got);

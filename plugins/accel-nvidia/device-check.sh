@@ -11,8 +11,9 @@
 # 3. when meson and Cube's build deps are present (installed quietly when
 #    missing and possible): builds cubed in a temp dir, starts it with
 #    accel-nvidia and checks its NVML line; when executor-local is in the
-#    tree too, runs a 1-GPU Job printing `nvidia-smi -L` and its
-#    CUDA_VISIBLE_DEVICES, and prints the Job's log.
+#    tree too, runs a 1-GPU Job printing `nvidia-smi -L`, its
+#    CUDA_VISIBLE_DEVICES and the NVIDIA nodes of its /dev (in bubblewrap
+#    when installed: only those accel-nvidia pins), and prints the Job's log.
 # Ends with a PASS/FAIL/SKIP line per step and DEVICE CHECK: PASS or FAIL.
 set -euo pipefail
 
@@ -140,6 +141,7 @@ web_root: $ROOT/web/dist
 EOF
 cp "$ROOT/conf.d/15-accel-nvidia.yaml" "$T/run/conf.d/"
 LOCAL=0
+SANDBOX=0
 if [ -f "$B/plugins/executor-local/cube-executor-local.so" ]; then
   LOCAL=1
   conf=""
@@ -150,6 +152,11 @@ if [ -f "$B/plugins/executor-local/cube-executor-local.so" ]; then
     cp "$conf" "$T/run/conf.d/20-executor-local.yaml"
   else
     printf 'plugin: executor-local\nenabled: true\n' >"$T/run/conf.d/20-executor-local.yaml"
+  fi
+  # With bubblewrap the Job's /dev holds only the nodes accel-nvidia pins
+  if command -v bwrap >/dev/null && grep -q '^  sandbox: none' "$T/run/conf.d/20-executor-local.yaml"; then
+    sed -i 's/^  sandbox: none/  sandbox: bubblewrap/' "$T/run/conf.d/20-executor-local.yaml"
+    SANDBOX=1
   fi
 fi
 CUBE_ADMIN_TOKEN=$TOKEN "$B/core/cubed" -c "$T/run/cube.yaml" >"$T/cubed.log" 2>&1 &
@@ -184,7 +191,7 @@ curl -sS -m 5 "${auth[@]}" -X POST "$API/api/v1/projects" \
 # shellcheck disable=SC2016  # $CUDA_VISIBLE_DEVICES expands in the Job's shell
 job='{"kind":"Job","metadata":{"name":"nvsmi","project":"gpucheck"},"spec":{"replicas":1,
   "resources":{"cpu":"1","memory":"1Gi","nvidia.com/gpu":1},
-  "command":["sh","-c","nvidia-smi -L; echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"]}}'
+  "command":["sh","-c","nvidia-smi -L; echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; echo DEV $(ls /dev | grep nvidia | tr \"\\n\" \" \")"]}}'
 curl -sS -m 5 "${auth[@]}" -X POST "$API/api/v1/projects/gpucheck/jobs" -d "$job" | head -c 400
 echo
 phase=""
@@ -201,8 +208,9 @@ curl -sS -m 5 "${auth[@]}" "$API/api/v1/projects/gpucheck/jobs/nvsmi/logs?replic
   | tee "$T/job.log" || true
 echo "---"
 if [ "$phase" = Succeeded ] && grep -q '^GPU 0:' "$T/job.log" \
-   && grep -q '^CUDA_VISIBLE_DEVICES=GPU-' "$T/job.log"; then
-  result PASS "job" "phase Succeeded; nvidia-smi saw its GPU; pinned by UUID"
+   && grep -q '^CUDA_VISIBLE_DEVICES=GPU-' "$T/job.log" \
+   && { [ "$SANDBOX" -eq 0 ] || grep -q '^DEV .*nvidiactl' "$T/job.log"; }; then
+  result PASS "job" "phase Succeeded; nvidia-smi saw its GPU; pinned by UUID$([ "$SANDBOX" -eq 1 ] && echo "; sandboxed, its /dev: $(grep '^DEV' "$T/job.log" | cut -c5-)")"
 else
   result FAIL "job" "phase '${phase:-none}' or the log lacks 'GPU 0:' / CUDA_VISIBLE_DEVICES=GPU-"
 fi
