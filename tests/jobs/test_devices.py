@@ -5,10 +5,13 @@ still set; prepare and release run around a replica of a partitioned
 device, a failing prepare fails the start with its reason; a device pushed
 unhealthy is no longer allocated (a Job needing it waits, says why, and
 runs once the device is healthy again) while work already on it goes on;
-and an accelerator built against the frozen ABI 1.3 headers (pin_env only)
-still pins its env, the replica keeping the machine's /dev."""
+an accelerator built against the frozen ABI 1.3 headers (pin_env only)
+still pins its env, the replica keeping the machine's /dev; and a partition
+prepared before a kill -9 of cubed is released when its replica, adopted
+by the restarted cubed, ends."""
 import os
 import shutil
+import signal
 import tempfile
 import time
 import unittest
@@ -174,6 +177,37 @@ class Devices(unittest.TestCase):
         extra = host_only_device()
         if extra:
             self.assertIn(extra, log.split(), "nodes unknown: the machine's /dev, as before")
+
+
+@unittest.skipUnless(os.geteuid() == 0 and shutil.which("bwrap"),
+                     "needs root (replica accounts) and bubblewrap")
+class Restart(unittest.TestCase):
+    def test_a_partition_is_released_after_a_restart(self):
+        c = Cubed(plugins={"accel-sim": ACCEL, "accel-legacy": None,
+                           "executor-local": {"sandbox": "bubblewrap"}}, plugin_dir=plugin_dir())
+        try:
+            a = c.admin()
+            r = a.request("POST", BASE, {"metadata": {"name": "survivor"}, "spec": {
+                "command": ["/bin/sh", "-c", "sleep 3; echo vis=$SIM_VISIBLE_DEVICES"],
+                "resources": {SIM_RES: 1, "cpu": "100m", "memory": "64Mi"},
+                "accelerator": {"model": "SimPart"}}})
+            self.assertEqual(r.status, 201, r.body)
+            deadline = time.time() + 30
+            while a.get(f"{BASE}/survivor").json().get("status", {}).get("phase") != "Running":
+                self.assertLess(time.time(), deadline, "not Running")
+                time.sleep(0.1)
+            c.stop(signal.SIGKILL)   # the replica lives on under its supervisor
+            c.start()
+            deadline, ops = time.time() + 60, []
+            while time.time() < deadline and "release" not in ops:
+                ops = [x["op"] for x in a.get("/api/v1/accel-sim/partitions").json()["calls"]
+                       if (x.get("request") or {}).get("job", {}).get("name") == "survivor"]
+                time.sleep(0.2)
+            st = a.get(f"{BASE}/survivor").json()["status"]
+            self.assertEqual(st["phase"], "Succeeded", st)
+            self.assertEqual(ops, ["release"], "the new run releases what the old one made")
+        finally:
+            c.close()
 
 
 if __name__ == "__main__":
