@@ -739,6 +739,41 @@ struct cube_host {
      *  does not block (a short lock). */
     int (*proxy_stats)(cube_plugin *self, const char *prefix, const char *key,
                        struct cube_proxy_stats *out);
+    /* since 1.5: device pinning and health                               */
+    /* ---------------------------------------------------------------- */
+
+    /* Pins beyond the environment (device nodes, mounts) and partitions
+     * made around a replica are callbacks of struct cube_accel_desc (pin,
+     * prepare, release: see cube_sched.h). This slot is the other way. */
+
+    /** An accelerator plugin says that one of this machine's devices of
+     *  the resource it registered (register_accel) turned unhealthy
+     *  (healthy 0: an XID error, a lost GPU, pages waiting for
+     *  retirement) or healthy again (1). device_id is the id discover
+     *  gives; reason a sentence for people (NULL or "": none; at most 255
+     *  bytes kept; never a secret). From the call on:
+     *  - the scheduler allocates an unhealthy device to no new replica
+     *    (Jobs that need it wait, "no node fits"); healthy again, it is
+     *    offered at once. The push overrides discover's "healthy" for that
+     *    device on the nodes that describe this machine (see "devices" in
+     *    cube_sched.h) until the next push for it; a restart of cubed
+     *    forgets it (discover then speaks);
+     *  - replicas already running on the device are NOT stopped (as with
+     *    Kubernetes device plugins: the device leaves the allocatable set,
+     *    work on it goes on; a Job that cannot go on fails by itself);
+     *  - it shows: local_devices answers the device with "healthy": false
+     *    and "healthReason", so do the node documents built from it, and
+     *    the gauge cube_accel_healthy{resource,device} at /metrics is 0
+     *    (1 when healthy); the change is logged with the reason.
+     *  Strings are borrowed for the call. Returns CUBE_OK (also when
+     *  nothing changed), CUBE_EINVAL (NULL or empty device_id, an id over
+     *  63 bytes, healthy neither 0 nor 1), CUBE_ESTATE (the caller serves
+     *  no accelerator of that resource), CUBE_ETOOBIG (more than 4096
+     *  devices with a pushed state). Any thread, also from the plugin's
+     *  own callbacks' threads; calls back into no plugin before it
+     *  returns; may block briefly on the scheduler's lock. */
+    int (*device_health)(cube_plugin *self, const char *resource, const char *device_id,
+                         int healthy, const char *reason);
 
     /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */

@@ -15,7 +15,10 @@
  *    "Ports and endpoints" below).
  *  - An ACCELERATOR vendor discovers devices of one extended resource
  *    ("nvidia.com/gpu") on this machine and says which environment pins a
- *    replica to the devices it got (CUDA_VISIBLE_DEVICES ...).
+ *    replica to the devices it got (CUDA_VISIBLE_DEVICES ...); since 1.5
+ *    also which device nodes and mounts (pin), how a partition is made and
+ *    destroyed around a replica (prepare, release), and when a device
+ *    turns unhealthy (cube_host.device_health).
  *
  * Documents crossing here are JSON text.
  *
@@ -46,7 +49,11 @@
  *     "domain" (groups devices with a fast interconnect, an NVLink island)
  *     and "healthy" (absent: true; unhealthy devices get no replicas).
  *     Left out, the node gets the devices of this machine's accelerator
- *     plugins (cube_host.local_devices).
+ *     plugins (cube_host.local_devices). Since 1.5 the health an
+ *     accelerator pushes (cube_host.device_health) overrides "healthy" on
+ *     the nodes that describe this machine, those whose document left
+ *     "devices" out or whose executor reads local_devices; "healthReason"
+ *     (a sentence) says why a device is unhealthy, for people.
  *
  * Replica (start, adopt):
  *   {"job": {...the Job object...}, "replica": 0, "replicas": 2,
@@ -68,6 +75,21 @@
  *   (cube_host.log_append) and must never run it as root. "user" is the
  *   Job's metadata.owner (below); the executor runs the replica as that
  *   user's account and no other.
+ *   Since 1.5 it also carries what pins the replica to its devices beyond
+ *   "env" (see Pin below), joined over the replica's device resources:
+ *     "deviceNodes": [{"path": "/dev/nvidia0", "hostPath": "/dev/nvidia0"}],
+ *     "mounts": [{"hostPath": "/run/nvidia-mps",
+ *                 "containerPath": "/run/nvidia-mps", "readOnly": true}]
+ *   "deviceNodes" is then the complete list of device nodes the replica
+ *   may open besides those every process has (/dev/null, zero, full,
+ *   random, urandom, tty, pts, shm): an executor that confines replicas
+ *   exposes these and no other node of the machine ("hostPath" is always
+ *   filled in). It is [] for a replica without devices, and ABSENT when
+ *   an accelerator without pin (a 1.3/1.4 plugin) pinned some of its
+ *   devices, whose nodes are unknown: the executor then exposes the
+ *   machine's /dev as before 1.5. "mounts" is always present ([] when
+ *   none); an executor that cannot bind them (no sandbox, or a remote
+ *   engine) may ignore both and rely on "env" alone.
  *
  * Whom a Job runs as. Always its metadata.owner, a field only the host
  * writes; no label, annotation or spec field decides it:
@@ -162,6 +184,45 @@
  * 0's start counts); otherwise, and always for replica 0 itself (which is
  * started before anything is reported), it is replica 0's node address
  * as before. TF_CONFIG and MPI hostfiles keep the node addresses.
+ *
+ * Pin (cube_accel_desc.pin, since 1.5): all a replica needs to reach its
+ * devices of one resource, shaped after CDI's container edits:
+ *   {"env": {"CUDA_VISIBLE_DEVICES": "GPU-8f6b..."},
+ *    "deviceNodes": [{"path": "/dev/nvidia0"}, {"path": "/dev/nvidiactl"},
+ *                    {"path": "/dev/sim0", "hostPath": "/dev/null"}],
+ *    "mounts": [{"hostPath": "/run/nvidia-mps",
+ *                "containerPath": "/run/nvidia-mps", "readOnly": false}]}
+ *   - "env": string values; portable names ([A-Za-z_][A-Za-z0-9_]*), none
+ *     of those Cube sets itself (CUBE_*, MASTER_ADDR, RANK, TF_CONFIG ...).
+ *     They replace the Job's and the Project's variables of the same name.
+ *   - "deviceNodes": at most 64; "path" is where the replica sees the
+ *     node, an absolute path under /dev/ without "." or ".." segments;
+ *     "hostPath" the node on this machine (absent: "path"), absolute and
+ *     clean too.
+ *   - "mounts": at most 32; "hostPath" and "containerPath" absolute and
+ *     clean, "containerPath" neither "/" nor under /dev or /proc;
+ *     "readOnly" (absent: true).
+ *   Every member may be absent (an empty pin). Nodes and mounts of several
+ *   resources are joined; the same "path" (or "containerPath") twice is
+ *   kept once when both agree and refused when they differ. A document
+ *   that breaks a rule fails the replica's start (reason StartError) with
+ *   a message naming the member ("deviceNodes[1].path: ...").
+ *
+ * Partitions (cube_accel_desc.prepare and release, since 1.5): devices cut
+ * per replica (a MIG slice of a GPU, a vNPU of an NPU) are made just
+ * before the replica starts and destroyed after it ends. The request
+ * prepare gets, and release gets again:
+ *   {"job": {"project": "vision", "name": "train", "uid": "..."},
+ *    "replica": 0, "attempt": 1, "node": "gpu-01",
+ *    "resource": "nvidia.com/gpu", "devices": ["0"], "share": 0.25}
+ *   "devices" are the ids the scheduler allocated (of this resource only)
+ *   and "share" the fraction of one device (1 for whole devices). prepare
+ *   answers a JSON object (at most 16 KiB) whose "devices", an array of 1
+ *   to 64 non-empty strings, are the ids pin (or pin_env) then gets in
+ *   place of the allocated ones ("MIG-5c7a..."); whatever else it holds
+ *   is the plugin's own, handed back to release as is. The host keeps the
+ *   pair in its own store (not in the Job, whose owner may write its
+ *   status), so a partition is released after a restart of cubed too.
  */
 #ifndef CUBE_SCHED_H
 #define CUBE_SCHED_H
@@ -246,15 +307,65 @@ struct cube_accel_desc {
      *  *devices_json to a malloc()ed string (the host frees it). An
      *  absent driver is not an error: answer "[]" and say so in the log. */
     int (*discover)(void *state, char **devices_json);
-    /** Required. The environment that pins a replica to its devices:
-     *  device_ids_json is the array of ids it got, share the fraction of
-     *  one device (1.0 for whole devices). Set *env_json to a malloc()ed
-     *  object {"CUDA_VISIBLE_DEVICES": "0,1"}. */
+    /** Required (since 1.5: unless pin is set). The environment that pins
+     *  a replica to its devices: device_ids_json is the array of ids it
+     *  got, share the fraction of one device (1.0 for whole devices). Set
+     *  *env_json to a malloc()ed object {"CUDA_VISIBLE_DEVICES": "0,1"}. */
     int (*pin_env)(void *state, const char *device_ids_json, double share,
                    char **env_json);
     /** Optional. Utilisation for monitoring: a malloc()ed JSON array
      *  [{"id": "0", "utilization": 0.93, "memoryUsed": "10Gi"}]. */
     int (*usage)(void *state, char **usage_json);
+
+    /* since 1.5 */
+    /**
+     * Optional. Everything that pins a replica to its devices: env, device
+     * nodes and mounts (the Pin document above). device_ids_json and share
+     * as for pin_env (the ids prepare answered, when it did). Set
+     * *pin_json to a malloc()ed Pin document, released by the host. When
+     * pin is set the host calls it instead of pin_env (which a plugin
+     * built for 1.5 hosts only may then leave NULL); when it is NULL the
+     * host calls pin_env and the replica's device nodes are unknown (see
+     * "deviceNodes" in the Replica document). On failure return an error
+     * code, having called host->set_error(self, ...) on the calling
+     * thread with the reason: the replica fails to start (reason
+     * StartError) with it. Any thread (several replicas start at once);
+     * called for each start and each re-adoption after a restart of
+     * cubed; should answer within milliseconds.
+     */
+    int (*pin)(void *state, const char *device_ids_json, double share, char **pin_json);
+    /**
+     * Optional. Prepares a replica's devices before its executor starts
+     * it (see Partitions above): request_json is the request; on success
+     * set *prepared_json to a malloc()ed object (released by the host)
+     * and return CUBE_OK. CUBE_DECLINED: nothing to prepare for this one
+     * (whole devices, say): the allocated ids are pinned and release is
+     * not called. Any other code, with host->set_error(self, ...) first on
+     * the calling thread: the replica fails to start (reason StartError,
+     * the message "prepare: <the reason>") and release is not called; so
+     * prepare undoes its own half-done work. An answer that breaks the
+     * rules (not an object, bad "devices") fails the start too, and is
+     * released. Called on one of the host's replica-starting threads
+     * (the Job stays Admitted meanwhile; other Jobs start on the others),
+     * once per replica start (each retry of a Job is a new start, with
+     * its "attempt"); may block (making a partition takes seconds), but
+     * should return within a minute.
+     */
+    int (*prepare)(void *state, const char *request_json, char **prepared_json);
+    /**
+     * Required with prepare. Destroys what prepare made, once the replica
+     * has ended for whatever reason (exit, stop, lost node, a start that
+     * failed after prepare), with the request and prepare's answer as
+     * prepare got and gave them (borrowed for the call). CUBE_OK (also
+     * when it is gone already: release must be idempotent, as it may be
+     * called again after a restart of cubed). Any other code, with
+     * host->set_error(self, ...) first: the host logs the reason and calls
+     * release again later (after 1 s, doubling to every 5 minutes), across
+     * restarts, until it returns CUBE_OK or the plugin is no longer loaded
+     * (then at its next start). Called on a host worker thread, never
+     * concurrently for one partition; may block.
+     */
+    int (*release)(void *state, const char *request_json, const char *prepared_json);
 };
 
 #ifdef __cplusplus

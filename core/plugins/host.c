@@ -12,6 +12,7 @@
 #include "host_slots.h"
 #include "cube_build.h"
 #include "http/http_req.h"
+#include "base/errs.h"
 #include "base/log.h"
 #include "metrics/metrics.h"
 #include "http/router.h"

@@ -126,4 +126,6 @@ void cube_host_table_init(struct cube_host *h)
     /* ABI 1.5: proxy mirror, park and counters */
     h->proxy_wake = cube_slot_proxy_wake;
     h->proxy_stats = cube_slot_proxy_stats;
+    /* ABI 1.5: device pinning and health */
+    h->device_health = cube_slot_device_health;
 }

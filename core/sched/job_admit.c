@@ -81,7 +81,7 @@ int job_env_check(const cJSON *env, const char *base, struct cube_op_error *e)
 }
 
 /* 1 when path is absolute and clean: no empty, "." or ".." segment. */
-static int clean_path(const char *path)
+int job_path_clean(const char *path)
 {
     if (path[0] != '/')
         return 0;
@@ -110,7 +110,7 @@ int job_mounts_refuse(const cJSON *mounts, const char *base, struct cube_op_erro
         if (!name || cube_name_check(name, why, sizeof why) < 0)
             return bad(e, field, "must name a volume (a DNS label: no '/', no '..')");
         snprintf(field, sizeof field, "%s[%d].path", base, i);
-        if (!path || !clean_path(path))
+        if (!path || !job_path_clean(path))
             return bad(e, field, "must be an absolute path without '.', '..' or empty parts");
         i++;
     }

@@ -258,6 +258,7 @@ static int mark_started(void *cls, const cJSON *job, cJSON *status)
         } else if (!(id && *id) && o->error[0]) {
             job_set_str(r, "phase", "Failed");
             job_set_str(r, "reason", CUBE_EXIT_FAILED);
+            job_set_str(r, "message", o->error);   /* why, for the Job's outcome */
         }
     }
     if (!o->error[0]) {
@@ -297,11 +298,20 @@ static int start_one(struct cube_sched *s, const cJSON *job, int i, const char *
                  "it on nobody's behalf)", owner ? owner : "(none)");
         return CUBE_EPERM;
     }
-    char *doc = job_replica_doc(s, job, i);
-    int rc = doc ? desc.start(state, doc, id, idlen, msg, msglen) : CUBE_ENOMEM;
+    /* partitions first (their ids are what gets pinned), then the pins */
+    cJSON *ids = NULL, *leases = NULL;
+    int rc = job_parts_prepare(s, job, i, &ids, &leases, msg, msglen);
+    char *doc = rc == CUBE_OK ? job_pinned_doc(s, job, i, ids, msg, msglen) : NULL;
+    if (rc == CUBE_OK)
+        rc = doc ? desc.start(state, doc, id, idlen, msg, msglen) : CUBE_EINVAL;
     free(doc);
+    cJSON_Delete(ids);
     if (rc == CUBE_OK && !id[0])
         rc = CUBE_EINTERNAL, snprintf(msg, msglen, "the executor gave no engine id");
+    if (rc == CUBE_OK)
+        job_parts_started(s, leases, id);   /* released when its end is applied */
+    else
+        job_parts_abort(s, leases);
     return rc;
 }
 

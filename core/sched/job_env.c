@@ -1,13 +1,14 @@
 /* job_env.c — the replica document an executor gets (cube_sched.h): the
  * command, limits, log stream and the environment: the project's and the
  * Job's variables, then Cube's own (CUBE_API, CUBE_PROJECT, CUBE_JOB,
- * CUBE_REPLICA, a short-lived CUBE_TOKEN of the Job's owner), the device
- * pinning from accelerator plugins, and what distributed frameworks read
- * (torchrun's MASTER_ADDR/PORT, RANK, WORLD_SIZE ...; TF_CONFIG; an MPI
- * hostfile), and since ABI 1.5 each named port of spec.ports as
- * CUBE_PORT_<NAME>. Ports are the Job's own, taken at admission
- * (job_ports.c); MASTER_ADDR is replica 0's reported endpoint when there is
- * one (job_endpoints.c), else its node's address. */
+ * CUBE_REPLICA, a short-lived CUBE_TOKEN of the Job's owner), what
+ * distributed frameworks read (torchrun's MASTER_ADDR/PORT, RANK,
+ * WORLD_SIZE ...; TF_CONFIG; an MPI hostfile), and since ABI 1.5 each
+ * named port of spec.ports as CUBE_PORT_<NAME>. Ports are the Job's own,
+ * taken at admission (job_ports.c); MASTER_ADDR is replica 0's reported
+ * endpoint when there is one (job_endpoints.c), else its node's address.
+ * The device pinning of accelerator plugins is added to this document by
+ * job_pin.c. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,40 +126,6 @@ static void cube_env(struct cube_sched *s, const cJSON *job, int i, cJSON *env)
                            sizeof secret) == CUBE_OK)
         put(env, "CUBE_TOKEN", secret);
     cJSON_Delete(tok);
-}
-
-/* Device pinning from the accelerator plugin of each resource. */
-static void device_env(struct cube_sched *s, const cJSON *rep, cJSON *env)
-{
-    const cJSON *d, *devs = cJSON_GetObjectItemCaseSensitive(rep, "devices");
-    cJSON_ArrayForEach(d, devs) {
-        const char *res = str(d, "resource");
-        int first = 1;   /* one pin_env call per resource: at its first device */
-        for (const cJSON *p = devs->child; p != d; p = p->next)
-            first &= !(res && str(p, "resource") && !strcmp(res, str(p, "resource")));
-        if (!first)
-            continue;
-        cJSON *ids = cJSON_CreateArray(), *e2;
-        double share = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, "share"));
-        const cJSON *d2;
-        cJSON_ArrayForEach(d2, cJSON_GetObjectItemCaseSensitive(rep, "devices"))
-            if (res && str(d2, "resource") && !strcmp(res, str(d2, "resource")))
-                cJSON_AddItemToArray(ids, cJSON_CreateString(str(d2, "id")));
-        pthread_mutex_lock(&s->mu);
-        struct sched_accel *a = res ? sched_accel_for(s, res) : NULL;
-        struct cube_accel_desc desc = a ? a->desc : (struct cube_accel_desc){0};
-        void *state = a ? a->plugin->state : NULL;
-        pthread_mutex_unlock(&s->mu);
-        char *ids_text = cJSON_PrintUnformatted(ids), *out = NULL;
-        if (a && ids_text && desc.pin_env(state, ids_text, share > 0 ? share : 1.0, &out) ==
-                                 CUBE_OK && (e2 = cJSON_Parse(out ? out : "{}"))) {
-            merge(env, e2);
-            cJSON_Delete(e2);
-        }
-        free(out);
-        free(ids_text);
-        cJSON_Delete(ids);
-    }
 }
 
 /* CUBE_PORT_<NAME> for each named port the host allocated the replica
@@ -292,7 +259,6 @@ char *job_replica_doc(struct cube_sched *s, const cJSON *job, int i)
     project_env(s, str(meta, "project"), env);
     merge(env, cJSON_GetObjectItemCaseSensitive(spec, "env"));
     cube_env(s, job, i, env);
-    device_env(s, rep, env);
     distributed_env(s, job, i, env);
     port_env(rep, env);
     cJSON_AddItemToObject(doc, "env", env);

@@ -33,6 +33,8 @@ struct cube_op_error;
 struct sched_executor {
     struct cube_executor_desc desc;
     struct cube_plugin *plugin;
+    int local;                        /* it read local_devices: its nodes are
+                                         this machine (device health applies) */
 };
 
 /* A registered accelerator vendor (strings owned). */
@@ -47,6 +49,9 @@ struct sched_node {
     struct sched_executor *executor;
     int64_t cpu_milli, memory;
     int port_min, port_max;           /* jobPorts of its document; 0: defaults */
+    char *doc;                        /* the document as its executor sent it */
+    int local;                        /* its document left "devices" out */
+    char *filled;                     /* then: the devices the host filled in */
 };
 
 struct cube_sched {
@@ -74,6 +79,11 @@ struct cube_sched {
     struct cube_kind *job_kind;
     struct cube_metric *m_jobs, *m_util, *m_mem;   /* job_metrics.c */
     struct job_starter *starter;      /* job_start.c */
+    /* ABI 1.5 (G10): device health and partitions */
+    pthread_mutex_t node_mu;          /* serialises node (re)sets; before mu */
+    struct cube_strmap *health;       /* "<resource>\t<id>" -> struct sched_health */
+    struct cube_metric *m_health;     /* cube_accel_healthy{resource,device} */
+    struct job_parts *parts;          /* job_partition.c */
 };
 
 /* A Job's spec as the engine wants it (strings borrowed from the Job). */
@@ -118,6 +128,71 @@ void sched_registry_free(struct cube_sched *s);
 
 /* 1 when some node serves pool. */
 int sched_pool_known(struct cube_sched *s, const char *pool);
+/* Checks and records a node document of executor ex (node_set), holding
+ * node_mu. CUBE_OK, or an error with *why. */
+int sched_node_apply(struct cube_sched *s, struct sched_executor *ex, const char *json,
+                     const char **why);
+/* Sets the nodes that describe this machine (their document left
+ * "devices" out, or their executor reads local_devices) again from their
+ * last documents: pushed device health reaches the engine. */
+void sched_local_nodes_reset(struct cube_sched *s);
+
+/* -- sched_health.c (ABI 1.5, G10: device health) --------------------- */
+/* Pushed health of one device of this machine. */
+struct sched_health {
+    int healthy;
+    char reason[256];
+};
+/* Sets "healthy" and "healthReason" of the devices in list (documents
+ * with "id" and "resource") that have a pushed state (caller holds mu). */
+void sched_health_apply(struct cube_sched *s, cJSON *list);
+/* The gauge cube_accel_healthy of each device in list. */
+void sched_health_gauge(struct cube_sched *s, const cJSON *list);
+int cube_slot_device_health(cube_plugin *self, const char *resource, const char *device_id,
+                            int healthy, const char *reason);
+
+/* -- job_pin.c (ABI 1.5, G10: device pinning) ------------------------- */
+/* The replica document of job's replica i (job_replica_doc) pinned to its
+ * devices: per device resource, its accelerator's pin (env, deviceNodes,
+ * mounts; checked) or pin_env (env; deviceNodes then absent). ids: per
+ * resource the ids to pin instead of the allocated ones (prepare's; NULL:
+ * none). New text, or NULL with msg (a pin failed or broke the rules). */
+char *job_pinned_doc(struct cube_sched *s, const cJSON *job, int i, const cJSON *ids,
+                     char *msg, size_t len);
+/* The pinning of job_pinned_doc on doc, a parsed replica document, for the
+ * devices of rep (the replica's status entry): 0, or -1 with msg. */
+int job_pin_doc(struct cube_sched *s, cJSON *doc, const cJSON *rep, const cJSON *ids,
+                char *msg, size_t len);
+/* 1 when path is absolute and clean: no empty, "." or ".." segment, no
+ * trailing slash (job_admit.c). */
+int job_path_clean(const char *path);
+
+/* -- job_partition.c (ABI 1.5, G10: prepare and release) -------------- */
+struct job_parts;
+/* Prepares job's replica i for its start: each of its device resources
+ * whose accelerator has prepare. *ids (NULL when nothing was prepared)
+ * gets resource -> the ids to pin; *leases (NULL when none) what was
+ * made, for job_parts_started or job_parts_abort. CUBE_OK, or an error
+ * with msg (what was made is already queued for release). Blocks on the
+ * plugins. */
+int job_parts_prepare(struct cube_sched *s, const cJSON *job, int i, cJSON **ids,
+                      cJSON **leases, char *msg, size_t len);
+/* The replica of leases started as engine: released once its end is
+ * applied (job_parts_ended). Takes leases (NULL is fine). */
+void job_parts_started(struct cube_sched *s, cJSON *leases, const char *engine);
+/* Its start failed: releases leases soon. Takes leases (NULL is fine). */
+void job_parts_abort(struct cube_sched *s, cJSON *leases);
+/* The replica of engine ended: its partitions are released soon. */
+void job_parts_ended(struct cube_sched *s, const char *engine);
+/* resource -> ids of the partitions a running replica (engine) has, for
+ * its pins at re-adoption (new), or NULL. */
+cJSON *job_parts_ids(struct cube_sched *s, const char *engine);
+/* Reads what the store holds (partitions of replicas still running wait
+ * for their end, the others are released) and starts the thread that
+ * releases; stop ends it (what is left stays in the store). */
+int job_parts_start(struct cube_sched *s);
+void job_parts_stop(struct cube_sched *s);
+void job_parts_free(struct cube_sched *s);
 
 /* -- job_admit.c ------------------------------------------------------ */
 /* What a new Job must satisfy beyond its schema and resources (env names,

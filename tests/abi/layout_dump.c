@@ -268,6 +268,11 @@ static void dump_sched_descriptors(void)
     FIELD(cube_accel_desc, discover, int (*)(void *, char **));
     FIELD(cube_accel_desc, pin_env, int (*)(void *, const char *, double, char **));
     FIELD(cube_accel_desc, usage, int (*)(void *, char **));
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_accel_desc, pin, int (*)(void *, const char *, double, char **));
+    FIELD(cube_accel_desc, prepare, int (*)(void *, const char *, char **));
+    FIELD(cube_accel_desc, release, int (*)(void *, const char *, const char *));
+#endif
     END(cube_accel_desc);
 
     MACRO_STR(CUBE_EXIT_COMPLETED);
@@ -336,6 +341,9 @@ static void dump_host_1_5(void)
     FIELD(cube_host, proxy_wake, int (*)(cube_plugin *, const char *, const char *));
     FIELD(cube_host, proxy_stats,
           int (*)(cube_plugin *, const char *, const char *, struct cube_proxy_stats *));
+    /* device pinning and health */
+    FIELD(cube_host, device_health,
+          int (*)(cube_plugin *, const char *, const char *, int, const char *));
 }
 
 static void dump_watch_descriptors(void)

@@ -105,7 +105,18 @@
  * The ABI 1.5 proxy serving slots: proxy_wake marks parked requests and
  * proxy_stats reads the counters of the requests a test sends with
  * cube_mock_proxy_send (below), which runs resolve, parks, samples mirror
- * copies and calls done as cubed does; nothing is relayed. */
+ * copies and calls done as cubed does; nothing is relayed.
+ *
+ * The ABI 1.5 device pinning and health:
+ * - register_accel takes pin, prepare and release as cubed does (pin_env
+ *   or pin required; prepare and release together; a descriptor of the
+ *   1.3 size reads them as NULL). The callbacks are the plugin's: tests
+ *   call them through cube_mock_accel(name).
+ * - device_health checks its arguments as cubed does (CUBE_EINVAL,
+ *   CUBE_ESTATE for a resource no registered accelerator serves,
+ *   CUBE_ETOOBIG past 4096 devices) and keeps the last push per device
+ *   (cube_mock_device_health); local_devices shows it ("healthy",
+ *   "healthReason"). No scheduler runs here. */
 #ifndef CUBE_MOCK_H
 #define CUBE_MOCK_H
 
@@ -248,6 +259,10 @@ char *cube_mock_replica_endpoints(const char *engine_id);
  * every reconcile of the fake host is). */
 int cube_mock_job_metrics_report(const char *project, const char *job, const char *body,
                                  char *field, size_t field_len);
+
+/* ABI 1.5: the last device_health push for (resource, id): 1 healthy, 0
+ * unhealthy (reason, when not NULL, gets its reason), -1 none. */
+int cube_mock_device_health(const char *resource, const char *id, char *reason, size_t len);
 
 /* ABI 1.4: the i-th registered proxy prefix / console entry, or NULL. */
 const struct cube_proxy_desc *cube_mock_proxy(int i);
