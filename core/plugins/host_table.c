@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "auth/auth.h"
+#include "files/files.h"
 #include "host_slots.h"
 #include "http/http_req.h"
 #include "metrics/metrics.h"
@@ -117,4 +118,14 @@ void cube_host_table_init(struct cube_host *h)
     h->replica_status = cube_slot_replica_status;
     /* ABI 1.5: Job metrics */
     h->job_metrics = cube_slot_job_metrics;
+    /* ABI 1.5: streamed bodies and files */
+    h->req_body_stream = cube_slot_req_body_stream;
+    h->file_open = cube_slot_file_open;
+    h->file_size = cube_slot_file_size;
+    h->file_pread = cube_slot_file_pread;
+    h->file_write_at = cube_slot_file_write_at;
+    h->file_commit = cube_slot_file_commit;
+    h->file_abort = cube_slot_file_abort;
+    h->file_close = cube_slot_file_close;
+    h->resp_file = cube_slot_resp_file;
 }
