@@ -7,6 +7,7 @@
 #include "cube_mock_priv.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,16 +22,6 @@
 #define MAX_SERIES 32
 
 struct cube_plugin { int unused; };
-struct cube_req {
-    const char *method, *path, *query, *header, *body;
-    char params[8][2][256];
-    int n_params;
-    char scratch[8][256]; /* req_query answers: each stays valid for the request */
-    int n_scratch;
-    struct cube_mock_response *out;
-    struct cube_stream_desc stream;
-    int has_stream;
-};
 struct cube_stream { int unused; };
 struct cube_timer { cube_task_fn fn; void *state, *arg; int active, repeat; };
 struct cube_metric {
@@ -139,9 +130,14 @@ void cube_mock_set_data_dir(const char *dir)
 static int register_route(cube_plugin *s, const struct cube_route_desc *d)
 {
     (void)s;
-    if (M.n_routes == MAX_ROUTES || !d || !d->handler || !d->path || !d->method)
+    if (M.n_routes == MAX_ROUTES || !d || !d->handler || !d->path || !d->method ||
+        d->size < offsetof(struct cube_route_desc, summary) + sizeof d->summary)
         return CUBE_EINVAL;
-    M.routes[M.n_routes] = *d;
+    struct cube_route_desc *copy = &M.routes[M.n_routes];
+    memset(copy, 0, sizeof *copy);
+    memcpy(copy, d, d->size < sizeof *copy ? d->size : sizeof *copy);
+    if (copy->max_body_bytes && !copy->stream_body)
+        return CUBE_EINVAL;   /* as cubed: a limit only for stream_body routes */
     snprintf(M.paths[M.n_routes], sizeof M.paths[0], "%s", d->path);
     snprintf(M.methods[M.n_routes], sizeof M.methods[0], "%s", d->method);
     M.n_routes++;
@@ -199,9 +195,9 @@ static const char *req_header(cube_req *r, const char *name)
 
 static const char *req_body(cube_req *r, size_t *len)
 {
-    const char *b = r->body ? r->body : "";
+    const char *b = r->body && !r->streaming ? r->body : "";
     if (len)
-        *len = strlen(b);
+        *len = r->body && !r->streaming ? r->body_len : 0;
     return b;
 }
 
@@ -353,6 +349,7 @@ static void host_init(void)
     mock_watch_install(h);
     mock_state_install(h);
     mock_fetch_install(h);
+    mock_streams_install(h);
 }
 
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)
@@ -488,14 +485,27 @@ struct cube_mock_response cube_mock_request(const char *method, const char *path
                                             const char *query, const char *header,
                                             const char *body)
 {
+    return cube_mock_request_stream(method, path, query, header, body,
+                                    body ? strlen(body) : 0, 0, (size_t)-1);
+}
+
+struct cube_mock_response cube_mock_request_stream(const char *method, const char *path,
+                                                   const char *query, const char *header,
+                                                   const void *body, size_t len,
+                                                   size_t chunk, size_t cut_at)
+{
     struct cube_mock_response out = {0};
     cube_req r = {.method = method, .path = path, .query = query, .header = header,
-                  .body = body, .out = &out};
+                  .body = body, .body_len = len, .out = &out};
     for (int i = 0; i < M.n_routes; i++) {
         if (strcmp(M.methods[i], method) != 0 || !match(M.paths[i], path, &r))
             continue;
         if (refused(&r, M.routes[i].permission, NULL))
             return out;
+        if (M.routes[i].stream_body) {
+            mock_body_run(&r, &M.routes[i], chunk, cut_at);
+            return out;
+        }
         out.handler_rc = M.routes[i].handler(M.state, &r);
         if (r.has_stream)
             drain_stream(&r);
@@ -581,6 +591,7 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
     mock_ext_reset();
     mock_watch_reset();
     mock_state_reset();
+    mock_streams_reset();
     cJSON_Delete(M.config);
     memset(&M, 0, sizeof M);
 }
