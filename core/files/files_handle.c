@@ -19,19 +19,18 @@
  * pending file have one name only (no hard link planted there), and a
  * file cubed owns is read only when it has one name (files_fs.h's rule).
  *
- * The SHA-256 runs while bytes come in order from offset 0 (`hashed`: the
- * prefix that went through md); commit hashes the rest from the file. An
- * overwrite before `hashed` starts the digest over (commit rereads all). */
+ * The SHA-256 is computed beside the writes (files_digest.c) and finished
+ * at commit. Written bytes are handed to the disk as they come, so that
+ * commit's fsync finds little left to write. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <openssl/evp.h>
 
 #include "ctx/ctx.h"
 #include "files.h"
@@ -42,7 +41,9 @@
 #define UPLOADS ".uploads"
 #define PENDING_MODE 0640
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-#define REHASH_CHUNK (1u << 20)
+/* Written bytes are handed to the disk every this many (a 2 GiB upload
+ * would otherwise sit dirty in the page cache until commit's fsync). */
+#define FLUSH_EVERY ((uint64_t)8 << 20)
 #define MAX_OFFSET ((uint64_t)INT64_MAX)
 
 enum file_state { FILE_READING, FILE_PENDING, FILE_COMMITTED, FILE_ABORTED };
@@ -54,8 +55,9 @@ struct cube_file {
     enum file_state state;
     char pending[65];            /* the pending upload's name in uploads */
     char *path;                  /* the target, relative to the store */
-    EVP_MD_CTX *md;
-    uint64_t hashed;             /* [0, hashed) went through md, in order */
+    struct cube_files_digest *dg;   /* WRITE handles */
+    uint64_t unflushed;          /* bytes written since the last writeback */
+    uint64_t dirty_lo, dirty_hi; /* where they went: handed to the disk next */
 };
 
 static int errno_rc(int err)
@@ -170,27 +172,33 @@ static int open_pending(cube_file *f, unsigned flags, int *rc)
 static int open_writer(cube_file *f, unsigned flags, int *rc)
 {
     uint8_t digest[32];
-    if (cube_sha256(f->path, strlen(f->path), digest) < 0 ||
-        !(f->md = EVP_MD_CTX_new()) || !EVP_DigestInit_ex(f->md, EVP_sha256(), NULL))
+    struct stat st;
+    if (cube_sha256(f->path, strlen(f->path), digest) < 0)
         return (*rc = CUBE_ENOMEM);
     cube_hex(digest, sizeof digest, f->pending);
     if ((f->uploads = open_uploads(f->root, rc)) < 0)
         return *rc;
     f->state = FILE_PENDING;
-    return open_pending(f, flags, rc);
+    if (open_pending(f, flags, rc) != CUBE_OK)
+        return *rc;
+    if (fstat(f->fd, &st) < 0)
+        return (*rc = CUBE_EIO);
+    if (!(f->dg = cube_files_digest_new(f->fd, (uint64_t)st.st_size)))
+        return (*rc = CUBE_ENOMEM);
+    return CUBE_OK;
 }
 
 void cube_slot_file_close(cube_file *f)
 {
     if (!f)
         return;
+    cube_files_digest_free(f->dg);   /* its thread reads fd */
     if (f->fd >= 0)
         close(f->fd);   /* releases the lock; a pending upload stays */
     if (f->root >= 0)
         close(f->root);
     if (f->uploads >= 0)
         close(f->uploads);
-    EVP_MD_CTX_free(f->md);
     free(f->path);
     free(f);
 }
@@ -263,24 +271,18 @@ int cube_slot_file_pread(cube_file *f, uint64_t offset, void *buf, size_t max, s
     }
 }
 
-/* Forgets what went through the digest: commit hashes the file whole. */
-static void hash_restart(cube_file *f)
+/* Starts writing what was written since the last call to the disk,
+ * without waiting for it (it blocks only while the disk's queue is full).
+ * Until `all`, a last partial page is left for the next call: the next
+ * write lands in it, and a page under writeback may make it wait. */
+static void writeback(cube_file *f, int all)
 {
-    if (f->hashed) {
-        EVP_DigestInit_ex(f->md, EVP_sha256(), NULL);
-        f->hashed = 0;
-    }
-}
-
-/* Feeds what was written at offset to the running digest when it extends
- * the hashed prefix; starts over when it lands inside it. A write past
- * the prefix is left for commit to read. */
-static void hash_written(cube_file *f, uint64_t offset, const void *data, size_t len)
-{
-    if (offset == f->hashed && EVP_DigestUpdate(f->md, data, len))
-        f->hashed += len;
-    else if (offset < f->hashed)
-        hash_restart(f);
+    uint64_t hi = all ? f->dirty_hi : f->dirty_hi & ~(uint64_t)4095;
+    if (f->unflushed && hi > f->dirty_lo)
+        sync_file_range(f->fd, (off_t)f->dirty_lo, (off_t)(hi - f->dirty_lo),
+                        SYNC_FILE_RANGE_WRITE);
+    f->unflushed = all || hi <= f->dirty_lo ? 0 : f->dirty_hi - hi;
+    f->dirty_lo = hi;
 }
 
 int cube_slot_file_write_at(cube_file *f, uint64_t offset, const void *data, size_t len)
@@ -292,57 +294,27 @@ int cube_slot_file_write_at(cube_file *f, uint64_t offset, const void *data, siz
     if (offset > MAX_OFFSET || len > MAX_OFFSET - offset)
         return CUBE_ETOOBIG;
     const char *p = data;
-    for (size_t done = 0; done < len;) {
+    int rc = CUBE_OK;
+    cube_files_digest_write_begin(f->dg, offset);
+    for (size_t done = 0; done < len && rc == CUBE_OK;) {
         ssize_t n = pwrite(f->fd, p + done, len - done, (off_t)(offset + done));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0) {
-            int rc = n < 0 ? errno_rc(errno) : CUBE_EIO;
-            hash_restart(f);   /* what landed is unknown */
-            return rc;
-        }
-        done += (size_t)n;
+        if (n <= 0)
+            rc = n < 0 ? errno_rc(errno) : CUBE_EIO;
+        else
+            done += (size_t)n;
     }
-    hash_written(f, offset, data, len);
+    cube_files_digest_write_end(f->dg, offset, len, rc == CUBE_OK);
+    if (rc != CUBE_OK)
+        return rc;
+    if (!f->unflushed || offset < f->dirty_lo)
+        f->dirty_lo = offset;
+    if (!f->unflushed || offset + len > f->dirty_hi)
+        f->dirty_hi = offset + len;
+    if ((f->unflushed += len) >= FLUSH_EVERY)
+        writeback(f, 0);
     return CUBE_OK;
-}
-
-/* Hashes the file from f->hashed to its end into a copy of the running
- * digest and finishes it into hex. */
-static int finish_digest(cube_file *f, char hex[CUBE_SHA256_HEX_SIZE])
-{
-    struct stat st;
-    if (fstat(f->fd, &st) < 0)
-        return CUBE_EIO;
-    uint64_t size = (uint64_t)st.st_size;
-    if (f->hashed > size)
-        hash_restart(f);   /* truncated underneath */
-    char *buf = size > f->hashed ? malloc(REHASH_CHUNK) : NULL;
-    if (size > f->hashed && !buf)
-        return CUBE_ENOMEM;
-    int rc = CUBE_OK;
-    while (rc == CUBE_OK && f->hashed < size) {
-        size_t want = size - f->hashed < REHASH_CHUNK ? (size_t)(size - f->hashed)
-                                                      : REHASH_CHUNK, got;
-        rc = cube_slot_file_pread(f, f->hashed, buf, want, &got);
-        if (rc == CUBE_OK && got == 0)
-            rc = CUBE_EIO;   /* shrank underneath */
-        if (rc == CUBE_OK && !EVP_DigestUpdate(f->md, buf, got))
-            rc = CUBE_ENOMEM;
-        if (rc == CUBE_OK)
-            f->hashed += got;
-    }
-    free(buf);
-    EVP_MD_CTX *copy = rc == CUBE_OK ? EVP_MD_CTX_new() : NULL;
-    uint8_t digest[32];
-    unsigned len = 0;
-    if (rc == CUBE_OK && (!copy || !EVP_MD_CTX_copy_ex(copy, f->md) ||
-                          !EVP_DigestFinal_ex(copy, digest, &len) || len != 32))
-        rc = CUBE_ENOMEM;
-    EVP_MD_CTX_free(copy);
-    if (rc == CUBE_OK)
-        cube_hex(digest, sizeof digest, hex);
-    return rc;
 }
 
 static int hex64(const char *s)
@@ -386,7 +358,11 @@ int cube_slot_file_commit(cube_file *f, const char *expect, char *sha256_out)
         return CUBE_EINVAL;
     if (f->state != FILE_PENDING)
         return CUBE_ESTATE;
-    int rc = finish_digest(f, hex);
+    struct stat st;
+    if (fstat(f->fd, &st) < 0)
+        return CUBE_EIO;
+    writeback(f, 1);   /* the disk writes the rest while the digest finishes */
+    int rc = cube_files_digest_finish(f->dg, (uint64_t)st.st_size, hex);
     if (rc != CUBE_OK)
         return rc;
     if (sha256_out)
