@@ -124,24 +124,28 @@ static enum MHD_Result chunk(cube_req *req, struct cube_body *b, const char *dat
     return b->dropped > b->drop_max ? MHD_NO : MHD_YES;
 }
 
-/* The whole body is in: end answers, or the answer that waited goes. */
-static void finish(cube_req *req, struct cube_body *b)
+/* The whole body is in: end answers, or the answer that waited goes (none
+ * could be made: the connection closes). */
+static enum MHD_Result finish(cube_req *req, struct cube_body *b)
 {
-    if (b->phase == PHASE_DRAIN && b->later) {
+    if (b->phase == PHASE_DRAIN) {
         struct MHD_Response *resp = b->later;
         b->later = NULL;
-        MHD_queue_response(req->conn, (unsigned)b->later_status, resp);
-        MHD_destroy_response(resp);
-        return;
+        enum MHD_Result ok = resp ? MHD_queue_response(req->conn, (unsigned)b->later_status,
+                                                       resp) : MHD_NO;
+        if (resp)
+            MHD_destroy_response(resp);
+        return ok;
     }
     if (b->phase != PHASE_BODY)
-        return;
+        return MHD_YES;
     b->phase = PHASE_END;
     int rc = b->desc.end(b->desc.cls, req);
     int answered = req->answered;
     if (!answered)
         cube_http_unanswered(req, b->route, rc);
     close_once(b, rc != CUBE_OK ? rc : answered ? CUBE_OK : CUBE_EINTERNAL);
+    return MHD_YES;
 }
 
 enum MHD_Result cube_http_body_step(cube_req *req, const char *upload, size_t *upload_size)
@@ -149,10 +153,7 @@ enum MHD_Result cube_http_body_step(cube_req *req, const char *upload, size_t *u
     struct cube_body *b = req->stream_in;
     size_t n = *upload_size;
     *upload_size = 0;
-    if (n)
-        return chunk(req, b, upload, n);
-    finish(req, b);
-    return MHD_YES;
+    return n ? chunk(req, b, upload, n) : finish(req, b);
 }
 
 int cube_http_body_defer(cube_req *req, int status, struct MHD_Response *resp)

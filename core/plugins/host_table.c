@@ -3,7 +3,8 @@
  * the ABI minor that added it. The slots are implemented by the subsystem
  * that owns what they reach: plugins/ (host.c, host_objects.c,
  * host_owner.c, ui_ext.c), auth/host_auth.c, sched/sched_registry.c,
- * proxy/proxy.c; http/ and metrics/ functions serve some slots directly.
+ * proxy/proxy.c, files/files_handle.c (open files); http/ (http_body.c:
+ * streamed bodies) and metrics/ functions serve some slots directly.
  * A new ABI slot is added here, at the end, and nowhere else. */
 #include <string.h>
 
