@@ -57,27 +57,9 @@ command -v cc >/dev/null 2>&1 || die "a C compiler (cc) is needed for upload_cli
 cc -O2 -o "$TMP/upload_client" "$HERE/upload_client.c" || die "cannot build upload_client"
 
 CPORT=$(free_port) || die "no free loopback port"
-mkdir -p "$TMP/data" "$TMP/conf.d"
-cat >"$TMP/cube.yaml" <<EOF
-listen: "127.0.0.1:$CPORT"
-data_dir: "$TMP/data"
-database: sqlite
-plugin_dir: "$PLUGIN_DIR"
-conf_dir: "$TMP/conf.d"
-web_root: ""
-log: {level: warn, access: "off"}
-limits: {threads: $THREADS}
-EOF
-printf 'plugin: streamprobe\n' >"$TMP/conf.d/10-streamprobe.yaml"
-CUBE_ADMIN_TOKEN=$ADMIN "$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
-CPID=$!
-for i in $(seq 1 3000); do
-    cubed_running "$TMP/cubed.err" cubed || die "cubed could not start (see its log)"
-    http_status "$CPORT" /readyz 2>/dev/null
-    [ "$HTTP_STATUS" = 200 ] && break
-    [ "$i" = 3000 ] && die "cubed not ready after 15 s"
-    msleep 0.005
-done
+bench_cube_yaml streamprobe </dev/null
+export CUBE_ADMIN_TOKEN=$ADMIN
+start_bench_cubed
 curl -sS -o /dev/null -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
     --data '{"metadata":{"name":"bench"},"spec":{}}' "http://127.0.0.1:$CPORT/api/v1/projects" ||
     die "cannot create project bench"
