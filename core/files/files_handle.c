@@ -369,7 +369,7 @@ int cube_slot_file_commit(cube_file *f, const char *expect, char *sha256_out)
         memcpy(sha256_out, hex, sizeof hex);
     if (expect && *expect && strcasecmp(expect, hex) != 0)
         return CUBE_EDIGEST;
-    if (fsync(f->fd) < 0)
+    if (fdatasync(f->fd) < 0)   /* the bytes and what finds them; not times */
         return errno_rc(errno);
     if ((rc = publish(f)) == CUBE_OK)
         f->state = FILE_COMMITTED;

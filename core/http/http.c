@@ -279,13 +279,16 @@ static enum MHD_Result begin(struct cube_http *http, struct MHD_Connection *conn
     }
     if (cube_proxy_begin(req))
         return MHD_YES;
-    /* Routed at the head: a stream_body route runs its handler now. */
-    req->matched = 1;
-    req->match_rc = (int)cube_router_match(http->ctx->router, method, url, &req->match);
-    const struct cube_route_entry *route = req->match.target;
-    if (req->match_rc == CUBE_ROUTE_FOUND && route->stream_body) {
-        cube_http_body_begin(req, route);
-        return MHD_YES;
+    /* Routed at the head: a stream_body route runs its handler now. The
+     * apps origin never routes (dispatch refuses there). */
+    if (!http->apps) {
+        req->matched = 1;
+        req->match_rc = (int)cube_router_match(http->ctx->router, method, url, &req->match);
+        const struct cube_route_entry *route = req->match.target;
+        if (req->match_rc == CUBE_ROUTE_FOUND && route->stream_body) {
+            cube_http_body_begin(req, route);
+            return MHD_YES;
+        }
     }
     const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  "Content-Length");
