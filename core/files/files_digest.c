@@ -1,16 +1,22 @@
-/* files_digest.c — the SHA-256 of a pending upload, computed beside the
- * writes (files_priv.h). A thread of its own hashes the file's written
- * prefix from the page cache while the request's thread goes on
- * receiving and writing, so an upload costs the writer no hashing time and
- * commit has little left to hash.
+/* files_digest.c — the SHA-256 and the writeback of a pending upload,
+ * beside the writes (files_priv.h). Two threads of the upload's own work
+ * behind the request's thread, which only receives and writes: one hashes
+ * the file's written prefix from the page cache, so commit has little
+ * left to hash; one hands written bytes to the disk (sync_file_range) as
+ * they come, so commit's fsync has little left to wait for, and a disk
+ * that cannot keep up makes that thread wait, never the writer nor the
+ * hasher.
  *
  * The prefix is [0, contig): bytes written in order from offset 0. The
- * thread reads [hashed, contig) a block at a time without the lock and
+ * hasher reads [hashed, contig) a block at a time without the lock and
  * then checks that no write touched what it read: a write below
  * `reading_end` (the end of what is hashed or being read) marks the digest
  * for a restart from 0, and a block never reaches into a write in flight.
- * Only the thread touches md while it runs; finish stops it first. */
+ * Only the hasher touches md while it runs; finish stops it first. Neither
+ * thread touches the last partial page of the prefix, where the next write
+ * lands. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,18 +28,25 @@
 
 #define BLOCK (1u << 20)
 #define MIN_BLOCK (256u << 10)   /* woken for less only when finishing */
+/* Written bytes are handed to the disk every this many. */
+#define FLUSH_EVERY ((uint64_t)8 << 20)
+/* Down to a page boundary (64 KiB: the largest page size cubed runs on). */
+#define PAGE_DOWN(x) ((x) & ~(uint64_t)0xffff)
 
 struct cube_files_digest {
     int fd;                        /* borrowed from the handle */
     EVP_MD_CTX *md;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    pthread_t thread;
-    int live;                      /* thread made and not joined */
-    int running, waiting, stop, draining, restart, failed;
+    pthread_cond_t cv;             /* the hasher's, and finish's */
+    pthread_cond_t fcv;            /* the flusher's */
+    pthread_t hasher, flusher;
+    int hasher_live, flusher_live; /* made and not joined */
+    int hashing;                   /* the hasher has not ended */
+    int h_waiting, f_waiting, stop, draining, restart, failed;
     uint64_t hashed;               /* [0, hashed) went through md */
     uint64_t reading_end;          /* hashed, or the end of the block being read */
     uint64_t contig;               /* [0, contig) is written */
+    uint64_t flushed;              /* [0, flushed) was handed to the disk */
     int writing;                   /* a write is in flight at [w_off, ...) */
     uint64_t w_off;
 };
@@ -55,7 +68,7 @@ static int next_block(struct cube_files_digest *d, uint64_t *a, uint64_t *b)
     return *b > *a && (*b - *a >= MIN_BLOCK || d->draining);
 }
 
-static void *run(void *arg)
+static void *hash_run(void *arg)
 {
     struct cube_files_digest *d = arg;
     char *buf = malloc(BLOCK);
@@ -70,9 +83,9 @@ static void *run(void *arg)
         }
         if (!next_block(d, &a, &b)) {
             pthread_cond_broadcast(&d->cv);   /* caught up: finish may go on */
-            d->waiting = 1;
+            d->h_waiting = 1;
             pthread_cond_wait(&d->cv, &d->mu);
-            d->waiting = 0;
+            d->h_waiting = 0;
             continue;
         }
         d->reading_end = b;
@@ -86,17 +99,43 @@ static void *run(void *arg)
         }
         if (!ok)
             break;   /* finish hashes the rest itself */
-        if (d->restart)
-            continue;
-        d->hashed = d->reading_end = a + (uint64_t)n;
+        if (!d->restart)
+            d->hashed = d->reading_end = a + (uint64_t)n;
     }
     d->failed = !d->stop;
     d->restart |= d->failed;   /* md may hold a part of a block: start over */
     d->reading_end = d->hashed;
-    d->running = 0;
+    d->hashing = 0;
     pthread_cond_broadcast(&d->cv);
     pthread_mutex_unlock(&d->mu);
     free(buf);
+    return NULL;
+}
+
+static int flush_due(const struct cube_files_digest *d)
+{
+    return PAGE_DOWN(d->contig) >= d->flushed + FLUSH_EVERY;
+}
+
+static void *flush_run(void *arg)
+{
+    struct cube_files_digest *d = arg;
+    pthread_mutex_lock(&d->mu);
+    while (!d->stop) {
+        if (!flush_due(d)) {
+            d->f_waiting = 1;
+            pthread_cond_wait(&d->fcv, &d->mu);
+            d->f_waiting = 0;
+            continue;
+        }
+        uint64_t from = d->flushed;
+        d->flushed = PAGE_DOWN(d->contig);
+        pthread_mutex_unlock(&d->mu);
+        /* waits only while the disk's queue is full */
+        sync_file_range(d->fd, (off_t)from, (off_t)(d->flushed - from), SYNC_FILE_RANGE_WRITE);
+        pthread_mutex_lock(&d->mu);
+    }
+    pthread_mutex_unlock(&d->mu);
     return NULL;
 }
 
@@ -113,6 +152,7 @@ struct cube_files_digest *cube_files_digest_new(int fd, uint64_t written)
     d->contig = written;
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
+    pthread_cond_init(&d->fcv, NULL);
     return d;
 }
 
@@ -126,15 +166,17 @@ void cube_files_digest_write_begin(struct cube_files_digest *d, uint64_t offset)
     pthread_mutex_unlock(&d->mu);
 }
 
-/* Starts the thread (the lock held); without one, finish hashes it all. */
-static void start_thread(struct cube_files_digest *d)
+/* Starts one of the threads (the lock held): 1 when it runs. Without the
+ * hasher finish hashes it all, without the flusher fsync writes it all. */
+static int start(pthread_t *t, void *(*fn)(void *), struct cube_files_digest *d)
 {
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0)
-        return;
+        return 0;
     pthread_attr_setstacksize(&attr, 64 << 10);
-    d->running = d->live = pthread_create(&d->thread, &attr, run, d) == 0;
+    int ok = pthread_create(t, &attr, fn, d) == 0;
     pthread_attr_destroy(&attr);
+    return ok;
 }
 
 void cube_files_digest_write_end(struct cube_files_digest *d, uint64_t offset, uint64_t len,
@@ -144,24 +186,32 @@ void cube_files_digest_write_end(struct cube_files_digest *d, uint64_t offset, u
     d->writing = 0;
     if (ok && offset <= d->contig && offset + len > d->contig)
         d->contig = offset + len;
-    if (d->running && d->waiting && d->contig - d->hashed >= MIN_BLOCK)
+    int hash_due = d->contig - d->hashed >= MIN_BLOCK;
+    if (d->hashing && d->h_waiting && hash_due)
         pthread_cond_broadcast(&d->cv);
-    else if (!d->live && !d->failed && d->contig - d->hashed >= MIN_BLOCK)
-        start_thread(d);
+    else if (!d->hasher_live && !d->failed && hash_due)
+        d->hashing = d->hasher_live = start(&d->hasher, hash_run, d);
+    if (d->f_waiting && flush_due(d))
+        pthread_cond_signal(&d->fcv);
+    else if (!d->flusher_live && flush_due(d))
+        d->flusher_live = start(&d->flusher, flush_run, d);
     pthread_mutex_unlock(&d->mu);
 }
 
-/* Stops and joins the thread: md is the caller's then. */
-static void stop_thread(struct cube_files_digest *d)
+/* Stops and joins both threads: md is the caller's then. */
+static void stop_threads(struct cube_files_digest *d)
 {
     pthread_mutex_lock(&d->mu);
     d->stop = 1;
     pthread_cond_broadcast(&d->cv);
-    int live = d->live;
-    d->live = 0;
+    pthread_cond_broadcast(&d->fcv);
+    int hasher = d->hasher_live, flusher = d->flusher_live;
+    d->hasher_live = d->flusher_live = 0;
     pthread_mutex_unlock(&d->mu);
-    if (live)
-        pthread_join(d->thread, NULL);
+    if (hasher)
+        pthread_join(d->hasher, NULL);
+    if (flusher)
+        pthread_join(d->flusher, NULL);
     pthread_mutex_lock(&d->mu);
     d->stop = 0;
     pthread_mutex_unlock(&d->mu);
@@ -196,11 +246,11 @@ int cube_files_digest_finish(struct cube_files_digest *d, uint64_t size,
     pthread_mutex_lock(&d->mu);
     d->draining = 1;   /* the last bytes, however few */
     pthread_cond_broadcast(&d->cv);
-    while (d->running && !d->restart && d->hashed < d->contig)
+    while (d->hashing && !d->restart && d->hashed < d->contig)
         pthread_cond_wait(&d->cv, &d->mu);   /* let it catch up first */
     d->draining = 0;
     pthread_mutex_unlock(&d->mu);
-    stop_thread(d);
+    stop_threads(d);
     if ((d->restart || d->hashed > size) && reset_md(d) < 0)
         return CUBE_ENOMEM;
     d->restart = 0;
@@ -223,9 +273,10 @@ void cube_files_digest_free(struct cube_files_digest *d)
 {
     if (!d)
         return;
-    stop_thread(d);
+    stop_threads(d);
     pthread_mutex_destroy(&d->mu);
     pthread_cond_destroy(&d->cv);
+    pthread_cond_destroy(&d->fcv);
     EVP_MD_CTX_free(d->md);
     free(d);
 }

@@ -19,9 +19,8 @@
  * pending file have one name only (no hard link planted there), and a
  * file cubed owns is read only when it has one name (files_fs.h's rule).
  *
- * The SHA-256 is computed beside the writes (files_digest.c) and finished
- * at commit. Written bytes are handed to the disk as they come, so that
- * commit's fsync finds little left to write. */
+ * The SHA-256 is computed beside the writes (files_digest.c), whose thread
+ * also hands the bytes to the disk as they come, and finished at commit. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,9 +40,6 @@
 #define UPLOADS ".uploads"
 #define PENDING_MODE 0640
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-/* Written bytes are handed to the disk every this many (a 2 GiB upload
- * would otherwise sit dirty in the page cache until commit's fsync). */
-#define FLUSH_EVERY ((uint64_t)8 << 20)
 #define MAX_OFFSET ((uint64_t)INT64_MAX)
 
 enum file_state { FILE_READING, FILE_PENDING, FILE_COMMITTED, FILE_ABORTED };
@@ -56,8 +52,6 @@ struct cube_file {
     char pending[65];            /* the pending upload's name in uploads */
     char *path;                  /* the target, relative to the store */
     struct cube_files_digest *dg;   /* WRITE handles */
-    uint64_t unflushed;          /* bytes written since the last writeback */
-    uint64_t dirty_lo, dirty_hi; /* where they went: handed to the disk next */
 };
 
 static int errno_rc(int err)
@@ -271,20 +265,6 @@ int cube_slot_file_pread(cube_file *f, uint64_t offset, void *buf, size_t max, s
     }
 }
 
-/* Starts writing what was written since the last call to the disk,
- * without waiting for it (it blocks only while the disk's queue is full).
- * Until `all`, a last partial page is left for the next call: the next
- * write lands in it, and a page under writeback may make it wait. */
-static void writeback(cube_file *f, int all)
-{
-    uint64_t hi = all ? f->dirty_hi : f->dirty_hi & ~(uint64_t)4095;
-    if (f->unflushed && hi > f->dirty_lo)
-        sync_file_range(f->fd, (off_t)f->dirty_lo, (off_t)(hi - f->dirty_lo),
-                        SYNC_FILE_RANGE_WRITE);
-    f->unflushed = all || hi <= f->dirty_lo ? 0 : f->dirty_hi - hi;
-    f->dirty_lo = hi;
-}
-
 int cube_slot_file_write_at(cube_file *f, uint64_t offset, const void *data, size_t len)
 {
     if (!f || (!data && len))
@@ -308,12 +288,6 @@ int cube_slot_file_write_at(cube_file *f, uint64_t offset, const void *data, siz
     cube_files_digest_write_end(f->dg, offset, len, rc == CUBE_OK);
     if (rc != CUBE_OK)
         return rc;
-    if (!f->unflushed || offset < f->dirty_lo)
-        f->dirty_lo = offset;
-    if (!f->unflushed || offset + len > f->dirty_hi)
-        f->dirty_hi = offset + len;
-    if ((f->unflushed += len) >= FLUSH_EVERY)
-        writeback(f, 0);
     return CUBE_OK;
 }
 
@@ -361,7 +335,6 @@ int cube_slot_file_commit(cube_file *f, const char *expect, char *sha256_out)
     struct stat st;
     if (fstat(f->fd, &st) < 0)
         return CUBE_EIO;
-    writeback(f, 1);   /* the disk writes the rest while the digest finishes */
     int rc = cube_files_digest_finish(f->dg, (uint64_t)st.st_size, hex);
     if (rc != CUBE_OK)
         return rc;

@@ -14,8 +14,9 @@
 # (start to exit). Rounds alternate ours and dd, each file removed after
 # its round; the figures are the medians.
 #
-# Prints ours (MiB/s), dd's, the ratio and the bar (>= 0.8x). Not a
-# pass/fail test: exit 0 when it ran.
+# Prints ours (MiB/s), dd's, their ratio per round, the medians and the
+# bar (the median of the rounds' ratios >= 0.8x). Not a pass/fail test:
+# exit 0 when it ran.
 #
 # Environment:
 #   CUBED=path            cubed binary (default: build it in ./build)
@@ -89,14 +90,18 @@ for r in $(seq 1 "$ROUNDS"); do
     peer=$(awk -v m="$MIBS" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", m / (b - a) }')
     hwm=$(kib_to_mib "$(proc_field "$CPID" VmHWM)")
     printf '%-6s %12s %12s %8s %14s\n' "$r" "$ours" "$peer" "$(ratio "$ours" "$peer")" "$hwm"
-    printf '%s %s\n' "$ours" "$peer" >>"$TMP/rounds"
+    printf '%s %s %s\n' "$ours" "$peer" "$(ratio "$ours" "$peer")" >>"$TMP/rounds"
 done
 med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 O=$(awk '{print $1}' "$TMP/rounds" | med)
 P=$(awk '{print $2}' "$TMP/rounds" | med)
+R=$(awk '{print $3}' "$TMP/rounds" | med)
 say ""
-awk -v o="$O" -v p="$P" -v bar="$BAR" 'BEGIN {
-    printf "median   ours %.1f MiB/s, dd %.1f MiB/s, ratio %.2fx\n", o, p, o / p
-    printf "bar: streamed upload >= %.1fx of dd: %s\n", bar, (o / p >= bar) ? "meets bar" : "below bar"
+# The bar is on the median of the rounds' ratios: each round's two runs
+# are back to back, so a machine whose load drifts skews them alike.
+awk -v o="$O" -v p="$P" -v r="$R" -v bar="$BAR" 'BEGIN {
+    printf "median   ours %.1f MiB/s, dd %.1f MiB/s (ratio of the medians %.2fx)\n", o, p, o / p
+    printf "median of the rounds' ratios %.2fx\n", r
+    printf "bar: streamed upload >= %.1fx of dd: %s\n", bar, (r >= bar) ? "meets bar" : "below bar"
 }'
 exit 0
