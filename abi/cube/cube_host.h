@@ -669,8 +669,8 @@ struct cube_host {
      * quota).
      *
      * Writing is never in place. CUBE_FILE_WRITE opens the path's pending
-     * upload, a hidden file beside the store that no path, listing or
-     * reader sees; file_commit publishes it under the path atomically
+     * upload, a hidden file of the store that no path, listing or reader
+     * sees; file_commit publishes it under the path atomically
      * (readers see the old file or the whole new one, never a part) and
      * file_abort deletes it. A pending upload outlives its handle, and
      * cubed restarts: a later file_open with CUBE_FILE_WRITE resumes it
@@ -678,7 +678,9 @@ struct cube_host {
      * upload goes on from where it broke. The host never expires one. One
      * write handle per pending upload at a time (a second file_open gets
      * CUBE_ECONFLICT until the first is closed). The SHA-256 of the content
-     * is computed while bytes come in order and finished at commit.
+     * is computed by the host beside the writes, on a thread of its own,
+     * while bytes come (in order from offset 0, or resumed at the end),
+     * and finished at commit, which hashes whatever is left.
      *
      * Every handle is released with file_close, whatever happened. Slots
      * on one handle are not called from two threads at once; they may

@@ -101,7 +101,7 @@ say ""
 # are back to back, so a machine whose load drifts skews them alike.
 awk -v o="$O" -v p="$P" -v r="$R" -v bar="$BAR" 'BEGIN {
     printf "median   ours %.1f MiB/s, dd %.1f MiB/s (ratio of the medians %.2fx)\n", o, p, o / p
-    printf "median of the rounds' ratios %.2fx\n", r
+    printf "median of the per-round ratios %.2fx\n", r
     printf "bar: streamed upload >= %.1fx of dd: %s\n", bar, (r >= bar) ? "meets bar" : "below bar"
 }'
 exit 0
