@@ -74,6 +74,22 @@ struct cube_auth_desc {
      *  public route that starts the flow, e.g. "/api/v1/auth/oidc/login".
      *  The console appends `?next=<console path>`. */
     const char *login_path;
+
+    /* since 1.5 */
+    /**
+     * CUBE_AUTH_PASSWORD: the check through the error channel (cube_host.h);
+     * when set the host calls it instead of password_login (a 1.5 provider
+     * may leave password_login NULL). On success set *identity_json to an
+     * identity allocated with cube_host.alloc and return CUBE_OK. Return
+     * CUBE_DECLINED when the user is not this provider's (not in the
+     * directory): the next provider is tried; CUBE_EPERM for a wrong
+     * password (no further provider is tried: the person is this one's);
+     * CUBE_EUNAVAIL when the directory cannot be reached (the next is
+     * tried). Explain with set_error, for the log (never the password).
+     * Runs on an HTTP thread; may block for the directory's round trips.
+     */
+    int (*password_check)(void *state, const char *username,
+                          const char *password, char **identity_json);
 };
 
 #ifdef __cplusplus

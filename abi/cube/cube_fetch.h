@@ -85,6 +85,12 @@ struct cube_fetch_desc {
     void (*done)(void *state, void *arg, const struct cube_fetch_result *res);
     /** Handed to chunk and done, after the plugin's state. */
     void *arg;
+    /** A PEM bundle of the CAs to trust for this https fetch instead of
+     *  cube.yaml's egress.ca_file (or the system's): a plugin's own
+     *  setting, such as a private identity provider's CA. NULL or "": the
+     *  platform's. Verification stays on either way. A file that cannot be
+     *  read fails the fetch with CUBE_EIO. */
+    const char *ca_file;
 };
 
 #ifdef __cplusplus

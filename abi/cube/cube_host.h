@@ -91,7 +91,10 @@ struct cube_host {
     /** Nonzero when a line at `level` would be written. */
     int (*log_enabled)(cube_plugin *self, int level);
     /** Sets the message explaining the error the plugin is about to return
-     *  from init or start; the host prints it with the plugin's name. */
+     *  from init or start; the host prints it with the plugin's name.
+     *  Since 1.5 it is also the error channel of the callbacks the host
+     *  calls (see "one allocator and one error channel" below): called
+     *  from inside one, it explains that callback's error. */
     void (*set_error)(cube_plugin *self, const char *fmt, ...)
         CUBE_PRINTF(2, 3);
 
@@ -638,6 +641,139 @@ struct cube_host {
     char *(*job_metrics)(cube_plugin *self, const char *project,
                          const char *job, const char *name_or_NULL,
                          int64_t since_step, int *rc);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.5: one allocator and one error channel                     */
+    /* ---------------------------------------------------------------- */
+
+    /* One allocator both ways. Everything the host returns to a plugin
+     * ("release with free") is released with the `free` slot, and every
+     * buffer a plugin hands the host to keep or free (a defaulting
+     * callback's *out, a password check's identity, a pin's document) is
+     * allocated with `alloc`. A plugin that links its own allocator (a
+     * jemalloc'd plugin, one written in Rust) is then safe. The host of
+     * this release uses the C library's malloc, so buffers of descriptors
+     * older than 1.5 allocated with malloc() stay accepted.
+     *
+     * One error channel. A callback the host calls (reconcile, check,
+     * password_check and every callback added since 1.5) returns CUBE_OK,
+     * a flow code (CUBE_EAGAIN, CUBE_DECLINED, as each callback says) or
+     * an error code, and explains an error with set_error, or with
+     * set_error_field when a field is at fault. The host opens a frame per
+     * callback on the calling thread: these slots write into the innermost
+     * frame of the calling plugin on that thread, so they work only on the
+     * callback's own thread, during the call (elsewhere set_error keeps
+     * its 1.0 meaning, the init/start message, and set_error_field and
+     * retry_after do nothing). The last call wins. The message reaches the
+     * client (a 422's message) or the log, never both with a secret in it:
+     * do not put one there. The callbacks of 1.1-1.4 keep their message
+     * buffers. Since 1.5. */
+
+    /** Allocates size bytes (size 0: a unique pointer free accepts), or
+     *  NULL when out of memory. Any thread; does not block. */
+    void *(*alloc)(size_t size);
+    /** As set_error, naming the field at fault ("spec.tasks[2].image", as
+     *  the API's 422 answers name it; NULL or "": none). Borrowed strings;
+     *  at most 255 bytes of field and 511 of message are kept. */
+    void (*set_error_field)(cube_plugin *self, const char *field,
+                            const char *fmt, ...) CUBE_PRINTF(3, 4);
+    /** From a reconcile about to return CUBE_EAGAIN: call it again after
+     *  `ms` milliseconds (at most 86,400,000; without this call, 1000).
+     *  Ignored with any other return code. */
+    void (*retry_after)(cube_plugin *self, unsigned ms);
+
+    /* ---------------------------------------------------------------- */
+    /* since 1.5: replica endpoints                                       */
+    /* ---------------------------------------------------------------- */
+
+    /** Where a replica the caller started can be reached: one "host:port"
+     *  per port name of its Job's spec.ports (see "Ports and endpoints"
+     *  in cube_sched.h), as a JSON object {"http": "10.0.0.5:30001"}.
+     *  host is a numeric IPv4 address, a bracketed IPv6 address
+     *  ("[fd00::5]:30001") or a DNS name; port is 1..65535; at most
+     *  CUBE_JOB_PORTS_MAX names, each a DNS label. An executor that runs
+     *  replicas on its nodes' own network reports the replica document's
+     *  "address" and the port the host allocated ("ports"); a cluster
+     *  engine reports what it learns (a Pod's address), when it learns it.
+     *  Each report replaces the replica's endpoints as a whole ("{}"
+     *  clears them); names its Job's spec.ports does not list are dropped.
+     *  The host records them in the Job's status.replicas[i].endpoints,
+     *  where plugins read them (obj_get, watch) to reach the replica or
+     *  name it as a proxy upstream, and a distributed Job's replicas
+     *  started after replica 0 get MASTER_ADDR from replica 0's endpoint.
+     *  Ordering, as for replica_status (whose path this shares): a report
+     *  for an engine id whose start has not returned yet is kept (the
+     *  latest, beside any replica_status report) and applied when the
+     *  start is recorded, so an executor may report from inside start; a
+     *  report for a replica that has ended changes nothing. Strings are
+     *  borrowed for the call. Returns CUBE_OK, CUBE_EINVAL (engine_id NULL
+     *  or "", not a JSON object, a name that is no DNS label, a value that
+     *  is not host:port, too many names; nothing is recorded),
+     *  CUBE_ESTATE (the caller registered no executor) or CUBE_EUNAVAIL
+     *  (the status could not be written; report again). Any thread; may
+     *  block on the store. */
+    int (*replica_endpoints)(cube_plugin *self, const char *engine_id,
+                             const char *endpoints_json);
+    /* since 1.5: proxy mirror, park and counters                         */
+    /* ---------------------------------------------------------------- */
+
+    /* For the caller's own proxied prefixes (register_proxy), named by
+     * their template exactly as registered ("/serve/{project}/{name}");
+     * keys are cube_proxy_upstream.key (see cube_proxy.h). */
+
+    /** Wakes the requests parked (resolve returned CUBE_EAGAIN) under
+     *  `key` of `prefix`, every one parked under it when key is NULL: each
+     *  runs resolve again soon on an HTTP thread, never inside this call.
+     *  Make what resolve reads ready before calling it. Returns how many
+     *  were woken (0 is fine: none was parked), CUBE_EINVAL (prefix NULL),
+     *  CUBE_ENOTFOUND (prefix is not one of the caller's). Any thread,
+     *  resolve and done included; does not block (a short lock). */
+    int (*proxy_wake)(cube_plugin *self, const char *prefix, const char *key);
+    /** Fills *out (out->size set by the caller; the host writes at most
+     *  that many bytes) with the counters of `key` under `prefix`, or of
+     *  the whole prefix when key is NULL (struct cube_proxy_stats).
+     *  Returns CUBE_OK; CUBE_ENOTFOUND with *out zeroed when no request
+     *  was counted under key (an idle object, or one past the 4096 kept
+     *  keys) or prefix is not one of the caller's; CUBE_EINVAL (prefix
+     *  or out NULL, out->size smaller than size + requests). Any thread;
+     *  does not block (a short lock). */
+    int (*proxy_stats)(cube_plugin *self, const char *prefix, const char *key,
+                       struct cube_proxy_stats *out);
+    /* since 1.5: device pinning and health                               */
+    /* ---------------------------------------------------------------- */
+
+    /* Pins beyond the environment (device nodes, mounts) and partitions
+     * made around a replica are callbacks of struct cube_accel_desc (pin,
+     * prepare, release: see cube_sched.h). This slot is the other way. */
+
+    /** An accelerator plugin says that one of this machine's devices of
+     *  the resource it registered (register_accel) turned unhealthy
+     *  (healthy 0: an XID error, a lost GPU, pages waiting for
+     *  retirement) or healthy again (1). device_id is the id discover
+     *  gives; reason a sentence for people (NULL or "": none; at most 255
+     *  bytes kept; never a secret). From the call on:
+     *  - the scheduler allocates an unhealthy device to no new replica
+     *    (Jobs that need it wait, "no node fits"); healthy again, it is
+     *    offered at once. The push overrides discover's "healthy" for that
+     *    device on the nodes that describe this machine (see "devices" in
+     *    cube_sched.h) until the next push for it; a restart of cubed
+     *    forgets it (discover then speaks);
+     *  - replicas already running on the device are NOT stopped (as with
+     *    Kubernetes device plugins: the device leaves the allocatable set,
+     *    work on it goes on; a Job that cannot go on fails by itself);
+     *  - it shows: local_devices answers the device with "healthy": false
+     *    and "healthReason", so do the node documents built from it, and
+     *    the gauge cube_accel_healthy{resource,device} at /metrics is 0
+     *    (1 when healthy); the change is logged with the reason.
+     *  Strings are borrowed for the call. Returns CUBE_OK (also when
+     *  nothing changed), CUBE_EINVAL (NULL or empty device_id, an id over
+     *  63 bytes, healthy neither 0 nor 1), CUBE_ESTATE (the caller serves
+     *  no accelerator of that resource), CUBE_ETOOBIG (more than 4096
+     *  devices with a pushed state). Any thread, also from the plugin's
+     *  own callbacks' threads; calls back into no plugin before it
+     *  returns; may block briefly on the scheduler's lock. */
+    int (*device_health)(cube_plugin *self, const char *resource, const char *device_id,
+                         int healthy, const char *reason);
 
     /* ---------------------------------------------------------------- */
     /* since 1.5: streamed bodies and files                               */

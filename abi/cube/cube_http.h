@@ -143,8 +143,10 @@ struct cube_stream_desc {
  * they may call any slot, take `req` for the request accessors and resp_*
  * (valid until close), and may block on the disk (file_write_at) but should
  * not wait on the network: the connection's thread waits with them.
- * Errors follow the one rule of the ABI's callbacks: a return code, plus an
- * answer the callback made itself when it wants its own message.
+ * Errors follow the one rule of the 1.5 callbacks (cube_host.h, "One error
+ * channel"): a return code, explained with set_error or set_error_field,
+ * which the host then answers with the code's status and that message and
+ * field; or an answer the callback makes itself.
  */
 struct cube_body_desc {
     /* since 1.5 */
@@ -156,7 +158,8 @@ struct cube_body_desc {
      * reads the rest of the body and drops it (at most
      * limits.max_body_bytes more, else it closes the connection without an
      * answer), then sends the callback's answer, or for an error without
-     * one the status a handler's code gives (see cube_route_fn).
+     * one the status a handler's code gives (see cube_route_fn) with the
+     * callback's set_error message.
      */
     int (*data)(void *cls, cube_req *req, const char *data, size_t len);
     /**

@@ -47,6 +47,12 @@ enum cube_kind_scope {
  * when reality matches the object, a negative CUBE_E* code to be retried
  * with exponential back-off, or a positive number of milliseconds to be
  * called again after that delay (polling external state).
+ *
+ * Since 1.5, prefer the flow code to the positive delay: return
+ * CUBE_EAGAIN after cube_host.retry_after(self, ms) (1000 ms without it) to
+ * be called again then, with no back-off and no failure counted; and
+ * explain an error with cube_host.set_error, which the host logs with the
+ * object's name (the back-off and the log line are as before).
  */
 typedef int (*cube_reconcile_fn)(void *state, const char *kind,
                                  const char *project, const char *name,
@@ -91,6 +97,16 @@ struct cube_kind_desc {
     int (*finalize)(void *state, const char *object_json);
     /** Reconcile every object again this often (seconds); 0: never. */
     unsigned resync_seconds;
+
+    /* since 1.5 */
+    /** Optional. Semantic validation as `validate`, through the error
+     *  channel (cube_host.h): return CUBE_OK, or CUBE_EINVAL after
+     *  cube_host.set_error_field(self, "spec.size", "...") and the client
+     *  gets 422 naming that field (any other code: 500, logged). `old_json`
+     *  is the stored object on update, NULL on create. Runs after the
+     *  schema and `validate` passed, on the writer's thread (a request's or
+     *  the plugin's own); may not block for long. */
+    int (*check)(void *state, const char *object_json, const char *old_json);
 };
 
 /**

@@ -31,7 +31,9 @@
  * 502 when the upstream refuses the connection (5 s connect timeout),
  * closes it without answering or stops reading the request body for 30 s;
  * 503 when `resolve` returns CUBE_EUNAVAIL (with Retry-After) or names an
- * address it may not; 504 when no answer head came within 120 s; 413 when
+ * address it may not, or (since 1.5) when too many requests are parked
+ * (park_max); 504 when no answer head came within 120 s, or (since 1.5)
+ * when a parked request's park_timeout_ms passed; 413 when
  * the body exceeds the server's limits.max_body_bytes. A request waiting
  * for its upstream holds no HTTP thread. Cookie-authenticated writes under
  * a prefix need no X-CSRF-Token (the upstream's pages cannot know it; the
@@ -39,9 +41,20 @@
  * their own XSRF check).
  * The caller's X-Forwarded-* are replaced (extended, for a front proxy
  * listed in auth.trusted_header.proxies).
+ *
+ * Since 1.5, for serving (mirroring, autoscale, scale from zero): resolve
+ * may name a mirror upstream that gets a share of the requests (shadow
+ * traffic), set the key the request is counted and parked under, and park
+ * the request (CUBE_EAGAIN) until the plugin wakes it; a `done` callback
+ * gets each request's figures; cube_host.proxy_stats reads the counters
+ * of a prefix or a key. cubed's /metrics has them per prefix:
+ * cube_proxy_inflight, cube_proxy_parked (gauges), cube_proxy_errors_total
+ * and cube_proxy_mirror_total{result="ok|error|skipped"}.
  */
 #ifndef CUBE_PROXY_H
 #define CUBE_PROXY_H
+
+#include <stdint.h>
 
 #include "cube_plugin.h"
 
@@ -64,6 +77,89 @@ struct cube_proxy_upstream {
      *  header_name: none. */
     char header_name[64];
     char header_value[512];
+    /* since 1.5 */
+    /** With CUBE_EAGAIN: how long the request may stay parked, counted
+     *  from its first park, in ms (0: 120000; more than 600000: 600000).
+     *  When it passes the caller gets 504. (64 bits: the 1.4 struct ends
+     *  in padding that a new field may not use.) */
+    uint64_t park_timeout_ms;
+    /** What the request is counted under (cube_host.proxy_stats) and, when
+     *  resolve returns CUBE_EAGAIN, parked under (cube_host.proxy_wake).
+     *  The host presets it to the prefix's decoded path parameters joined
+     *  with '/' in template order ("p1/llama" for
+     *  "/serve/{project}/{name}"; "" for a prefix without parameters);
+     *  resolve may replace it. At most 127 bytes, no control bytes (else
+     *  503, logged); a preset that breaks the rule is "". The first key
+     *  resolve leaves with CUBE_OK or CUBE_EAGAIN stays the request's: a
+     *  resolve after a wake finds it preset, and a change is ignored. */
+    char key[128];
+    /** A mirror (shadow) upstream, checked as `host` is: mirror_percent
+     *  (0..100) of the requests resolved here are also sent to it, and its
+     *  answer is read up to the status line and discarded; it never delays
+     *  or alters the answer the caller gets from `host`. The copy is sent
+     *  once the caller's whole body has been relayed to `host`, with the
+     *  same head (the plugin's header included), Content-Length framing
+     *  and Connection: close. Not mirrored: WebSocket upgrades, requests
+     *  the host answers before relaying (a refusal, an unreachable
+     *  upstream), and bodies larger than cube_proxy_desc.mirror_body_max
+     *  (the host buffers the copy's body in memory up to that cap).
+     *  Sampling is deterministic per key: of n requests, floor(n * percent
+     *  / 100) are mirrored. A copy that cannot connect, is not answered
+     *  within 30 s or is answered 5xx counts as a mirror error (see
+     *  cube_proxy_stats); at most 1024 copies (64 MiB of them) are in
+     *  flight at once, more are dropped and counted as errors. Empty mirror_host or percent 0:
+     *  no mirror; a percent above 100 or a bad address answers 503 as
+     *  `host` does (logged). */
+    char mirror_host[64];
+    unsigned mirror_port;
+    unsigned mirror_percent;
+};
+
+/** What the host reports to cube_proxy_desc.done about one proxied
+ *  request that ended (since 1.5). Valid during the call only. */
+struct cube_proxy_done {
+    /* since 1.5 */
+    size_t size;              /**< sizeof as the host compiled it */
+    const char *prefix;       /**< the prefix's template, as registered */
+    const char *key;          /**< the request's key (cube_proxy_upstream.key) */
+    /** The status the caller got; 499 when it went away before an answer
+     *  (a parked caller that hung up, say). */
+    int status;
+    /** 1 when the answer came from the upstream, 0 when the host answered
+     *  itself (resolve's refusals, 502, 503, 504, 413). */
+    int upstream;
+    /** 1 when status is 500 or more, or the answer's body broke off (the
+     *  upstream closed early or sent bad framing). */
+    int error;
+    int mirrored;             /**< a copy was handed to the mirror */
+    int parked;               /**< resolve parked it (CUBE_EAGAIN) at least once */
+    uint64_t duration_us;     /**< request head's arrival to the answer's end */
+    uint64_t parked_us;       /**< of which parked */
+    uint64_t bytes_in;        /**< request body bytes read from the caller */
+    /** Answer body bytes sent to the caller (as the access log counts
+     *  them). A WebSocket's request ends when its relay closes; the bytes
+     *  it relayed are not counted. */
+    uint64_t bytes_out;
+};
+
+/** Counters of a prefix, or of one key under it: cube_host.proxy_stats
+ *  fills them (since 1.5). Counted from cubed's start; a request counts
+ *  once resolve has run for it (refusals before resolve, 401/403/404,
+ *  are not counted), under a key once resolve returned CUBE_OK or
+ *  CUBE_EAGAIN for it (at most 4096 keys a prefix are kept; later ones
+ *  count in the prefix's figures only). */
+struct cube_proxy_stats {
+    /* since 1.5 */
+    size_t size;              /**< set by the caller: sizeof as it compiled it */
+    uint64_t requests;        /**< requests resolved */
+    uint64_t inflight;        /**< now: resolved and not ended (parked included) */
+    uint64_t parked;          /**< now: parked by CUBE_EAGAIN */
+    uint64_t errors;          /**< ended with cube_proxy_done.error set */
+    uint64_t mirrored;        /**< copies handed to the mirror */
+    uint64_t mirror_errors;   /**< copies that failed or were dropped */
+    /** Unix time in ms of the latest request's start or end; 0: none. An
+     *  autoscaler scales to zero when inflight is 0 and this is old. */
+    int64_t last_ms;
 };
 
 /** Describes one proxied prefix; passed to cube_host.register_proxy
@@ -109,8 +205,38 @@ struct cube_proxy_desc {
      * CUBE_OK after filling *up; CUBE_ENOTFOUND (404), CUBE_EPERM (403) or
      * CUBE_EUNAVAIL (503, e.g. still starting) otherwise. `req` is valid
      * during the call only.
+     *
+     * Since 1.5 it may return CUBE_EAGAIN to park the request (scale from
+     * zero: start the server, then wake the request): the caller waits,
+     * holding no HTTP thread and with its body unread, under up->key
+     * until the plugin calls cube_host.proxy_wake for that key; then
+     * resolve runs again for it on an HTTP thread (and may park it
+     * again). Make what resolve reads ready before waking: a wake that
+     * comes while a request's resolve runs is not lost (the host runs
+     * resolve again). A parked request is answered 504 when
+     * up->park_timeout_ms passes, 503 when the server stops; one past the
+     * prefix's park_max is answered 503 at once; a caller that hangs up
+     * leaves the parked set at once (its slot is free again).
      */
     int (*resolve)(void *state, cube_req *req, struct cube_proxy_upstream *up);
+    /* since 1.5 */
+    /**
+     * Optional. Called once for every request resolve ran for, after it
+     * ended (answered, failed, or its caller went away), with its
+     * figures; the counters (cube_host.proxy_stats) already include it.
+     * Runs on the HTTP thread that completed the request, which serves
+     * no one meanwhile: it must not block (no store, no network, no lock
+     * held long) — record the figures and return. It may call
+     * proxy_stats and proxy_wake. `d` is valid during the call only.
+     */
+    void (*done)(void *state, const struct cube_proxy_done *d);
+    /** Most requests parked at once under this prefix (CUBE_EAGAIN); one
+     *  more is answered 503 with Retry-After. 0: 256; at most 65536. */
+    unsigned park_max;
+    /** Largest request body copied to a mirror, in bytes (the copy is
+     *  buffered in memory until the body ends); a larger one is relayed
+     *  but not mirrored. 0: 1 MiB; at most 64 MiB. */
+    size_t mirror_body_max;
 };
 
 #ifdef __cplusplus

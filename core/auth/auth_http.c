@@ -8,6 +8,7 @@
 
 #include "auth_password.h"
 #include "auth_priv.h"
+#include "base/callerr.h"
 #include "auth_throttle.h"
 #include "ctx/ctx.h"
 #include "http/http_req.h"
@@ -94,13 +95,29 @@ static int throttled(cube_req *req, struct cube_auth *a, const char *ukey, const
     return 1;
 }
 
-/* Tries one password login method; CUBE_OK fills user. */
+/* The provider's check: password_check through the error channel (since
+ * 1.5) when it has one, else password_login and its message buffer. */
+static int provider_check(const struct auth_provider *p, const char *name, const char *password,
+                          char **identity, char *msg, size_t msg_len)
+{
+    if (!p->desc.password_check)
+        return p->desc.password_login(p->plugin->state, name, password, identity, msg,
+                                      msg_len);
+    struct cube_callerr ce;
+    cube_callerr_begin(&ce, p->plugin);
+    int rc = p->desc.password_check(p->plugin->state, name, password, identity);
+    cube_callerr_end(&ce);
+    snprintf(msg, msg_len, "%.*s", (int)(msg_len ? msg_len - 1 : 0), ce.msg);
+    return rc;
+}
+
+/* Tries one password login method; CUBE_OK fills user. CUBE_DECLINED: the
+ * user is not the provider's. */
 static int try_provider(struct cube_auth *a, const struct auth_provider *p, const char *name,
                         const char *password, char user[CUBE_USER_MAX])
 {
     char msg[256] = "", *identity = NULL;
-    int rc = p->desc.password_login(p->plugin->state, name, password, &identity, msg,
-                                    sizeof msg);
+    int rc = provider_check(p, name, password, &identity, msg, sizeof msg);
     if (rc == CUBE_OK && identity)
         rc = auth_provision(a, p->desc.name, identity, user, msg, sizeof msg);
     else if (rc == CUBE_OK)
@@ -128,11 +145,15 @@ static int authenticate(struct cube_auth *a, const char *provider, const char *n
         const struct auth_provider *p = &a->providers[i];
         if (p->desc.kind != CUBE_AUTH_PASSWORD || (provider && strcmp(provider, p->desc.name)))
             continue;
-        rc = try_provider(a, p, name, password, user);
-        if (rc == CUBE_OK)
-            return rc;
+        int r = try_provider(a, p, name, password, user);
+        /* A 1.5 provider's CUBE_EPERM is final: the user is its own and
+         * the password wrong, so no other provider may sign them in. */
+        if (r == CUBE_OK || (r == CUBE_EPERM && p->desc.password_check))
+            return r;
+        if (r != CUBE_DECLINED)
+            rc = r;
     }
-    return rc;
+    return rc == CUBE_DECLINED ? CUBE_EPERM : rc;
 }
 
 /* A login that asks for {"token":{"name","expires_in"}} (command-line

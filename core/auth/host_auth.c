@@ -23,7 +23,8 @@ static const char *provider_problem(struct cube_auth *a, const struct cube_auth_
         if (strcmp(a->providers[i].desc.name, d->name) == 0)
             return "name: already registered";
     if (d->kind == CUBE_AUTH_PASSWORD)
-        return d->password_login ? NULL : "password_login: required for CUBE_AUTH_PASSWORD";
+        return d->password_login || d->password_check ? NULL
+               : "password_check (or password_login): required for CUBE_AUTH_PASSWORD";
     if (d->kind == CUBE_AUTH_REDIRECT)
         return d->login_path && d->login_path[0] == '/' ? NULL
                : "login_path: required for CUBE_AUTH_REDIRECT, a path starting with /";

@@ -10,12 +10,16 @@
  * callback refused or answered), the answer waits (cube_http_body_defer)
  * while the rest is read and dropped, at most limits.max_body_bytes of it;
  * past that the connection is closed without an answer. The plugin's
- * close runs exactly once, as soon as no data or end call can follow. */
+ * close runs exactly once, as soon as no data or end call can follow.
+ * Each callback runs in a call frame (base/callerr.h): an error it
+ * returns without answering is answered with what it passed to set_error
+ * or set_error_field, else with the status's generic message. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "auth/auth.h"
+#include "base/callerr.h"
 #include "ctx/ctx.h"
 #include "http_req.h"
 
@@ -44,8 +48,26 @@ static void close_once(struct cube_body *b, int rc)
     if (b->closed)
         return;
     b->closed = 1;
-    if (b->wanted && b->desc.close)
-        b->desc.close(b->desc.cls, rc);
+    if (!b->wanted || !b->desc.close)
+        return;
+    struct cube_callerr ce;
+    cube_callerr_begin(&ce, b->route->plugin);
+    b->desc.close(b->desc.cls, rc);
+    cube_callerr_end(&ce);
+}
+
+/* Answers rc from a callback that did not answer: with the message its
+ * frame holds, or the status's generic one. */
+static void refuse(cube_req *req, const struct cube_body *b, int rc,
+                   const struct cube_callerr *ce)
+{
+    const char *code;
+    if (rc == CUBE_OK || !ce->msg[0]) {
+        cube_http_unanswered(req, b->route, rc);
+        return;
+    }
+    int status = cube_status_for(rc, &code);
+    cube_http_answer_error_field(req, status, code, ce->msg, ce->field);
 }
 
 static void answer_too_big(cube_req *req, const struct cube_body *b)
@@ -91,15 +113,16 @@ void cube_http_body_begin(cube_req *req, const struct cube_route_entry *route)
 }
 
 /* Stops the body: no more data or end; the answer for rc (unless the
- * plugin made one) waits for the rest to be dropped. */
-static void stop(cube_req *req, struct cube_body *b, int rc, int past_limit)
+ * plugin made one; ce: its callback's frame, or NULL) waits for the rest
+ * to be dropped. */
+static void stop(cube_req *req, struct cube_body *b, int rc, const struct cube_callerr *ce)
 {
     b->phase = PHASE_DRAIN;
     if (!req->answered) {
-        if (past_limit)
+        if (!ce)
             answer_too_big(req, b);
         else
-            cube_http_unanswered(req, b->route, rc);
+            refuse(req, b, rc, ce);
     }
     close_once(b, rc);
 }
@@ -108,13 +131,16 @@ static enum MHD_Result chunk(cube_req *req, struct cube_body *b, const char *dat
 {
     if (b->phase == PHASE_BODY) {
         if (n > b->limit - b->received) {
-            stop(req, b, CUBE_ETOOBIG, 1);
+            stop(req, b, CUBE_ETOOBIG, NULL);
         } else {
             b->received += n;
+            struct cube_callerr ce;
+            cube_callerr_begin(&ce, b->route->plugin);
             int rc = b->desc.data(b->desc.cls, req, data, n);
+            cube_callerr_end(&ce);
             if (rc == CUBE_OK && !req->answered)
                 return MHD_YES;
-            stop(req, b, rc == CUBE_OK ? CUBE_ESTATE : rc, 0);
+            stop(req, b, rc == CUBE_OK ? CUBE_ESTATE : rc, &ce);
             return MHD_YES;
         }
     }
@@ -140,10 +166,13 @@ static enum MHD_Result finish(cube_req *req, struct cube_body *b)
     if (b->phase != PHASE_BODY)
         return MHD_YES;
     b->phase = PHASE_END;
+    struct cube_callerr ce;
+    cube_callerr_begin(&ce, b->route->plugin);
     int rc = b->desc.end(b->desc.cls, req);
+    cube_callerr_end(&ce);
     int answered = req->answered;
     if (!answered)
-        cube_http_unanswered(req, b->route, rc);
+        refuse(req, b, rc, &ce);
     close_once(b, rc != CUBE_OK ? rc : answered ? CUBE_OK : CUBE_EINTERNAL);
     return MHD_YES;
 }

@@ -84,6 +84,19 @@ char *cube_ls_stream_path(struct cube_logstore *ls, const char *kind,
     return out;
 }
 
+int cube_ls_open_locked(struct cube_logstore *ls, const char *kind, const char *project,
+                        const char *name, const char *stream, int pending_ok,
+                        struct cube_ls_stream **out)
+{
+    int rc = CUBE_OK;
+    char *path = cube_ls_stream_path(ls, kind, project, name, stream, &rc);
+    if (!path)
+        return rc;
+    rc = cube_ls_acquire_locked(ls, path, pending_ok, out);
+    free(path);
+    return rc;
+}
+
 static unsigned hash_path(const char *s)
 {
     unsigned h = 2166136261u;
@@ -451,13 +464,8 @@ char *cube_logstore_read(struct cube_logstore *ls, const char *kind,
         *rc = CUBE_EINVAL;
         return NULL;
     }
-    char *path = cube_ls_stream_path(ls, kind, project, name, stream, rc);
-    if (!path)
-        return NULL;
     struct cube_ls_stream *st = NULL;
-    *rc = cube_ls_acquire_locked(ls, path, 0, &st);
-    free(path);
-    if (*rc != CUBE_OK)
+    if ((*rc = cube_ls_open_locked(ls, kind, project, name, stream, 0, &st)) != CUBE_OK)
         return NULL;
     int fd = st->fd, closed = st->closed;
     uint64_t size = st->size;
@@ -508,13 +516,8 @@ int cube_logstore_close(struct cube_logstore *ls, const char *kind,
 {
     if (!ls)
         return CUBE_EINVAL;
-    int rc = CUBE_OK;
-    char *path = cube_ls_stream_path(ls, kind, project, name, stream, &rc);
-    if (!path)
-        return rc;
     struct cube_ls_stream *st = NULL;
-    rc = cube_ls_acquire_locked(ls, path, 1, &st);
-    free(path);
+    int rc = cube_ls_open_locked(ls, kind, project, name, stream, 1, &st);
     if (rc != CUBE_OK)
         return rc;
     /* a stream closed before any append becomes an empty finished one:

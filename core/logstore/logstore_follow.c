@@ -85,18 +85,11 @@ static int follower_new(struct cube_logstore *ls, const char *kind,
 {
     if (!ls)
         return CUBE_EINVAL;
-    int rc = CUBE_OK;
-    char *path = cube_ls_stream_path(ls, kind, project, name, stream, &rc);
-    if (!path)
-        return rc;
     struct ls_follower *f = calloc(1, sizeof *f);
-    if (!f) {
-        free(path);
+    if (!f)
         return CUBE_ENOMEM;
-    }
     struct cube_ls_stream *st = NULL;
-    rc = cube_ls_acquire_locked(ls, path, follow, &st);
-    free(path);
+    int rc = cube_ls_open_locked(ls, kind, project, name, stream, follow, &st);
     if (rc != CUBE_OK) {
         free(f);
         return rc;

@@ -72,6 +72,11 @@ char *cube_ls_stream_path(struct cube_logstore *ls, const char *kind,
  * its mu; pending_ok allows a stream whose file does not exist yet. */
 int cube_ls_acquire_locked(struct cube_logstore *ls, const char *path,
                            int pending_ok, struct cube_ls_stream **out);
+/* cube_ls_stream_path, then cube_ls_acquire_locked on it: the stream of
+ * (kind, project, name, stream) referenced and locked in *out. */
+int cube_ls_open_locked(struct cube_logstore *ls, const char *kind, const char *project,
+                        const char *name, const char *stream, int pending_ok,
+                        struct cube_ls_stream **out);
 /* Drops a reference (caller holds ls->mu, or not: the plain variant). */
 void cube_ls_release_locked(struct cube_logstore *ls, struct cube_ls_stream *st);
 void cube_ls_release(struct cube_logstore *ls, struct cube_ls_stream *st);

@@ -36,13 +36,8 @@ int cube_logstore_stat(struct cube_logstore *ls, const char *kind,
         *closed = 0;
     if (!ls)
         return CUBE_EINVAL;
-    int rc = CUBE_OK;
-    char *path = cube_ls_stream_path(ls, kind, project, name, stream, &rc);
-    if (!path)
-        return rc;
     struct cube_ls_stream *st = NULL;
-    rc = cube_ls_acquire_locked(ls, path, 0, &st);
-    free(path);
+    int rc = cube_ls_open_locked(ls, kind, project, name, stream, 0, &st);
     if (rc != CUBE_OK)
         return rc;
     if (st->fd < 0 && !st->closed) {

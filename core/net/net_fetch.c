@@ -296,6 +296,8 @@ int cube_net_fetch_prepare(struct net_fetch *f, const struct cube_fetch_desc *d)
             why = "out of memory";
         } else {
             set_options(f);
+            if (d->ca_file && *d->ca_file)   /* libcurl copies the string */
+                curl_easy_setopt(f->easy, CURLOPT_CAINFO, d->ca_file);
             if (cube_net_fetch_retarget(f, d->url))
                 why = "url is not an absolute http:// or https:// URL";
         }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/callerr.h"
 #include "ctx/ctx.h"
 #include "kinds.h"
 #include "base/log.h"
@@ -143,8 +144,11 @@ static void requeue_after(struct cube_queue *q, struct item *it, uint64_t ms)
     }
 }
 
-/* One reconcile (or finalize) of an object. Returns as reconcile does. */
-static int reconcile_one(struct cube_queue *q, const char *project, const char *name)
+/* One reconcile (or finalize) of an object. Returns as reconcile does
+ * (CUBE_EAGAIN already turned into its delay); a failed reconcile's
+ * explanation (set_error) goes into why. */
+static int reconcile_one(struct cube_queue *q, const char *project, const char *name,
+                         char *why, size_t why_len)
 {
     struct cube_ctx *ctx = q->ctx;
     struct cube_kind *k = q->k;
@@ -172,14 +176,22 @@ static int reconcile_one(struct cube_queue *q, const char *project, const char *
         }
         cJSON_Delete(obj);
     }
-    if (k->desc.reconcile)
+    if (k->desc.reconcile) {
+        struct cube_callerr ce;
+        cube_callerr_begin(&ce, k->plugin);
         rc = k->desc.reconcile(state, k->kind, proj, name, doc);
+        cube_callerr_end(&ce);
+        if (rc == CUBE_EAGAIN)  /* since 1.5: "again after retry_after's delay" */
+            rc = ce.has_retry ? (ce.retry_ms ? (int)ce.retry_ms : 1) : 1000;
+        else if (rc < 0)
+            snprintf(why, why_len, "%s", ce.msg);
+    }
     free(doc);
     return rc;
 }
 
 /* After a reconcile: retry with back-off, requeue later, or forget. */
-static void settle(struct cube_queue *q, struct item *it, int rc)
+static void settle(struct cube_queue *q, struct item *it, int rc, const char *why)
 {
     it->processing = 0;
     if (rc < 0) {
@@ -187,9 +199,10 @@ static void settle(struct cube_queue *q, struct item *it, int rc)
         uint64_t ms = (uint64_t)BACKOFF_BASE_MS << shift;
         it->failures++;
         if (it->failures == 1 || it->failures % 10 == 0)
-            cube_log(CUBE_LOG_WARN, "controller", "%s %s/%s: reconcile failed (%d), "
+            cube_log(CUBE_LOG_WARN, "controller", "%s %s/%s: reconcile failed (%d%s%s), "
                      "retry %u in %llu ms", q->k->kind, it->project, it->name, rc,
-                     it->failures, (unsigned long long)(ms < BACKOFF_MAX_MS ? ms : BACKOFF_MAX_MS));
+                     why[0] ? ": " : "", why, it->failures,
+                     (unsigned long long)(ms < BACKOFF_MAX_MS ? ms : BACKOFF_MAX_MS));
         requeue_after(q, it, ms < BACKOFF_MAX_MS ? ms : BACKOFF_MAX_MS);
     } else {
         it->failures = 0;
@@ -216,9 +229,10 @@ static void worker(void *a, void *b)
         it->queued = 0;
         it->processing = 1;
         pthread_mutex_unlock(&q->mu);
-        int rc = reconcile_one(q, it->project, it->name);
+        char why[512] = "";
+        int rc = reconcile_one(q, it->project, it->name, why, sizeof why);
         pthread_mutex_lock(&q->mu);
-        settle(q, it, rc);
+        settle(q, it, rc, why);
     }
     q->active--;
     pthread_cond_broadcast(&q->idle);

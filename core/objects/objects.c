@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/callerr.h"
 #include "controller.h"
 #include "ctx/ctx.h"
 #include "kinds.h"
@@ -270,6 +271,31 @@ static int check_identity(const struct cube_kind *k, const char *project,
     return 0;
 }
 
+/* The kind's check (since 1.5), its error through the call frame. */
+static int plugin_check(const struct cube_kind *k, const cJSON *obj, const cJSON *old,
+                        struct cube_op_error *e)
+{
+    char *in = cube_obj_print(obj);
+    char *old_text = old ? cube_obj_print(old) : NULL;
+    struct cube_callerr ce;
+    cube_callerr_begin(&ce, k->plugin);
+    int rc = in && (old_text || !old) ? k->desc.check(k->plugin->state, in, old_text)
+                                      : CUBE_ENOMEM;
+    cube_callerr_end(&ce);
+    free(in);
+    free(old_text);
+    if (rc == CUBE_OK)
+        return 0;
+    if (rc == CUBE_EINVAL)
+        cube_op_fail(e, 422, "Invalid", ce.field, "%s%s%s", ce.field, ce.field[0] ? ": " : "",
+                     ce.msg[0] ? ce.msg : "rejected by the kind's validation");
+    else
+        cube_op_fail(e, rc == CUBE_ENOMEM ? 503 : 500, rc == CUBE_ENOMEM ? "Unavailable"
+                     : "InternalError", NULL, "%s check failed (%d)%s%s", k->kind, rc,
+                     ce.msg[0] ? ": " : "", ce.msg);
+    return -1;
+}
+
 /* Schema defaults, the plugin's defaulting, the schema, the plugin's
  * semantic validation. May replace *obj (plugin defaulting). */
 static int default_and_validate(struct cube_ctx *ctx, const struct cube_kind *k,
@@ -317,6 +343,8 @@ static int default_and_validate(struct cube_ctx *ctx, const struct cube_kind *k,
             return -1;
         }
     }
+    if (k->desc.check && plugin_check(k, *obj, old, e) < 0)
+        return -1;
     return k->core && k->core->check ? k->core->check(ctx, who, *obj, old, e) : 0;
 }
 

@@ -6,11 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/callerr.h"
 #include "ctx/ctx.h"
 #include "sched/jobs.h"
 #include "host_slots.h"
 #include "cube_build.h"
 #include "http/http_req.h"
+#include "base/errs.h"
 #include "base/log.h"
 #include "metrics/metrics.h"
 #include "http/router.h"
@@ -45,12 +47,46 @@ int cube_slot_log_enabled(cube_plugin *self, int level)
     return cube_log_enabled(level);
 }
 
+/* Inside a callback the host called (a call frame of self on this
+ * thread): that call's error; elsewhere the init/start message. */
 void cube_slot_set_error(cube_plugin *self, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(self->error, sizeof self->error, fmt, ap);
+    struct cube_callerr *ce = cube_callerr_current(self);
+    if (ce)
+        vsnprintf(ce->msg, sizeof ce->msg, fmt, ap);
+    else
+        vsnprintf(self->error, sizeof self->error, fmt, ap);
     va_end(ap);
+}
+
+void *cube_slot_alloc(size_t size)
+{
+    return malloc(size ? size : 1);
+}
+
+void cube_slot_set_error_field(cube_plugin *self, const char *field, const char *fmt, ...)
+{
+    struct cube_callerr *ce = cube_callerr_current(self);
+    if (!ce)
+        return;
+    snprintf(ce->field, sizeof ce->field, "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ce->msg, sizeof ce->msg, fmt ? fmt : "", ap);
+    va_end(ap);
+}
+
+#define RETRY_MAX_MS 86400000u
+
+void cube_slot_retry_after(cube_plugin *self, unsigned ms)
+{
+    struct cube_callerr *ce = cube_callerr_current(self);
+    if (ce) {
+        ce->has_retry = 1;
+        ce->retry_ms = ms < RETRY_MAX_MS ? ms : RETRY_MAX_MS;
+    }
 }
 
 char *cube_slot_config_json(cube_plugin *self)

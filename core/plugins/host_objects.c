@@ -15,30 +15,40 @@
 #include "objects/objects.h"
 #include "objects/selector.h"
 
+/* What register_kind and register_action share: init only, the reason of
+ * a refusal logged under the slot's name. */
+static int registered(cube_plugin *self, const char *slot, int rc, const char *err)
+{
+    if (rc != CUBE_OK)
+        cube_log(CUBE_LOG_ERROR, self->log_component, "%s: %s", slot, err);
+    return rc;
+}
+
+static int init_only(cube_plugin *self, const char *slot)
+{
+    if (self->in_init)
+        return 0;
+    cube_log(CUBE_LOG_ERROR, self->log_component, "%s: only during init", slot);
+    return -1;
+}
+
 int cube_slot_register_kind(cube_plugin *self, const struct cube_kind_desc *desc)
 {
-    char err[300];
-    if (!self->in_init) {
-        cube_log(CUBE_LOG_ERROR, self->log_component, "register_kind: only during init");
+    char err[300] = "";
+    if (init_only(self, "register_kind"))
         return CUBE_ESTATE;
-    }
-    int rc = cube_kinds_add(&self->ctx->kinds, self, desc, err, sizeof err);
-    if (rc != CUBE_OK)
-        cube_log(CUBE_LOG_ERROR, self->log_component, "register_kind: %s", err);
-    return rc;
+    return registered(self, "register_kind",
+                      cube_kinds_add(&self->ctx->kinds, self, desc, err, sizeof err), err);
 }
 
 int cube_slot_register_action(cube_plugin *self, const struct cube_action_desc *desc)
 {
-    char err[300];
-    if (!self->in_init) {
-        cube_log(CUBE_LOG_ERROR, self->log_component, "register_action: only during init");
+    char err[300] = "";
+    if (init_only(self, "register_action"))
         return CUBE_ESTATE;
-    }
-    int rc = cube_kinds_add_action(&self->ctx->kinds, self, desc, err, sizeof err);
-    if (rc != CUBE_OK)
-        cube_log(CUBE_LOG_ERROR, self->log_component, "register_action: %s", err);
-    return rc;
+    return registered(self, "register_action",
+                      cube_kinds_add_action(&self->ctx->kinds, self, desc, err, sizeof err),
+                      err);
 }
 
 /* Maps an operation failure to a return code, logging the reason. */

@@ -48,6 +48,10 @@ void cube_slot_log(cube_plugin *self, int level, const char *fmt, ...);
 void cube_slot_logv(cube_plugin *self, int level, const char *fmt, va_list ap);
 int cube_slot_log_enabled(cube_plugin *self, int level);
 void cube_slot_set_error(cube_plugin *self, const char *fmt, ...);
+/* since 1.5: one allocator and one error channel (host.c) */
+void *cube_slot_alloc(size_t size);
+void cube_slot_set_error_field(cube_plugin *self, const char *field, const char *fmt, ...);
+void cube_slot_retry_after(cube_plugin *self, unsigned ms);
 char *cube_slot_config_json(cube_plugin *self);
 const char *cube_slot_config_string(cube_plugin *self, const char *path,
                                     const char *def);

@@ -119,6 +119,17 @@ void cube_host_table_init(struct cube_host *h)
     h->replica_status = cube_slot_replica_status;
     /* ABI 1.5: Job metrics */
     h->job_metrics = cube_slot_job_metrics;
+    /* ABI 1.5: one allocator and one error channel */
+    h->alloc = cube_slot_alloc;
+    h->set_error_field = cube_slot_set_error_field;
+    h->retry_after = cube_slot_retry_after;
+    /* ABI 1.5: replica endpoints */
+    h->replica_endpoints = cube_slot_replica_endpoints;
+    /* ABI 1.5: proxy mirror, park and counters */
+    h->proxy_wake = cube_slot_proxy_wake;
+    h->proxy_stats = cube_slot_proxy_stats;
+    /* ABI 1.5: device pinning and health */
+    h->device_health = cube_slot_device_health;
     /* ABI 1.5: streamed bodies and files */
     h->req_body_stream = cube_slot_req_body_stream;
     h->file_open = cube_slot_file_open;

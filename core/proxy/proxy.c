@@ -1,6 +1,6 @@
 /* proxy.c — reverse-proxied prefixes registered by plugins (ABI 1.4
- * register_proxy): validation, the prefix table, matching a request path,
- * the relay thread's life and the per-prefix request counter.
+ * register_proxy): validation, the prefix table, matching a request path
+ * and the life of the relay, park and mirror threads.
  *
  * The table is written only while plugins initialise (one thread) and
  * read-only once HTTP starts, so matching takes no lock. */
@@ -24,14 +24,8 @@ static struct cube_proxies *proxies_of(struct cube_ctx *ctx)
     struct cube_proxies *px = calloc(1, sizeof *px);
     if (!px)
         return NULL;
-    static const char *const labels[] = {"prefix", "code"};
-    const struct cube_metric_desc d = {
-        sizeof d, CUBE_METRIC_COUNTER, "cube_proxy_requests_total",
-        "Requests relayed under plugin-registered prefixes, by prefix and status",
-        labels, 2, NULL, 0};
     char err[200];
-    px->m_requests = cube_metrics_register(ctx->metrics, &d, "core", err, sizeof err);
-    if (!px->m_requests) {
+    if (proxy_metrics_register(px, ctx->metrics, err, sizeof err) < 0) {
         cube_log(CUBE_LOG_ERROR, "proxy", "metric: %s", err);
         free(px);
         return NULL;
@@ -46,6 +40,7 @@ static void prefix_free(struct proxy_prefix *p)
 {
     if (!p)
         return;
+    proxy_stats_free(p);
     for (size_t i = 0; i < p->n_segs; i++)
         free(p->segs[i]);
     free(p->tmpl);
@@ -175,6 +170,8 @@ int cube_slot_register_proxy(cube_plugin *self, const struct cube_proxy_desc *in
     memcpy(&d, in, in->size < sizeof d ? in->size : sizeof d);
     struct cube_proxies *px = proxies_of(self->ctx);
     struct proxy_prefix *p = calloc(1, sizeof *p);
+    if (p)
+        proxy_stats_init(p);
     if (!px || !p || !(p->tmpl = strdup(d.prefix ? d.prefix : ""))) {
         prefix_free(p);
         return CUBE_ENOMEM;
@@ -195,8 +192,18 @@ int cube_slot_register_proxy(cube_plugin *self, const struct cube_proxy_desc *in
     p->strip_prefix = d.strip_prefix != 0;
     p->allow_remote = d.allow_remote != 0;
     p->resolve = d.resolve;
+    p->done = d.done;
+    p->park_max = !d.park_max ? PROXY_PARK_MAX
+                  : d.park_max > PROXY_PARK_MAX_MAX ? PROXY_PARK_MAX_MAX : d.park_max;
+    p->mirror_body_max = !d.mirror_body_max ? PROXY_MIRROR_BODY_MAX
+                         : d.mirror_body_max > PROXY_MIRROR_BODY_MAX_MAX
+                             ? PROXY_MIRROR_BODY_MAX_MAX : d.mirror_body_max;
     p->next = px->prefixes;
     px->prefixes = p;
+    const char *series[] = {p->tmpl};   /* the prefix's series exist from the start */
+    cube_metric_set(px->m_inflight, series, 0);
+    cube_metric_set(px->m_parked, series, 0);
+    cube_metric_add(px->m_errors, series, 0);
     cube_log(CUBE_LOG_INFO, self->log_component, "proxying %s (%s)", p->tmpl,
              cube_perm_name(p->perm));
     return CUBE_OK;
@@ -237,12 +244,13 @@ struct proxy_prefix *proxy_match(const struct cube_proxies *px, const char *raw_
     return NULL;
 }
 
-void proxy_count(struct cube_proxies *px, const struct proxy_prefix *p, int status)
+struct proxy_prefix *proxy_prefix_of(struct cube_proxies *px, const cube_plugin *self,
+                                     const char *tmpl)
 {
-    char code[12];
-    snprintf(code, sizeof code, "%d", status);
-    const char *labels[] = {p->tmpl, code};
-    cube_metric_add(px->m_requests, labels, 1);
+    for (struct proxy_prefix *p = px && tmpl ? px->prefixes : NULL; p; p = p->next)
+        if (p->plugin == self && !strcmp(p->tmpl, tmpl))
+            return p;
+    return NULL;
 }
 
 /* -- life cycle ----------------------------------------------------------------- */
@@ -253,7 +261,9 @@ int cube_proxy_http_start(struct cube_ctx *ctx)
     if (!px || !px->prefixes)
         return 0;
     px->loop = proxy_loop_start();
-    if (!px->loop) {
+    px->park = proxy_park_new();
+    px->mirror = proxy_mirror_new();
+    if (!px->loop || !px->park || !px->mirror) {
         cube_log(CUBE_LOG_ERROR, "proxy", "cannot start the relay thread");
         return -1;
     }
@@ -263,9 +273,14 @@ int cube_proxy_http_start(struct cube_ctx *ctx)
 void cube_proxy_http_stop(struct cube_ctx *ctx)
 {
     struct cube_proxies *px = ctx->proxies;
-    if (!px || !px->loop)
+    if (!px)
         return;
-    proxy_loop_stop(px->loop);
+    if (px->park)    /* parked requests answer 503 before the daemon stops */
+        proxy_park_stop(px->park);
+    if (px->mirror)
+        proxy_mirror_stop(px->mirror);
+    if (px->loop)
+        proxy_loop_stop(px->loop);
 }
 
 void cube_proxy_drop_plugin(struct cube_ctx *ctx, struct cube_plugin *plugin)
@@ -291,6 +306,8 @@ void cube_proxy_free(struct cube_ctx *ctx)
     cube_apps_free(ctx);
     proxy_pool_clear(px);
     proxy_loop_free(px->loop);
+    proxy_park_free(px->park);
+    proxy_mirror_free(px->mirror);
     while (px->prefixes) {
         struct proxy_prefix *p = px->prefixes;
         px->prefixes = p->next;

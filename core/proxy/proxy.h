@@ -33,8 +33,12 @@ void cube_proxy_drop_plugin(struct cube_ctx *ctx, struct cube_plugin *plugin);
 /* Frees the prefix table and the idle upstream connections. */
 void cube_proxy_free(struct cube_ctx *ctx);
 
-/* The host table's register_proxy (ABI 1.4, proxy.c) slots (listed by plugins/host_table.c; contracts
+/* The host table's proxy slots (listed by plugins/host_table.c; contracts
  * in abi/cube/cube_host.h). */
 int cube_slot_register_proxy(cube_plugin *self, const struct cube_proxy_desc *in);
+/* ABI 1.5: proxy mirror, park and counters (proxy_park.c, proxy_stats.c). */
+int cube_slot_proxy_wake(cube_plugin *self, const char *prefix, const char *key);
+int cube_slot_proxy_stats(cube_plugin *self, const char *prefix, const char *key,
+                          struct cube_proxy_stats *out);
 
 #endif

@@ -47,7 +47,7 @@ static int connect_wait(int fd, char *err, size_t errlen)
     return 0;
 }
 
-static int dial(const char *host, unsigned port, char *err, size_t errlen)
+int proxy_dial_start(const char *host, unsigned port, int *pending, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     socklen_t len;
@@ -74,20 +74,31 @@ static int dial(const char *host, unsigned port, char *err, size_t errlen)
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    *pending = 0;
     if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
         if (errno != EINPROGRESS) {
             snprintf(err, errlen, "connect: %s", strerror(errno));
-            goto fail;
+            int saved = errno;
+            close(fd);
+            errno = saved;
+            return -1;
         }
-        if (connect_wait(fd, err, errlen) < 0)
-            goto fail;
+        *pending = 1;
     }
     return fd;
-fail:;
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
+}
+
+static int dial(const char *host, unsigned port, char *err, size_t errlen)
+{
+    int pending;
+    int fd = proxy_dial_start(host, port, &pending, err, errlen);
+    if (fd >= 0 && pending && connect_wait(fd, err, errlen) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
 }
 
 /* 1 when an idle connection still looks usable: no EOF, no stray bytes. */

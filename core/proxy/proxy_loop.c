@@ -328,8 +328,7 @@ static void *loop_main(void *arg)
             } else if (type == PROXY_EV_RELAY) {
                 relay_event(l, evs[i].data.ptr, evs[i].events);
             } else {
-                uint64_t v;
-                if (read(l->efd, &v, sizeof v) < 0) { /* drained */ }
+                proxy_poll_drain(l->efd);
             }
         }
         free_dead(l);
@@ -343,12 +342,8 @@ struct proxy_loop *proxy_loop_start(void)
     struct proxy_loop *l = calloc(1, sizeof *l);
     if (!l)
         return NULL;
-    l->wake_tag = PROXY_EV_WAKE;
-    l->ep = epoll_create1(EPOLL_CLOEXEC);
-    l->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     pthread_mutex_init(&l->mu, NULL);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &l->wake_tag};
-    if (l->ep < 0 || l->efd < 0 || epoll_ctl(l->ep, EPOLL_CTL_ADD, l->efd, &ev) < 0 ||
+    if (proxy_poll_open(&l->ep, &l->efd, &l->wake_tag) < 0 ||
         pthread_create(&l->thread, NULL, loop_main, l) != 0) {
         proxy_loop_free(l);
         return NULL;
@@ -365,8 +360,7 @@ void proxy_loop_stop(struct proxy_loop *l)
     pthread_mutex_unlock(&l->mu);
     if (was)
         return;
-    uint64_t one = 1;
-    if (write(l->efd, &one, sizeof one) < 0) { /* the 1 s tick ends it anyway */ }
+    proxy_poll_kick(l->efd);
     pthread_join(l->thread, NULL);
     pthread_mutex_lock(&l->mu);
     while (l->parked) {
@@ -385,10 +379,42 @@ void proxy_loop_free(struct proxy_loop *l)
 {
     if (!l)
         return;
-    if (l->ep >= 0)
-        close(l->ep);
-    if (l->efd >= 0)
-        close(l->efd);
+    proxy_poll_close(l->ep, l->efd);
     pthread_mutex_destroy(&l->mu);
     free(l);
+}
+
+/* -- the shared epoll-and-eventfd pair ----------------------------------------- */
+
+int proxy_poll_open(int *ep, int *efd, int *tag)
+{
+    *tag = PROXY_EV_WAKE;
+    *ep = epoll_create1(EPOLL_CLOEXEC);
+    *efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = tag};
+    if (*ep >= 0 && *efd >= 0 && epoll_ctl(*ep, EPOLL_CTL_ADD, *efd, &ev) == 0)
+        return 0;
+    proxy_poll_close(*ep, *efd);
+    *ep = *efd = -1;
+    return -1;
+}
+
+void proxy_poll_kick(int efd)
+{
+    uint64_t one = 1;
+    if (write(efd, &one, sizeof one) < 0) { /* full: a wake is pending anyway */ }
+}
+
+void proxy_poll_drain(int efd)
+{
+    uint64_t v;
+    if (read(efd, &v, sizeof v) < 0) { /* nothing to drain */ }
+}
+
+void proxy_poll_close(int ep, int efd)
+{
+    if (ep >= 0)
+        close(ep);
+    if (efd >= 0)
+        close(efd);
 }

@@ -9,6 +9,12 @@
  *                  upgraded (WebSocket) connections
  *   proxy_util.c   pure helpers (header filtering, addresses, the answer
  *                  head parser, chunked decoding)
+ *   proxy_resolve.c  asking the plugin (resolve, again after a wake) and
+ *                  acting on its answer: relay, park or refuse (1.5)
+ *   proxy_park.c   requests parked by resolve (CUBE_EAGAIN), their
+ *                  deadlines and hang-ups, proxy_wake (1.5)
+ *   proxy_mirror.c copies of requests sent to a mirror upstream (1.5)
+ *   proxy_stats.c  counters per prefix and key, /metrics, done (1.5)
  */
 #ifndef CUBE_PROXY_PRIV_H
 #define CUBE_PROXY_PRIV_H
@@ -24,6 +30,7 @@
 
 #include "proxy.h"
 #include "http/router.h"
+#include "base/text.h"
 
 #define PROXY_MAX_SEGS 16
 #define PROXY_CONNECT_TIMEOUT_MS 5000
@@ -37,13 +44,50 @@
  * hop); prefixes whose upstreams usually take longer are parked at once. */
 #define PROXY_FAST_WAIT_MS 1
 #define PROXY_IO_BLOCK 32768
+/* ABI 1.5 serving defaults and bounds (documented in cube_proxy.h). */
+#define PROXY_PARK_TIMEOUT_MS 120000u
+#define PROXY_PARK_TIMEOUT_MAX_MS 600000u
+#define PROXY_PARK_MAX 256u
+#define PROXY_PARK_MAX_MAX 65536u
+#define PROXY_MIRROR_BODY_MAX ((size_t)1 << 20)
+#define PROXY_MIRROR_BODY_MAX_MAX ((size_t)64 << 20)
+#define PROXY_MIRROR_TIMEOUT_MS 30000
+#define PROXY_MIRROR_INFLIGHT_MAX 1024
+#define PROXY_MIRROR_BYTES_MAX ((size_t)64 << 20)   /* of copies in flight */
+#define PROXY_KEYS_MAX 4096
+#define PROXY_KEY_BUCKETS 1024
+/* resolve runs again at once (instead of parking) when a wake came while
+ * it ran; this many times at most, then the request parks regardless. */
+#define PROXY_RESOLVE_RETRIES 8
 
 struct cube_apps;
 struct cube_kind;
 struct cube_metric;
+struct cube_metrics;
 struct proxy_loop;
+struct proxy_park;
+struct proxy_mirror;
 
-/* One registered prefix (read-only once HTTP starts, but for head_us). */
+/* Counters of a prefix or of one key under it (cube_proxy_stats). Never
+ * freed while the prefix lives, so a request or a mirror copy may keep a
+ * pointer to its entries. */
+struct proxy_stat {
+    atomic_uint_fast64_t requests, inflight, parked, errors, mirrored, mirror_errors;
+    atomic_int_fast64_t last_ms;
+    atomic_uint_fast64_t seq;          /* mirror sampling: requests resolved with a mirror */
+    struct proxy_stat *next;           /* hash chain (keys only) */
+    char key[];                        /* keys only */
+};
+
+/* The key table of a prefix (proxy_stats.c). */
+struct proxy_keys {
+    pthread_mutex_t mu;
+    struct proxy_stat **buckets;       /* PROXY_KEY_BUCKETS, allocated on first use */
+    size_t n;
+};
+
+/* One registered prefix (read-only once HTTP starts, but for head_us and
+ * the serving state below, which has its own locks and atomics). */
 struct proxy_prefix {
     struct cube_plugin *plugin;
     char *tmpl;                        /* "/notebook/{project}/{name}" */
@@ -55,6 +99,15 @@ struct proxy_prefix {
     int login_redirect, strip_prefix, allow_remote;
     int (*resolve)(void *state, cube_req *req, struct cube_proxy_upstream *up);
     atomic_uint head_us;               /* moving average: request sent -> head */
+    /* since 1.5 */
+    void (*done)(void *state, const struct cube_proxy_done *d);
+    unsigned park_max;
+    size_t mirror_body_max;
+    unsigned n_parked;                 /* the park's mutex */
+    atomic_uint_fast64_t wake_gen;     /* bumped by proxy_wake (under the park's mutex) */
+    atomic_int warned;                 /* a misconfigured mirror was logged */
+    struct proxy_stat total;           /* the whole prefix */
+    struct proxy_keys keys;
     struct proxy_prefix *next;
 };
 
@@ -75,13 +128,30 @@ struct proxy_conn {
     struct proxy_conn *next_parked, *prev_parked;
 };
 
-enum { PROXY_EV_CONN = 1, PROXY_EV_RELAY, PROXY_EV_WAKE };
-enum { PROXY_WAKE_READY = 0, PROXY_WAKE_TIMEOUT, PROXY_WAKE_STOP };
+enum { PROXY_EV_CONN = 1, PROXY_EV_RELAY, PROXY_EV_WAKE, PROXY_EV_WAIT, PROXY_EV_MIRROR };
+enum { PROXY_WAKE_READY = 0, PROXY_WAKE_TIMEOUT, PROXY_WAKE_STOP, PROXY_WAKE_GONE };
+
+/* A request parked by resolve (proxy_park.c); lives in its proxy_call.
+ * Guarded by the park's mutex. */
+struct proxy_wait {
+    int type;                          /* PROXY_EV_WAIT (first: epoll tag) */
+    int fd;                            /* the caller's socket, watched for a hang-up */
+    int in_epoll;
+    int parked;                        /* in the park's list */
+    int woken;                         /* proxy_wake marked it */
+    int why;                           /* PROXY_WAKE_* once resumed */
+    uint64_t deadline_ns;              /* set at the first park */
+    uint64_t since_ns;                 /* this park's start */
+    struct proxy_wait *next, *prev;
+};
 
 struct cube_proxies {
     struct cube_ctx *ctx;
     struct proxy_prefix *prefixes;
     struct cube_metric *m_requests;    /* cube_proxy_requests_total */
+    struct cube_metric *m_inflight, *m_parked, *m_errors, *m_mirror;  /* 1.5 */
+    struct proxy_park *park;           /* NULL until HTTP starts */
+    struct proxy_mirror *mirror;       /* NULL until HTTP starts */
     pthread_mutex_t pool_mu;
     struct proxy_conn *idle;           /* idle keep-alive connections */
     size_t n_idle;
@@ -116,6 +186,24 @@ struct proxy_call {
     uint64_t sent_ns;                 /* when the head went upstream */
     struct proxy_body *body;          /* the answer's reader, while it lives */
     struct proxy_upgrade *upg;        /* a 101 waiting for its upgrade handler */
+    /* since 1.5 */
+    const char *rest;                 /* raw_path after the prefix (for resolve again) */
+    char key[128];                    /* the request's key, once bound */
+    int keyed;                        /* key is bound (resolve said OK or EAGAIN) */
+    int resolved;                     /* resolve ran: counted, done will be called */
+    int audited;
+    struct proxy_stat *kst;           /* the key's counters, or NULL */
+    int from_upstream;                /* the answer head was the upstream's */
+    int body_failed;                  /* the answer's body broke off (body_free) */
+    int held;                         /* parked by resolve; resumed calls check why */
+    int was_parked;
+    uint64_t parked_ns;               /* time parked, all parks */
+    struct proxy_wait wait;
+    int mirror;                       /* a copy is being collected */
+    int mirrored;                     /* the copy was handed to the mirror */
+    char mirror_host[64];
+    unsigned mirror_port;
+    struct cube_text mhead, mbody;    /* the copy's head (unframed) and body */
 };
 
 /* -- proxy.c -------------------------------------------------------------- */
@@ -123,8 +211,9 @@ struct proxy_call {
  * *rest with the raw remainder ("" or "/..."). NULL when none. */
 struct proxy_prefix *proxy_match(const struct cube_proxies *px, const char *raw_path,
                                  struct cube_route_match *m, const char **rest);
-/* Counts a finished proxied request in cube_proxy_requests_total. */
-void proxy_count(struct cube_proxies *px, const struct proxy_prefix *p, int status);
+/* The caller's prefix registered as `tmpl`, or NULL. */
+struct proxy_prefix *proxy_prefix_of(struct cube_proxies *px, const cube_plugin *self,
+                                     const char *tmpl);
 
 /* -- proxy_util.c (pure; unit tested) ------------------------------------- */
 /* 1 for headers never forwarded in either direction (hop-by-hop). */
@@ -182,12 +271,23 @@ struct proxy_conn *proxy_conn_get(struct cube_proxies *px, const char *host, uns
 void proxy_conn_put(struct cube_proxies *px, struct proxy_conn *c);
 /* Closes and frees a connection (not in the pool, not parked). */
 void proxy_conn_close(struct cube_proxies *px, struct proxy_conn *c);
+/* A non-blocking socket connecting to the numeric host:port; *pending
+ * when the connect is still in progress (wait for POLLOUT, then read
+ * SO_ERROR). -1 with errno and a reason in err. */
+int proxy_dial_start(const char *host, unsigned port, int *pending, char *err, size_t errlen);
 /* Writes all of buf, waiting up to PROXY_WRITE_TIMEOUT_MS for room. 0 or -1. */
 int proxy_send_all(int fd, const char *buf, size_t len);
 /* Closes every idle connection. */
 void proxy_pool_clear(struct cube_proxies *px);
 
 /* -- proxy_loop.c ----------------------------------------------------------- */
+/* An epoll set whose wait an eventfd interrupts (the relay, park and
+ * mirror threads): opens both and registers the eventfd with *tag =
+ * PROXY_EV_WAKE as its epoll tag. 0, or -1 with both set to -1. */
+int proxy_poll_open(int *ep, int *efd, int *tag);
+void proxy_poll_kick(int efd);
+void proxy_poll_drain(int efd);
+void proxy_poll_close(int ep, int efd);
 struct proxy_loop *proxy_loop_start(void);
 /* Frees a stopped loop. */
 void proxy_loop_free(struct proxy_loop *l);
@@ -214,6 +314,71 @@ struct proxy_call;
 /* Sends call->head on a pooled or new connection to host:port (a pooled
  * one found closed is replaced once). 0, or -1 after answering 502. */
 int proxy_send_head(struct proxy_call *call, const char *host, unsigned port);
+/* Builds call->head for up; with mirror not NULL also the copy's head
+ * without framing and blank line into *mirror. 0 or -1 (out of memory). */
+int proxy_build_head(struct proxy_call *call, const struct cube_proxy_upstream *up,
+                     struct cube_text *mirror);
+/* Audits the caller's use of the prefix, once per request. */
+void proxy_audit(struct proxy_call *call);
+
+/* -- proxy_resolve.c ---------------------------------------------------------- */
+/* Asks the plugin for the upstream (call->rest set) and acts on it: sends
+ * the head (the request is relayed from now on), parks the request
+ * (call->held), or answers. Runs again after a wake. */
+void proxy_resolve_run(struct proxy_call *call);
+/* The first call after a parked request resumed: answers 504/503, runs
+ * resolve again, or returns -1 when the caller hung up (close it). */
+int proxy_resolve_resumed(struct proxy_call *call);
+
+/* -- proxy_park.c ------------------------------------------------------------ */
+struct proxy_park *proxy_park_new(void);
+/* Resumes every parked request (STOP) and joins the thread; later parks
+ * answer 503. */
+void proxy_park_stop(struct proxy_park *pk);
+void proxy_park_free(struct proxy_park *pk);
+/* Parks call's request under call->key: suspends its connection, watches
+ * the caller's socket. `gen` is the prefix's wake_gen read before resolve
+ * ran (NULL: park regardless). 0 when parked (return from the access
+ * handler), 1 when a wake came meanwhile (run resolve again), -1 after
+ * answering 503 (too many parked, stopping). */
+int proxy_park_hold(struct proxy_call *call, const uint64_t *gen, uint64_t timeout_ms);
+/* Takes a parked request out of the park without resuming it (its
+ * request ends). */
+void proxy_park_forget(struct proxy_call *call);
+
+/* -- proxy_mirror.c ------------------------------------------------------------ */
+struct proxy_mirror *proxy_mirror_new(void);
+/* Drops every copy in flight and joins the thread; later copies are
+ * dropped. */
+void proxy_mirror_stop(struct proxy_mirror *m);
+void proxy_mirror_free(struct proxy_mirror *m);
+/* Whether this request gets a copy (up's mirror is set, the sampling
+ * picks it and its body can be copied); counts a skip. */
+int proxy_mirror_wanted(struct proxy_call *call, const struct cube_proxy_upstream *up);
+/* Collects a body chunk for the copy (drops the copy past the cap). */
+void proxy_mirror_body(struct proxy_call *call, const char *data, size_t len);
+/* The body ended: hands the copy to the mirror thread. Never blocks. */
+void proxy_mirror_send(struct proxy_call *call);
+
+/* -- proxy_stats.c ------------------------------------------------------------ */
+/* Registers the proxy's metrics in px; 0 or -1 with err set. */
+int proxy_metrics_register(struct cube_proxies *px, struct cube_metrics *reg, char *err,
+                           size_t errlen);
+void proxy_stats_init(struct proxy_prefix *p);
+void proxy_stats_free(struct proxy_prefix *p);
+/* Counts a finished proxied request in cube_proxy_requests_total. */
+void proxy_count(struct cube_proxies *px, const struct proxy_prefix *p, int status);
+/* resolve is about to run for the first time: counts the request. */
+void proxy_stats_begin(struct proxy_call *call);
+/* The request's key is known (call->key): counts it under the key. */
+void proxy_stats_bind(struct proxy_call *call);
+/* The request was parked (+1) or left the park (-1). Any thread. */
+void proxy_stats_parked(struct proxy_call *call, int delta);
+/* A copy went to the mirror (handed = 1) or its outcome (ok / error). */
+void proxy_stats_mirror(struct cube_proxies *px, const struct proxy_prefix *p,
+                        struct proxy_stat *kst, const char *result);
+/* The request ended: the counters, then the plugin's done. */
+void proxy_stats_end(struct proxy_call *call);
 
 /* -- proxy_resp.c ----------------------------------------------------------- */
 struct proxy_call;

@@ -138,47 +138,6 @@ static int admit(struct proxy_call *call)
                                  call->owner[0] ? call->owner : NULL);
 }
 
-/* Asks the plugin for the upstream; answers and returns 0 when refused. */
-static int resolve(struct proxy_call *call, struct cube_proxy_upstream *up)
-{
-    cube_req *req = call->req;
-    const struct proxy_prefix *p = call->pfx;
-    memset(up, 0, sizeof *up);
-    up->size = sizeof *up;
-    int rc = p->resolve(p->plugin->state, req, up);
-    if (req->answered)      /* the plugin said why itself (resp_error) */
-        return 0;
-    if (rc == CUBE_ENOTFOUND || rc == CUBE_EPERM) {
-        cube_http_answer_error(req, rc == CUBE_EPERM ? 403 : 404,
-                               rc == CUBE_EPERM ? "Forbidden" : "NotFound",
-                               rc == CUBE_EPERM ? "the plugin refused this request"
-                                                : "nothing is served here");
-        return 0;
-    }
-    if (rc != CUBE_OK) {
-        cube_http_add_header(req, "Retry-After", "2");
-        cube_http_answer_error(req, 503, "Unavailable", "the upstream is not ready yet");
-        return 0;
-    }
-    up->host[sizeof up->host - 1] = up->header_name[sizeof up->header_name - 1] = '\0';
-    up->header_value[sizeof up->header_value - 1] = '\0';
-    const char *bad = !proxy_is_numeric_host(up->host) ? "host is not a numeric address"
-                      : !p->allow_remote && !proxy_is_loopback(up->host)
-                          ? "host is not a loopback address (allow_remote is not set)"
-                      : up->port < 1 || up->port > 65535 ? "port is out of range"
-                      : up->header_name[0] && (!proxy_header_name_ok(up->header_name) ||
-                                               !proxy_header_value_ok(up->header_value))
-                          ? "header_name/header_value would break the request head"
-                          : NULL;
-    if (bad) {
-        cube_log(CUBE_LOG_ERROR, p->plugin->log_component, "resolve for %s: %s", p->tmpl,
-                 bad);
-        cube_http_answer_error(req, 503, "Unavailable", "the upstream is misconfigured");
-        return 0;
-    }
-    return 1;
-}
-
 /* -- the upstream request head ---------------------------------------------------- */
 
 struct head_ctx {
@@ -258,12 +217,22 @@ static void put_forwarded(struct cube_text *b, cube_req *req)
         put_header(b, "X-Forwarded-Host", host);
 }
 
+/* 1 when the caller asks for a protocol switch (a WebSocket). */
+static int wants_upgrade(cube_req *req)
+{
+    const char *connection = cube_req_header(req, "Connection");
+    return cube_req_header(req, "Upgrade") && connection &&
+           proxy_connection_lists(connection, "upgrade");
+}
+
 /* The request line and headers for the upstream (Cube credentials out,
- * X-Forwarded-* and the plugin's header in). */
-static int build_head(struct proxy_call *call, const char *rest,
-                      const struct cube_proxy_upstream *up)
+ * X-Forwarded-* and the plugin's header in); the mirror's copy is the
+ * same up to the framing. */
+int proxy_build_head(struct proxy_call *call, const struct cube_proxy_upstream *up,
+                     struct cube_text *mirror)
 {
     cube_req *req = call->req;
+    const char *rest = call->rest;
     struct cube_text b = {0};
     struct cube_auth *a = req->ctx->auth;
     struct head_ctx h = {call, &b, cube_req_header(req, "Connection"),
@@ -275,15 +244,15 @@ static int build_head(struct proxy_call *call, const char *rest,
     put_query(&b, req);
     cube_text_puts(&b, " HTTP/1.1\r\n");
     MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_caller_header, &h);
-    const char *upgrade = cube_req_header(req, "Upgrade");
-    if (upgrade && h.connection && proxy_connection_lists(h.connection, "upgrade")) {
-        call->upgrade = 1;
-        put_header(&b, "Connection", "Upgrade");
-        put_header(&b, "Upgrade", upgrade);
-    }
     put_forwarded(&b, req);
     if (up->header_name[0])
         put_header(&b, up->header_name, up->header_value);
+    if (mirror)
+        cube_text_put(mirror, b.p, b.len);
+    if (call->upgrade) {
+        put_header(&b, "Connection", "Upgrade");
+        put_header(&b, "Upgrade", cube_req_header(req, "Upgrade"));
+    }
     const char *cl = cube_req_header(req, "Content-Length");
     const char *te = cube_req_header(req, "Transfer-Encoding");
     if (te && strcasestr(te, "chunked")) {
@@ -294,7 +263,7 @@ static int build_head(struct proxy_call *call, const char *rest,
         put_header(&b, "Content-Length", cl);
     }
     cube_text_put(&b, "\r\n", 2);
-    if (b.oom) {
+    if (b.oom || (mirror && mirror->oom)) {
         free(b.p);
         return -1;
     }
@@ -379,6 +348,8 @@ int cube_proxy_begin(cube_req *req)
     call->req = req;
     call->obj_len = (size_t)(rest - req->raw_path);
     call->head_only = !strcmp(req->method, "HEAD");
+    call->upgrade = wants_upgrade(req);
+    call->rest = rest;
     req->proxy = call;
     if (!apps) {
         at_console(call);
@@ -391,16 +362,16 @@ int cube_proxy_begin(cube_req *req)
      * cookie, valid for this object only; a cross-site request does not
      * carry it (SameSite=Lax). */
     req->csrf_exempt = 1;
-    struct cube_proxy_upstream up;
-    if (!cube_apps_host_ok(req, p) || !admit(call) || !resolve(call, &up))
-        return 1;
-    cube_apps_audit(req, p, call->owner);
-    if (build_head(call, rest, &up) < 0) {
-        cube_http_answer_error(req, 503, "Unavailable", "out of memory");
-        return 1;
-    }
-    proxy_send_head(call, up.host, up.port);
+    if (cube_apps_host_ok(req, p) && admit(call))
+        proxy_resolve_run(call);
     return 1;
+}
+
+void proxy_audit(struct proxy_call *call)
+{
+    if (!call->audited)
+        cube_apps_audit(call->req, call->pfx, call->owner);
+    call->audited = 1;
 }
 
 /* Streams one chunk of the caller's body upstream. A refusal (too big,
@@ -416,6 +387,7 @@ static void send_body(struct proxy_call *call, const char *data, size_t len)
         return;
     }
     call->body_bytes += len;
+    proxy_mirror_body(call, data, len);
     char frame[24];
     int n = call->chunked_up ? snprintf(frame, sizeof frame, "%zx\r\n", len) : 0;
     if ((n && proxy_send_all(call->up->fd, frame, (size_t)n) < 0) ||
@@ -427,6 +399,12 @@ static void send_body(struct proxy_call *call, const char *data, size_t len)
 int cube_proxy_on_request(cube_req *req, const char *upload, size_t *upload_size)
 {
     struct proxy_call *call = req->proxy;
+    if (call->held) {   /* resumed from the park: a repeat of the first call */
+        if (proxy_resolve_resumed(call) < 0)
+            return MHD_NO; /* the caller hung up: close */
+        if (!*upload_size || req->answered || call->held)
+            return MHD_YES;
+    }
     if (*upload_size) {
         size_t n = *upload_size;
         *upload_size = 0;
@@ -445,6 +423,8 @@ int cube_proxy_on_request(cube_req *req, const char *upload, size_t *upload_size
         answer_502(call, "the upstream stopped reading the request body");
         return MHD_YES;
     }
+    if (!call->started)
+        proxy_mirror_send(call);   /* the body is whole: the copy may go */
     proxy_resp_try(call);
     return MHD_YES;
 }

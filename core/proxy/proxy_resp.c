@@ -117,6 +117,7 @@ static void body_free(void *cls)
     struct proxy_body *b = cls;
     if (b->call) {
         b->call->req->resp_bytes = b->bytes;
+        b->call->body_failed = b->failed;
         b->call->body = NULL;
     }
     if (!b->failed && finished(b) && b->keepalive && !b->len)
@@ -379,7 +380,9 @@ int proxy_resp_try(struct proxy_call *call)
         }
         if (rc > 0) {
             note_head_time(call);
-            return answer_head(call, &h), 1;
+            answer_head(call, &h);
+            call->from_upstream = req->status == h.status;
+            return 1;
         }
         if (rc < 0)
             return cube_http_answer_error(req, 502, "BadGateway",
@@ -419,8 +422,10 @@ void cube_proxy_req_done(cube_req *req)
     struct proxy_call *call = req->proxy;
     if (!call)
         return;
+    proxy_park_forget(call);  /* defensive: MHD does not end suspended requests */
     if (call->body) {
         req->resp_bytes = call->body->bytes;
+        call->body_failed = call->body->failed;
         call->body->call = NULL;
     }
     if (call->upg) {
@@ -430,6 +435,9 @@ void cube_proxy_req_done(cube_req *req)
     }
     proxy_conn_close(call->px, call->up);
     proxy_count(call->px, call->pfx, req->status ? req->status : 499);
+    proxy_stats_end(call);
+    free(call->mhead.p);
+    free(call->mbody.p);
     free(call->head);
     free(call->in);
     free(call);

@@ -54,6 +54,8 @@ static int portable_name(const char *name)
 
 int job_env_reserved(const char *name)
 {
+    if (!strncmp(name, "CUBE_PORT_", 10))   /* a named port's (spec.ports) */
+        return 1;
     for (size_t i = 0; i < sizeof RESERVED_ENV / sizeof RESERVED_ENV[0]; i++)
         if (strcmp(name, RESERVED_ENV[i]) == 0)
             return 1;
@@ -79,7 +81,7 @@ int job_env_check(const cJSON *env, const char *base, struct cube_op_error *e)
 }
 
 /* 1 when path is absolute and clean: no empty, "." or ".." segment. */
-static int clean_path(const char *path)
+int job_path_clean(const char *path)
 {
     if (path[0] != '/')
         return 0;
@@ -108,7 +110,7 @@ int job_mounts_refuse(const cJSON *mounts, const char *base, struct cube_op_erro
         if (!name || cube_name_check(name, why, sizeof why) < 0)
             return bad(e, field, "must name a volume (a DNS label: no '/', no '..')");
         snprintf(field, sizeof field, "%s[%d].path", base, i);
-        if (!path || !clean_path(path))
+        if (!path || !job_path_clean(path))
             return bad(e, field, "must be an absolute path without '.', '..' or empty parts");
         i++;
     }
@@ -211,6 +213,7 @@ int job_admit_check(struct cube_ctx *ctx, const cJSON *obj, const cJSON *old,
     const char *project = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "project"));
     if (job_env_check(cJSON_GetObjectItemCaseSensitive(spec, "env"), "spec.env", e) < 0 ||
+        job_spec_ports_check(spec, e) < 0 ||
         job_mounts_refuse(cJSON_GetObjectItemCaseSensitive(spec, "mounts"), "spec.mounts",
                           e) < 0)
         return -1;

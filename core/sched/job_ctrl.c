@@ -258,6 +258,7 @@ static int mark_started(void *cls, const cJSON *job, cJSON *status)
         } else if (!(id && *id) && o->error[0]) {
             job_set_str(r, "phase", "Failed");
             job_set_str(r, "reason", CUBE_EXIT_FAILED);
+            job_set_str(r, "message", o->error);   /* why, for the Job's outcome */
         }
     }
     if (!o->error[0]) {
@@ -285,7 +286,7 @@ static int start_one(struct cube_sched *s, const cJSON *job, int i, const char *
         snprintf(msg, msglen, "node %s has no executor any more", node);
         return CUBE_ENOTFOUND;
     }
-    const char *no_port = job_ports_missing(job);
+    const char *no_port = job_ports_missing(s, job);
     if (no_port) {
         snprintf(msg, msglen, "%s", no_port);
         return CUBE_EUNAVAIL;
@@ -297,19 +298,33 @@ static int start_one(struct cube_sched *s, const cJSON *job, int i, const char *
                  "it on nobody's behalf)", owner ? owner : "(none)");
         return CUBE_EPERM;
     }
-    char *doc = job_replica_doc(s, job, i);
-    int rc = doc ? desc.start(state, doc, id, idlen, msg, msglen) : CUBE_ENOMEM;
+    /* partitions first (their ids are what gets pinned), then the pins */
+    cJSON *ids = NULL, *leases = NULL;
+    int rc = job_parts_prepare(s, job, i, &ids, &leases, msg, msglen);
+    char *doc = rc == CUBE_OK ? job_pinned_doc(s, job, i, ids, msg, msglen) : NULL;
+    if (rc == CUBE_OK)
+        rc = doc ? desc.start(state, doc, id, idlen, msg, msglen) : CUBE_EINVAL;
     free(doc);
+    cJSON_Delete(ids);
     if (rc == CUBE_OK && !id[0])
         rc = CUBE_EINTERNAL, snprintf(msg, msglen, "the executor gave no engine id");
+    if (rc == CUBE_OK)
+        job_parts_started(s, leases, id);   /* released when its end is applied */
+    else
+        job_parts_abort(s, leases);
     return rc;
 }
 
 int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *project,
                        const char *name)
 {
-    const cJSON *r, *reps = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas");
+    /* A copy that learns the endpoints replicas report while they start,
+     * so later replicas' MASTER_ADDR is replica 0's (job_endpoints.c). */
+    cJSON *work = cJSON_Duplicate(job, 1), *r;
+    if (!work)
+        return CUBE_EUNAVAIL;
+    cJSON *reps = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(work, "status"), "replicas");
     struct start_outcome o = {cJSON_CreateArray(), cJSON_CreateArray(), ""};
     int i = 0, started = 0;
     cJSON_ArrayForEach(r, reps) {
@@ -318,17 +333,20 @@ int job_start_replicas(struct cube_sched *s, const cJSON *job, const char *proje
         const char *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
         if (have && *have)
             snprintf(id, sizeof id, "%s", have);
-        else if (!o.error[0] && start_one(s, job, i, node ? node : "", id, sizeof id, msg,
+        else if (!o.error[0] && start_one(s, work, i, node ? node : "", id, sizeof id, msg,
                                           sizeof msg) != CUBE_OK)
             snprintf(o.error, sizeof o.error, "replica %d on %s: %s", i, node ? node : "?",
                      msg[0] ? msg : "could not start");
-        else if (!o.error[0])
+        else if (!o.error[0]) {
             started++;
+            job_endpoints_peek(s, id, work, r);
+        }
         cJSON_AddItemToArray(o.engines, cJSON_CreateString(id));
         cJSON_AddItemToArray(o.queued, cJSON_CreateBool(
             sched_node_engine_queues(s, node ? node : "")));
         i++;
     }
+    cJSON_Delete(work);
     if (!started && !o.error[0]) {
         /* every replica was started before (they wait in their engines'
          * queues): nothing to record again */

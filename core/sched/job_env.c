@@ -1,10 +1,15 @@
 /* job_env.c — the replica document an executor gets (cube_sched.h): the
  * command, limits, log stream and the environment: the project's and the
  * Job's variables, then Cube's own (CUBE_API, CUBE_PROJECT, CUBE_JOB,
- * CUBE_REPLICA, a short-lived CUBE_TOKEN of the Job's owner), the device
- * pinning from accelerator plugins, and what distributed frameworks read
- * (torchrun's MASTER_ADDR/PORT, RANK, WORLD_SIZE ...; TF_CONFIG; an MPI
- * hostfile). Ports are the Job's own, taken at admission (job_ports.c). */
+ * CUBE_REPLICA, a short-lived CUBE_TOKEN of the Job's owner), what
+ * distributed frameworks read (torchrun's MASTER_ADDR/PORT, RANK,
+ * WORLD_SIZE ...; TF_CONFIG; an MPI hostfile), and since ABI 1.5 each
+ * named port of spec.ports as CUBE_PORT_<NAME>. Ports are the Job's own,
+ * taken at admission (job_ports.c); MASTER_ADDR is replica 0's reported
+ * endpoint when there is one (job_endpoints.c), else its node's address.
+ * The device pinning of accelerator plugins is added to this document by
+ * job_pin.c. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,38 +128,27 @@ static void cube_env(struct cube_sched *s, const cJSON *job, int i, cJSON *env)
     cJSON_Delete(tok);
 }
 
-/* Device pinning from the accelerator plugin of each resource. */
-static void device_env(struct cube_sched *s, const cJSON *rep, cJSON *env)
+/* CUBE_PORT_<NAME> for each named port the host allocated the replica
+ * (status.replicas[i].ports): the name upper-cased, '-' as '_'. */
+static void port_env(const cJSON *rep, cJSON *env)
 {
-    const cJSON *d, *devs = cJSON_GetObjectItemCaseSensitive(rep, "devices");
-    cJSON_ArrayForEach(d, devs) {
-        const char *res = str(d, "resource");
-        int first = 1;   /* one pin_env call per resource: at its first device */
-        for (const cJSON *p = devs->child; p != d; p = p->next)
-            first &= !(res && str(p, "resource") && !strcmp(res, str(p, "resource")));
-        if (!first)
-            continue;
-        cJSON *ids = cJSON_CreateArray(), *e2;
-        double share = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, "share"));
-        const cJSON *d2;
-        cJSON_ArrayForEach(d2, cJSON_GetObjectItemCaseSensitive(rep, "devices"))
-            if (res && str(d2, "resource") && !strcmp(res, str(d2, "resource")))
-                cJSON_AddItemToArray(ids, cJSON_CreateString(str(d2, "id")));
-        pthread_mutex_lock(&s->mu);
-        struct sched_accel *a = res ? sched_accel_for(s, res) : NULL;
-        struct cube_accel_desc desc = a ? a->desc : (struct cube_accel_desc){0};
-        void *state = a ? a->plugin->state : NULL;
-        pthread_mutex_unlock(&s->mu);
-        char *ids_text = cJSON_PrintUnformatted(ids), *out = NULL;
-        if (a && ids_text && desc.pin_env(state, ids_text, share > 0 ? share : 1.0, &out) ==
-                                 CUBE_OK && (e2 = cJSON_Parse(out ? out : "{}"))) {
-            merge(env, e2);
-            cJSON_Delete(e2);
-        }
-        free(out);
-        free(ids_text);
-        cJSON_Delete(ids);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(rep, "ports")) {
+        char key[80];
+        int n = snprintf(key, sizeof key, "CUBE_PORT_%s", p->string);
+        for (int k = 10; k < n && (size_t)k < sizeof key; k++)
+            key[k] = key[k] == '-' ? '_' : (char)toupper((unsigned char)key[k]);
+        if (cJSON_IsNumber(p))
+            put_int(env, key, (long)p->valuedouble);
     }
+}
+
+/* MASTER_ADDR: the host of replica 0's reported endpoint, else the
+ * address of replica 0's node. */
+static const char *master_addr(struct cube_sched *s, const cJSON *job, char *buf, size_t len)
+{
+    const char *host = job_endpoint_host(job, 0, buf, len);
+    return host ? host : node_address(s, job, 0, buf, len);
 }
 
 /* torchrun/deepspeed, TF_CONFIG or an MPI hostfile. */
@@ -167,7 +161,7 @@ static void distributed_env(struct cube_sched *s, const cJSON *job, int i, cJSON
     if (!mode || !strcmp(mode, "none"))
         return;
     if (!strcmp(mode, "pytorch") || !strcmp(mode, "deepspeed")) {
-        put(env, "MASTER_ADDR", node_address(s, job, 0, addr, sizeof addr));
+        put(env, "MASTER_ADDR", master_addr(s, job, addr, sizeof addr));
         put_int(env, "MASTER_PORT", (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(job, "status"),
                                              "ports"), "master")));
@@ -265,9 +259,14 @@ char *job_replica_doc(struct cube_sched *s, const cJSON *job, int i)
     project_env(s, str(meta, "project"), env);
     merge(env, cJSON_GetObjectItemCaseSensitive(spec, "env"));
     cube_env(s, job, i, env);
-    device_env(s, rep, env);
     distributed_env(s, job, i, env);
+    port_env(rep, env);
     cJSON_AddItemToObject(doc, "env", env);
+    char addr[128];   /* since 1.5: where the node is, and the replica's ports */
+    cJSON_AddStringToObject(doc, "address", node_address(s, job, i, addr, sizeof addr));
+    if (cJSON_GetObjectItemCaseSensitive(rep, "ports"))
+        cJSON_AddItemToObject(doc, "ports", cJSON_Duplicate(
+            cJSON_GetObjectItemCaseSensitive(rep, "ports"), 1));
     cJSON *log = cJSON_AddObjectToObject(doc, "log");
     snprintf(stream, sizeof stream, "replica-%d", i);
     cJSON_AddStringToObject(log, "kind", "Job");

@@ -162,6 +162,7 @@ static void apply_exit(struct cube_sched *s, const struct job_engine *ref, const
                        const struct job_exit *x)
 {
     struct exit_edit ed = {s, engine, ref->replica, *x, 0, 0, 0};
+    job_parts_ended(s, engine);   /* its partitions go, whatever the Job became */
     if (job_update_status(s, ref->project, ref->name, edit_exit, &ed) < 0)
         return;
     if (ed.ended)
@@ -346,7 +347,14 @@ void job_adopt_replicas(struct cube_sched *s, const cJSON *job, const char *proj
         if (!running_replica(r, &eng, &node))
             continue;
         job_engine_track(s, eng, project, name, index);
-        char *doc = job_replica_doc(s, job, index);
+        char msg[256];
+        cJSON *ids = job_parts_ids(s, eng);
+        char *doc = job_pinned_doc(s, job, index, ids, msg, sizeof msg);
+        cJSON_Delete(ids);
+        if (!doc) {   /* adoption does not start it: the unpinned document will do */
+            cube_log(CUBE_LOG_WARN, "jobs", "%s/%s replica %d: %s", project, name, index, msg);
+            doc = job_replica_doc(s, job, index);
+        }
         int rc = executor_for(s, node, &d, &state) < 0 || !d.adopt || !doc
                      ? CUBE_ENOTFOUND : d.adopt(state, eng, doc);
         free(doc);

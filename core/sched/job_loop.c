@@ -361,8 +361,10 @@ int cube_sched_init(struct cube_ctx *ctx)
     s->ports = cube_strmap_new();
     s->pools = cube_strmap_new();
     s->policy = cube_sp_new();
+    pthread_mutex_init(&s->node_mu, NULL);
+    s->health = cube_strmap_new();
     if (!s->nodes || !s->engines || !s->early || !s->early_status || !s->pending || !s->ports || !s->pools ||
-        !s->policy) {
+        !s->policy || !s->health) {
         cube_log(CUBE_LOG_ERROR, "jobs", "out of memory");
         return -1;
     }
@@ -374,7 +376,7 @@ int cube_sched_start(struct cube_ctx *ctx)
 {
     struct cube_sched *s = ctx->sched;
     job_points_purge(s);
-    if (job_starter_init(s) < 0)
+    if (job_parts_start(s) < 0 || job_starter_init(s) < 0)
         return -1;
     if (pthread_create(&s->loop, NULL, loop, s) != 0) {
         cube_log(CUBE_LOG_ERROR, "jobs", "cannot start the scheduling loop");
@@ -387,8 +389,10 @@ int cube_sched_start(struct cube_ctx *ctx)
 void cube_sched_stop(struct cube_ctx *ctx)
 {
     struct cube_sched *s = ctx->sched;
-    if (s)
+    if (s) {
         job_starter_stop(s);
+        job_parts_stop(s);   /* after the starts: none queues a release meanwhile */
+    }
     if (!s || !s->loop_running)
         return;
     pthread_mutex_lock(&s->mu);
@@ -406,10 +410,13 @@ void cube_sched_free(struct cube_ctx *ctx)
         return;
     cube_sched_stop(ctx);
     job_starter_free(s);
+    job_parts_free(s);
     sched_registry_free(s);
+    cube_strmap_free(s->health, free);
+    pthread_mutex_destroy(&s->node_mu);
     cube_strmap_free(s->engines, free);
     cube_strmap_free(s->early, free);
-    cube_strmap_free(s->early_status, free);
+    cube_strmap_free(s->early_status, job_report_free);
     cube_strmap_free(s->pending, free);
     cube_strmap_free(s->ports, free);
     cube_strmap_free(s->pools, free_pools);

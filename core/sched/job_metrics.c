@@ -25,10 +25,13 @@ int sched_metrics_init(struct cube_sched *s)
          NULL, 0},
         {sizeof descs[0], CUBE_METRIC_GAUGE, "cube_accel_memory_used_bytes",
          "Device memory in use reported by its accelerator plugin", DEVICE_LABELS, 2, NULL, 0},
+        {sizeof descs[0], CUBE_METRIC_GAUGE, "cube_accel_healthy",
+         "1 while a device of this machine may be allocated, 0 once its accelerator plugin "
+         "reports it unhealthy", DEVICE_LABELS, 2, NULL, 0},
     };
-    struct cube_metric **slots[] = {&s->m_jobs, &s->m_util, &s->m_mem};
+    struct cube_metric **slots[] = {&s->m_jobs, &s->m_util, &s->m_mem, &s->m_health};
     char err[256];
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         if (!(*slots[i] = cube_metrics_register(s->ctx->metrics, &descs[i], "core", err,
                                                 sizeof err))) {
             cube_log(CUBE_LOG_ERROR, "jobs", "metric %s: %s", descs[i].name, err);

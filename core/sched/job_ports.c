@@ -5,6 +5,9 @@
  * retry too) takes fresh ports from the node's range (the node document's
  * "jobPorts": {"min","max"}, else JOB_PORT_MIN..JOB_PORT_MAX) and records
  * them in the Job's status (status.ports.master, status.replicas[i].port);
+ * the named ports of spec.ports (ABI 1.5) likewise, one per replica and
+ * name on the replica's node (status.replicas[i].ports.<name>), except on
+ * nodes whose executor assigns its own (CUBE_EXECUTOR_OWN_PORTS);
  * they return to the pool when the Job is forgotten (ended, deleted) and are
  * taken again from the status of running Jobs after a restart.
  *
@@ -127,10 +130,13 @@ void job_ports_restore(struct cube_sched *s, const char *job_id, const cJSON *jo
     if (cJSON_IsNumber(master) && node0)
         mark_taken(s, job_id, node0, (int)master->valuedouble);
     cJSON_ArrayForEach(r, reps) {
-        const cJSON *port = cJSON_GetObjectItemCaseSensitive(r, "port");
+        const cJSON *port = cJSON_GetObjectItemCaseSensitive(r, "port"), *named;
         const char *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
         if (cJSON_IsNumber(port) && node)
             mark_taken(s, job_id, node, (int)port->valuedouble);
+        cJSON_ArrayForEach(named, (node ? cJSON_GetObjectItemCaseSensitive(r, "ports") : NULL))
+            if (cJSON_IsNumber(named))
+                mark_taken(s, job_id, node, (int)named->valuedouble);
     }
     pthread_mutex_unlock(&s->mu);
 }
@@ -144,32 +150,66 @@ static int ports_needed(const cJSON *spec, int *per_replica)
     return mode && (!strcmp(mode, "pytorch") || !strcmp(mode, "deepspeed") || *per_replica);
 }
 
+/* 1 when replica r's node takes named ports from the host (its executor
+ * has no CUBE_EXECUTOR_OWN_PORTS). */
+static int host_names_ports(struct cube_sched *s, const cJSON *r)
+{
+    const char *node = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
+    return !(sched_node_flags(s, node ? node : "") & CUBE_EXECUTOR_OWN_PORTS);
+}
+
+/* Writes the taken ports into status: the distributed mode's `dist`
+ * first, then each named port of each replica that takes them. */
+static void record(cJSON *status, const cJSON *names, const int *own, int dist, int per_replica,
+                   const int *ports)
+{
+    cJSON *r;
+    const cJSON *p;
+    int i = 0, k = dist;
+    if (dist && !per_replica)
+        cJSON_AddNumberToObject(cJSON_AddObjectToObject(status, "ports"), "master", ports[0]);
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(status, "replicas")) {
+        if (dist && per_replica)
+            cJSON_AddNumberToObject(r, "port", ports[i]);
+        cJSON *named = own[i++] || !names || !names->child ? NULL : cJSON_AddObjectToObject(r, "ports");
+        cJSON_ArrayForEach(p, (named ? names : NULL))
+            cJSON_AddNumberToObject(named, cJSON_GetStringValue(
+                cJSON_GetObjectItemCaseSensitive(p, "name")), ports[k++]);
+    }
+}
+
 int job_ports_assign(struct cube_sched *s, const char *job_id, const cJSON *job,
                      cJSON *status)
 {
     int per_replica;
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(job, "spec");
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(spec, "ports");
     cJSON *reps = cJSON_GetObjectItemCaseSensitive(status, "replicas"), *r;
-    int n = cJSON_GetArraySize(reps);
-    if (!ports_needed(cJSON_GetObjectItemCaseSensitive(job, "spec"), &per_replica) || n <= 0)
+    int n = cJSON_GetArraySize(reps), n_names = cJSON_GetArraySize(names);
+    int dist = ports_needed(spec, &per_replica) ? (per_replica ? n : 1) : 0;
+    cJSON_DeleteItemFromObjectCaseSensitive(status, "ports");
+    if (n <= 0 || (!dist && !n_names))
         return 0;
-    int want = per_replica ? n : 1, i = 0;
-    const char **nodes = calloc((size_t)want, sizeof *nodes);
-    int *ports = calloc((size_t)want, sizeof *ports);
-    int rc = nodes && ports ? 0 : -1;
-    cJSON_ArrayForEach(r, reps)
-        if (rc == 0 && i < want)
-            nodes[i++] = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
+    int cap = dist + n * n_names, want = 0, i = 0;
+    const char **nodes = calloc((size_t)cap, sizeof *nodes);
+    int *ports = calloc((size_t)cap, sizeof *ports), *own = calloc((size_t)n, sizeof *own);
+    int rc = nodes && ports && own ? 0 : -1;
+    cJSON_ArrayForEach(r, (rc == 0 ? reps : NULL))      /* the mode's first */
+        if (want < dist)
+            nodes[want++] = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
+    cJSON_ArrayForEach(r, (rc == 0 ? reps : NULL)) {    /* then each replica's names */
+        own[i] = !host_names_ports(s, r);
+        for (int k = 0; k < n_names && !own[i]; k++)
+            nodes[want++] = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "node"));
+        i++;
+    }
     if (rc == 0)
         rc = job_ports_take(s, job_id, nodes, want, ports);
-    cJSON_DeleteItemFromObjectCaseSensitive(status, "ports");
-    if (rc == 0 && !per_replica)
-        cJSON_AddNumberToObject(cJSON_AddObjectToObject(status, "ports"), "master", ports[0]);
-    i = 0;
-    cJSON_ArrayForEach(r, reps)
-        if (rc == 0 && per_replica)
-            cJSON_AddNumberToObject(r, "port", ports[i++]);
+    if (rc == 0)
+        record(status, names, own, dist, per_replica, ports);
     free(nodes);
     free(ports);
+    free(own);
     return rc;
 }
 
@@ -182,12 +222,32 @@ int job_ports_range_ok(const cJSON *ports)
            hi->valuedouble <= 65535 && lo->valuedouble <= hi->valuedouble;
 }
 
-const char *job_ports_missing(const cJSON *job)
+/* NULL when every replica that takes named ports from the host has one
+ * per name of spec.ports, else why not (static). */
+static const char *named_missing(struct cube_sched *s, const cJSON *job)
+{
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "spec"), "ports"), *r, *p;
+    const cJSON *reps = names && names->child ? cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "status"), "replicas") : NULL;
+    cJSON_ArrayForEach(r, reps) {
+        const cJSON *got = cJSON_GetObjectItemCaseSensitive(r, "ports");
+        cJSON_ArrayForEach(p, (host_names_ports(s, r) ? names : NULL))
+            if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(got, cJSON_GetStringValue(
+                    cJSON_GetObjectItemCaseSensitive(p, "name")))))
+                return "no free network port for spec.ports on a replica's node (its range "
+                       "is used up by other Jobs)";
+    }
+    return NULL;
+}
+
+const char *job_ports_missing(struct cube_sched *s, const cJSON *job)
 {
     int per_replica;
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(job, "status"), *r;
-    if (!ports_needed(cJSON_GetObjectItemCaseSensitive(job, "spec"), &per_replica))
-        return NULL;
+    const char *named = named_missing(s, job);
+    if (named || !ports_needed(cJSON_GetObjectItemCaseSensitive(job, "spec"), &per_replica))
+        return named;
     if (!per_replica)
         return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(
                    cJSON_GetObjectItemCaseSensitive(status, "ports"), "master"))

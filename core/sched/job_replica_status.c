@@ -1,10 +1,12 @@
 /* job_replica_status.c — executors that place and queue work themselves
  * (ABI 1.5, CUBE_EXECUTOR_ENGINE_QUEUE): a replica they started is
  * Pending until they report it Running with the replica_status slot, and
- * its Job is Admitted (reason EngineQueued) until every replica runs. A
- * report that arrives before the replica's start returned (the status
- * does not name its engine id yet) is kept, latest only, and applied once
- * the start is recorded (job_engine_track). */
+ * its Job is Admitted (reason EngineQueued) until every replica runs.
+ * Reports about a replica, these and its endpoints (replica_endpoints,
+ * job_endpoints.c), take one path here: one that arrives before the
+ * replica's start returned (the status does not name its engine id yet)
+ * is kept, the latest of each part, and applied once the start is
+ * recorded (job_engine_track). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,24 +18,32 @@
 
 #define EARLY_STATUS_MAX 4096
 
-/* One replica_status report. */
-struct job_report {
-    char phase[16], node[64], message[256];
-};
-
 /* A report and the engine id it is about (the edit's argument). */
 struct report_edit {
     const char *engine;
     const struct job_report *rep;
 };
 
-int sched_node_engine_queues(struct cube_sched *s, const char *node)
+unsigned sched_node_flags(struct cube_sched *s, const char *node)
 {
     pthread_mutex_lock(&s->mu);
     struct sched_executor *ex = sched_executor_of_node(s, node);
-    int queues = ex && (ex->desc.flags & CUBE_EXECUTOR_ENGINE_QUEUE);
+    unsigned flags = ex ? ex->desc.flags : 0;
     pthread_mutex_unlock(&s->mu);
-    return queues;
+    return flags;
+}
+
+int sched_node_engine_queues(struct cube_sched *s, const char *node)
+{
+    return (sched_node_flags(s, node) & CUBE_EXECUTOR_ENGINE_QUEUE) != 0;
+}
+
+void job_report_free(void *rep)
+{
+    struct job_report *r = rep;
+    if (r)
+        cJSON_Delete(r->endpoints);
+    free(r);
 }
 
 static const char *rstr(const cJSON *r, const char *key)
@@ -66,6 +76,22 @@ void job_phase_from_replicas(cJSON *status)
         job_set_now(status, "started");
 }
 
+/* The phase part of a report onto replica r: 1 when it changed r. */
+static int apply_phase(cJSON *r, const struct job_report *rep)
+{
+    if (!strcmp(rstr(r, "phase"), rep->phase) && !strcmp(rstr(r, "message"), rep->message) &&
+        (!rep->node[0] || !strcmp(rstr(r, "node"), rep->node)))
+        return 0;                      /* nothing new */
+    job_set_str(r, "phase", rep->phase);
+    if (rep->node[0])
+        job_set_str(r, "node", rep->node);
+    if (rep->message[0])
+        job_set_str(r, "message", rep->message);
+    else
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "message");
+    return 1;
+}
+
 /* Applies one report to the replica with its engine id. */
 static int edit_report(void *cls, const cJSON *job, cJSON *status)
 {
@@ -79,18 +105,11 @@ static int edit_report(void *cls, const cJSON *job, cJSON *status)
         if (strcmp(rstr(r, "engineId"), ed->engine) ||
             (strcmp(rp, "Pending") && strcmp(rp, "Running")))
             continue;                  /* another one, or it has ended */
-        if (!strcmp(rp, ed->rep->phase) && !strcmp(rstr(r, "message"), ed->rep->message) &&
-            (!ed->rep->node[0] || !strcmp(rstr(r, "node"), ed->rep->node)))
-            return 1;                  /* nothing new */
-        job_set_str(r, "phase", ed->rep->phase);
-        if (ed->rep->node[0])
-            job_set_str(r, "node", ed->rep->node);
-        if (ed->rep->message[0])
-            job_set_str(r, "message", ed->rep->message);
-        else
-            cJSON_DeleteItemFromObjectCaseSensitive(r, "message");
-        job_phase_from_replicas(status);
-        return 0;
+        int moved = ed->rep->has_phase && apply_phase(r, ed->rep);
+        int located = ed->rep->endpoints && job_endpoints_set(r, job, ed->rep->endpoints);
+        if (moved)
+            job_phase_from_replicas(status);
+        return moved || located ? 0 : 1;
     }
     return 1;
 }
@@ -111,20 +130,60 @@ void job_status_early_apply(struct cube_sched *s, const char *engine,
     pthread_mutex_unlock(&s->mu);
     if (early)
         apply_report(s, ref, engine, early);
-    free(early);
+    job_report_free(early);
 }
 
-/* Keeps a report for an engine id not tracked yet (caller holds mu). */
-static void keep_early(struct cube_sched *s, const char *engine, const struct job_report *rep)
+/* Keeps a report for an engine id not tracked yet, over what was kept
+ * for it: each part the report has replaces the kept one (caller holds
+ * mu). Takes rep->endpoints. */
+static void keep_early(struct cube_sched *s, const char *engine, struct job_report *rep)
 {
-    struct job_report *copy;
-    void *old = NULL;
-    if (cube_strmap_size(s->early_status) >= EARLY_STATUS_MAX || !(copy = malloc(sizeof *copy)))
-        return;
-    *copy = *rep;
-    if (cube_strmap_put(s->early_status, engine, copy, &old) < 0)
-        free(copy);
-    free(old);
+    struct job_report *kept = cube_strmap_get(s->early_status, engine);
+    if (!kept) {
+        if (cube_strmap_size(s->early_status) >= EARLY_STATUS_MAX ||
+            !(kept = calloc(1, sizeof *kept)))
+            return;
+        if (cube_strmap_put(s->early_status, engine, kept, NULL) < 0) {
+            free(kept);
+            return;
+        }
+    }
+    if (rep->has_phase) {
+        kept->has_phase = 1;
+        memcpy(kept->phase, rep->phase, sizeof kept->phase);
+        memcpy(kept->node, rep->node, sizeof kept->node);
+        memcpy(kept->message, rep->message, sizeof kept->message);
+    }
+    if (rep->endpoints) {
+        cJSON_Delete(kept->endpoints);
+        kept->endpoints = rep->endpoints;
+        rep->endpoints = NULL;
+    }
+}
+
+int job_report_submit(struct cube_sched *s, const char *engine, struct job_report *rep)
+{
+    struct job_engine ref;
+    pthread_mutex_lock(&s->mu);
+    struct job_engine *found = cube_strmap_get(s->engines, engine);
+    if (found)
+        ref = *found;
+    else
+        keep_early(s, engine, rep);
+    pthread_mutex_unlock(&s->mu);
+    int rc = found ? apply_report(s, &ref, engine, rep) : CUBE_OK;
+    cJSON_Delete(rep->endpoints);
+    rep->endpoints = NULL;
+    return rc;
+}
+
+cJSON *job_report_early_endpoints(struct cube_sched *s, const char *engine)
+{
+    pthread_mutex_lock(&s->mu);
+    const struct job_report *kept = cube_strmap_get(s->early_status, engine);
+    cJSON *copy = kept && kept->endpoints ? cJSON_Duplicate(kept->endpoints, 1) : NULL;
+    pthread_mutex_unlock(&s->mu);
+    return copy;
 }
 
 int cube_slot_replica_status(cube_plugin *self, const char *engine_id, const char *phase,
@@ -132,15 +191,15 @@ int cube_slot_replica_status(cube_plugin *self, const char *engine_id, const cha
 {
     struct cube_sched *s = self->ctx->sched;
     struct job_report rep;
-    struct job_engine ref;
     if (!engine_id || !*engine_id || !phase ||
         (strcmp(phase, "Pending") && strcmp(phase, "Running")))
         return CUBE_EINVAL;
     memset(&rep, 0, sizeof rep);
+    rep.has_phase = 1;
     snprintf(rep.phase, sizeof rep.phase, "%s", phase);
     snprintf(rep.node, sizeof rep.node, "%s", node ? node : "");
     snprintf(rep.message, sizeof rep.message, "%s", message ? message : "");
-    int allowed = 0, known = 0, node_ok = 1;
+    int allowed = 0, node_ok = 1;
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < s->n_executors; i++)
         allowed |= s->executors[i]->plugin == self &&
@@ -148,19 +207,11 @@ int cube_slot_replica_status(cube_plugin *self, const char *engine_id, const cha
     if (allowed && rep.node[0]) {   /* one of the caller's nodes, or stop finds no executor */
         struct sched_executor *ex = sched_executor_of_node(s, rep.node);
         node_ok = ex && ex->plugin == self;
-        allowed = node_ok;
-    }
-    struct job_engine *found = allowed ? cube_strmap_get(s->engines, engine_id) : NULL;
-    if (found) {
-        ref = *found;
-        known = 1;
-    } else if (allowed) {
-        keep_early(s, engine_id, &rep);
     }
     pthread_mutex_unlock(&s->mu);
     if (!node_ok)
         return CUBE_EINVAL;
     if (!allowed)
         return CUBE_ESTATE;
-    return known ? apply_report(s, &ref, engine_id, &rep) : CUBE_OK;
+    return job_report_submit(s, engine_id, &rep);
 }

@@ -33,6 +33,8 @@ struct cube_op_error;
 struct sched_executor {
     struct cube_executor_desc desc;
     struct cube_plugin *plugin;
+    int local;                        /* it read local_devices: its nodes are
+                                         this machine (device health applies) */
 };
 
 /* A registered accelerator vendor (strings owned). */
@@ -47,6 +49,9 @@ struct sched_node {
     struct sched_executor *executor;
     int64_t cpu_milli, memory;
     int port_min, port_max;           /* jobPorts of its document; 0: defaults */
+    char *doc;                        /* the document as its executor sent it */
+    int local;                        /* its document left "devices" out */
+    char *filled;                     /* then: the devices the host filled in */
 };
 
 struct cube_sched {
@@ -64,7 +69,8 @@ struct cube_sched {
     struct cube_strmap *early;        /* engine id -> struct job_exit: ends
                                          reported before start returned */
     struct cube_strmap *early_status; /* engine id -> struct job_report:
-                                         replica_status before start returned */
+                                         replica_status and replica_endpoints
+                                         before start returned */
     struct cube_sched_policy *policy;
     struct cube_strmap *pending;      /* Job id -> last "why it waits" written */
     struct cube_strmap *ports;        /* "<node>\t<port>" -> Job id (job_ports.c) */
@@ -73,6 +79,11 @@ struct cube_sched {
     struct cube_kind *job_kind;
     struct cube_metric *m_jobs, *m_util, *m_mem;   /* job_metrics.c */
     struct job_starter *starter;      /* job_start.c */
+    /* ABI 1.5 (G10): device health and partitions */
+    pthread_mutex_t node_mu;          /* serialises node (re)sets; before mu */
+    struct cube_strmap *health;       /* "<resource>\t<id>" -> struct sched_health */
+    struct cube_metric *m_health;     /* cube_accel_healthy{resource,device} */
+    struct job_parts *parts;          /* job_partition.c */
 };
 
 /* A Job's spec as the engine wants it (strings borrowed from the Job). */
@@ -117,6 +128,71 @@ void sched_registry_free(struct cube_sched *s);
 
 /* 1 when some node serves pool. */
 int sched_pool_known(struct cube_sched *s, const char *pool);
+/* Checks and records a node document of executor ex (node_set), holding
+ * node_mu. CUBE_OK, or an error with *why. */
+int sched_node_apply(struct cube_sched *s, struct sched_executor *ex, const char *json,
+                     const char **why);
+/* Sets the nodes that describe this machine (their document left
+ * "devices" out, or their executor reads local_devices) again from their
+ * last documents: pushed device health reaches the engine. */
+void sched_local_nodes_reset(struct cube_sched *s);
+
+/* -- sched_health.c (ABI 1.5, G10: device health) --------------------- */
+/* Pushed health of one device of this machine. */
+struct sched_health {
+    int healthy;
+    char reason[256];
+};
+/* Sets "healthy" and "healthReason" of the devices in list (documents
+ * with "id" and "resource") that have a pushed state (caller holds mu). */
+void sched_health_apply(struct cube_sched *s, cJSON *list);
+/* The gauge cube_accel_healthy of each device in list. */
+void sched_health_gauge(struct cube_sched *s, const cJSON *list);
+int cube_slot_device_health(cube_plugin *self, const char *resource, const char *device_id,
+                            int healthy, const char *reason);
+
+/* -- job_pin.c (ABI 1.5, G10: device pinning) ------------------------- */
+/* The replica document of job's replica i (job_replica_doc) pinned to its
+ * devices: per device resource, its accelerator's pin (env, deviceNodes,
+ * mounts; checked) or pin_env (env; deviceNodes then absent). ids: per
+ * resource the ids to pin instead of the allocated ones (prepare's; NULL:
+ * none). New text, or NULL with msg (a pin failed or broke the rules). */
+char *job_pinned_doc(struct cube_sched *s, const cJSON *job, int i, const cJSON *ids,
+                     char *msg, size_t len);
+/* The pinning of job_pinned_doc on doc, a parsed replica document, for the
+ * devices of rep (the replica's status entry): 0, or -1 with msg. */
+int job_pin_doc(struct cube_sched *s, cJSON *doc, const cJSON *rep, const cJSON *ids,
+                char *msg, size_t len);
+/* 1 when path is absolute and clean: no empty, "." or ".." segment, no
+ * trailing slash (job_admit.c). */
+int job_path_clean(const char *path);
+
+/* -- job_partition.c (ABI 1.5, G10: prepare and release) -------------- */
+struct job_parts;
+/* Prepares job's replica i for its start: each of its device resources
+ * whose accelerator has prepare. *ids (NULL when nothing was prepared)
+ * gets resource -> the ids to pin; *leases (NULL when none) what was
+ * made, for job_parts_started or job_parts_abort. CUBE_OK, or an error
+ * with msg (what was made is already queued for release). Blocks on the
+ * plugins. */
+int job_parts_prepare(struct cube_sched *s, const cJSON *job, int i, cJSON **ids,
+                      cJSON **leases, char *msg, size_t len);
+/* The replica of leases started as engine: released once its end is
+ * applied (job_parts_ended). Takes leases (NULL is fine). */
+void job_parts_started(struct cube_sched *s, cJSON *leases, const char *engine);
+/* Its start failed: releases leases soon. Takes leases (NULL is fine). */
+void job_parts_abort(struct cube_sched *s, cJSON *leases);
+/* The replica of engine ended: its partitions are released soon. */
+void job_parts_ended(struct cube_sched *s, const char *engine);
+/* resource -> ids of the partitions a running replica (engine) has, for
+ * its pins at re-adoption (new), or NULL. */
+cJSON *job_parts_ids(struct cube_sched *s, const char *engine);
+/* Reads what the store holds (partitions of replicas still running wait
+ * for their end, the others are released) and starts the thread that
+ * releases; stop ends it (what is left stays in the store). */
+int job_parts_start(struct cube_sched *s);
+void job_parts_stop(struct cube_sched *s);
+void job_parts_free(struct cube_sched *s);
 
 /* -- job_admit.c ------------------------------------------------------ */
 /* What a new Job must satisfy beyond its schema and resources (env names,
@@ -206,11 +282,31 @@ struct job_engine {
     char project[64], name[64];
     int replica;
 };
+/* What an executor reported about one replica: its place in the engine's
+ * queue (replica_status) and/or its endpoints (replica_endpoints, G1). */
+struct job_report {
+    int has_phase;                    /* phase, node and message are set */
+    char phase[16], node[64], message[256];
+    cJSON *endpoints;                 /* owned; NULL: none reported */
+};
+/* Frees a report (the early_status map's values). */
+void job_report_free(void *rep);
+/* Applies rep to the replica that engine runs, or, when its start has not
+ * been recorded yet, keeps it (merged over what was kept for engine) for
+ * job_status_early_apply. Takes rep->endpoints. CUBE_OK or CUBE_EUNAVAIL
+ * (the status could not be written). Takes mu itself. */
+int job_report_submit(struct cube_sched *s, const char *engine, struct job_report *rep);
+/* A copy of the endpoints kept for engine (reported before its start was
+ * recorded), or NULL. Takes mu. */
+cJSON *job_report_early_endpoints(struct cube_sched *s, const char *engine);
+/* CUBE_EXECUTOR_* flags of the node's executor (0: none, or no such
+ * node; takes mu). */
+unsigned sched_node_flags(struct cube_sched *s, const char *node);
 /* 1 when the node's executor places and queues replicas itself
  * (CUBE_EXECUTOR_ENGINE_QUEUE; takes mu). */
 int sched_node_engine_queues(struct cube_sched *s, const char *node);
-/* Applies a replica_status report held back for engine (its start had
- * not returned) now that ref names its replica. */
+/* Applies the reports held back for engine (its start had not returned)
+ * now that ref names its replica. */
 void job_status_early_apply(struct cube_sched *s, const char *engine,
                             const struct job_engine *ref);
 /* A replica's phase or status as the engine says: each replica whose
@@ -220,6 +316,23 @@ void job_status_early_apply(struct cube_sched *s, const char *engine,
 void job_phase_from_replicas(cJSON *status);
 int cube_slot_replica_status(cube_plugin *self, const char *engine_id, const char *phase,
                              const char *node, const char *message);
+
+/* -- job_endpoints.c (ABI 1.5, G1: named ports and endpoints) -------- */
+/* spec.ports beyond its schema: names unique. 0, or -1 with e (422). */
+int job_spec_ports_check(const cJSON *spec, struct cube_op_error *e);
+/* Replaces replica r's "endpoints" with those of endpoints (an object of
+ * "host:port" strings) whose names the Job's spec.ports lists (none left:
+ * removed). 1 when that changed r, 0 when not. */
+int job_endpoints_set(cJSON *r, const cJSON *job, const cJSON *endpoints);
+/* The host of replica i's first endpoint in spec.ports order (IPv6
+ * without its brackets) into buf, or NULL when it has none. */
+const char *job_endpoint_host(const cJSON *job, int i, char *buf, size_t len);
+/* After replica r (of a copy of the Job the start loop works on) started
+ * as engine: the endpoints its executor reported meanwhile go into r, so
+ * later replicas' documents see them (MASTER_ADDR). */
+void job_endpoints_peek(struct cube_sched *s, const char *engine, const cJSON *job, cJSON *r);
+int cube_slot_replica_endpoints(cube_plugin *self, const char *engine_id,
+                                const char *endpoints_json);
 
 /* -- job_points.c, job_points_http.c (ABI 1.5, G5: Job metrics) ------- */
 #define JOB_POINTS_BATCH_MAX 1000     /* points per POST */
@@ -270,9 +383,11 @@ void job_starter_free(struct cube_sched *s);
 int job_ports_range_ok(const cJSON *ports);
 /* Takes fresh ports for an admitted Job whose mode needs them (pytorch and
  * deepspeed: status.ports.master on replica 0's node; tensorflow:
- * status.replicas[i].port on each replica's node), giving back those of an
- * earlier admission. Writes them into status (its replicas placed); -1
- * when a node's range is used up (status then has none). Takes mu. */
+ * status.replicas[i].port on each replica's node) and for its spec.ports
+ * (status.replicas[i].ports.<name> on each replica's node, unless its
+ * executor has CUBE_EXECUTOR_OWN_PORTS), giving back those of an earlier
+ * admission. Writes them into status (its replicas placed); -1 when a
+ * node's range is used up (status then has none). Takes mu. */
 int job_ports_assign(struct cube_sched *s, const char *job_id, const cJSON *job,
                      cJSON *status);
 /* n ports, one on each nodes[i], for job_id: 0, or -1 with none taken. */
@@ -282,8 +397,9 @@ int job_ports_take(struct cube_sched *s, const char *job_id, const char *const *
 void job_ports_release(struct cube_sched *s, const char *job_id);
 /* Marks the ports a running Job's status records as taken (restart). */
 void job_ports_restore(struct cube_sched *s, const char *job_id, const cJSON *job);
-/* NULL when job has the ports its mode needs, else why not (static). */
-const char *job_ports_missing(const cJSON *job);
+/* NULL when job has the ports its mode and spec.ports need, else why not
+ * (static). Takes mu. */
+const char *job_ports_missing(struct cube_sched *s, const cJSON *job);
 
 /* -- job_env.c -------------------------------------------------------- */
 /* The replica document for an executor (cube_sched.h), new text; NULL

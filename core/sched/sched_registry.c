@@ -93,14 +93,21 @@ int cube_slot_register_accel(cube_plugin *self, const struct cube_accel_desc *in
                           ? "name: must be a DNS label"
                       : !in->resource || !strchr(in->resource, '/') || strlen(in->resource) > 63
                           ? "resource: must look like vendor.com/device"
-                      : !in->discover || !in->pin_env ? "discover and pin_env are required" : NULL;
+                      : !in->discover ? "discover is required" : NULL;
     pthread_mutex_lock(&s->mu);
+    struct cube_accel_desc d = {0};   /* the 1.5 members read as NULL when older */
+    if (!bad)
+        memcpy(&d, in, in->size < sizeof d ? in->size : sizeof d);
+    if (!bad && !d.pin_env && !d.pin)
+        bad = "pin_env (or, since 1.5, pin) is required";
+    if (!bad && !d.prepare != !d.release)
+        bad = "prepare and release come together";
     if (!bad && sched_accel_for(s, in->resource))
         bad = "this resource already has an accelerator plugin";
     if (!bad && (!(a = calloc(1, sizeof *a)) || push((void ***)&s->accels, &s->n_accels, a) < 0))
         bad = "out of memory";
     if (!bad) {
-        memcpy(&a->desc, in, in->size < sizeof a->desc ? in->size : sizeof a->desc);
+        a->desc = d;
         a->desc.name = strdup(in->name);
         a->desc.resource = strdup(in->resource);
         a->plugin = self;
@@ -223,17 +230,20 @@ static struct cube_sp_label *parse_labels(const cJSON *labels, size_t *n)
     return out;
 }
 
-/* Fills the devices of a node document that has none from this machine's
- * accelerator plugins (an executor serving the local machine). */
-static void add_local_devices(struct cube_sched *s, cJSON *doc)
+/* Fills the devices of a node document that has none with this machine's
+ * (an executor serving the local machine): cached (a device array text)
+ * when given, else what the accelerator plugins discover now. Returns the
+ * array's text (malloc()ed), or NULL when doc had devices. */
+static char *add_local_devices(struct cube_sched *s, cJSON *doc, const char *cached)
 {
     char *text = NULL;
     int rc;
-    if (cJSON_HasObjectItem(doc, "devices") || !(text = cube_sched_local_devices(s, &rc)))
-        return;
+    if (cJSON_HasObjectItem(doc, "devices") ||
+        !(text = cached ? strdup(cached) : cube_sched_local_devices(s, &rc)))
+        return NULL;
     cJSON *list = cJSON_Parse(text);
-    free(text);
     cJSON_AddItemToObject(doc, "devices", list ? list : cJSON_CreateArray());
+    return text;
 }
 
 struct lost_list {
@@ -267,25 +277,38 @@ static void node_free(void *p)
     struct sched_node *n = p;
     if (!n)
         return;
+    free(n->doc);
+    free(n->filled);
     free(n->name);
     free(n->pool);
     free(n->address);
     free(n);
 }
 
+/* What a node document came with: its text, and whether the host filled
+ * in this machine's devices. */
+struct node_src {
+    const char *json;
+    int local;
+    const char *filled;   /* the devices the host filled in (local), or NULL */
+};
+
 /* Records the node (caller holds mu); the engine already took it. */
 static int remember_node(struct cube_sched *s, struct sched_executor *ex,
                          const struct cube_sp_node *sp, const char *address,
-                         const cJSON *ports)
+                         const cJSON *ports, const struct node_src *src)
 {
     struct sched_node *n = calloc(1, sizeof *n);
     void *old = NULL;
     if (!n || !(n->name = strdup(sp->name)) || !(n->pool = strdup(sp->pool)) ||
-        !(n->address = strdup(address)) || cube_strmap_put(s->nodes, sp->name, n, &old) < 0) {
+        !(n->address = strdup(address)) || !(n->doc = strdup(src->json)) ||
+        (src->filled && !(n->filled = strdup(src->filled))) ||
+        cube_strmap_put(s->nodes, sp->name, n, &old) < 0) {
         node_free(n);
         return CUBE_ENOMEM;
     }
     n->executor = ex;
+    n->local = src->local;
     n->cpu_milli = sp->cpu_milli;
     n->memory = sp->memory;
     n->port_min = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ports, "min"));
@@ -296,7 +319,7 @@ static int remember_node(struct cube_sched *s, struct sched_executor *ex,
 
 /* Checks a node document and hands it to the engine. */
 static int set_node(struct cube_sched *s, struct sched_executor *ex, cJSON *doc,
-                    const char **why)
+                    const struct node_src *src, struct lost_list *lost, const char **why)
 {
     const cJSON *cap = cJSON_GetObjectItemCaseSensitive(doc, "capacity");
     const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "name"));
@@ -317,7 +340,6 @@ static int set_node(struct cube_sched *s, struct sched_executor *ex, cJSON *doc,
                                                 &sp.n_devices, why);
     struct cube_sp_label *labels = parse_labels(cJSON_GetObjectItemCaseSensitive(doc, "labels"),
                                                 &sp.n_labels);
-    struct lost_list lost = {0};
     int rc = !devs ? CUBE_EINVAL : !labels ? CUBE_ENOMEM : CUBE_OK;
     sp.devices = devs;
     sp.labels = labels;
@@ -325,22 +347,118 @@ static int set_node(struct cube_sched *s, struct sched_executor *ex, cJSON *doc,
     struct sched_executor *owner = sched_executor_of_node(s, name);
     if (rc == CUBE_OK && owner && owner != ex)
         rc = CUBE_EEXIST, *why = "name: another executor serves a node of this name";
-    if (rc == CUBE_OK && (rc = cube_sp_node_set(s->policy, &sp, collect_lost, &lost)) != CUBE_OK)
+    if (rc == CUBE_OK && (rc = cube_sp_node_set(s->policy, &sp, collect_lost, lost)) != CUBE_OK)
         *why = cube_sp_errmsg(s->policy);
     if (rc == CUBE_OK)
-        rc = remember_node(s, ex, &sp, addr ? addr : "127.0.0.1", ports);
+        rc = remember_node(s, ex, &sp, addr ? addr : "127.0.0.1", ports, src);
     pthread_mutex_unlock(&s->mu);
     free(devs);
     free(labels);
-    report_lost(s, &lost);
+    return rc;
+}
+
+/* node_set's work, the caller holding node_mu; replicas that lost their
+ * place go to lost. */
+static int node_apply(struct cube_sched *s, struct sched_executor *ex, const char *json,
+                      const char *cached, struct lost_list *lost, const char **why)
+{
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    struct node_src src = {json, 0, NULL};
+    *why = "not JSON";
+    if (!cJSON_IsObject(doc)) {
+        cJSON_Delete(doc);
+        return CUBE_EINVAL;
+    }
+    src.local = !cJSON_HasObjectItem(doc, "devices");
+    char *filled = add_local_devices(s, doc, cached);
+    src.filled = filled;
+    pthread_mutex_lock(&s->mu);
+    if (src.local || ex->local)   /* this machine: pushed device health applies */
+        sched_health_apply(s, cJSON_GetObjectItemCaseSensitive(doc, "devices"));
+    pthread_mutex_unlock(&s->mu);
+    int rc = set_node(s, ex, doc, &src, lost, why);
+    cJSON_Delete(doc);
+    free(filled);
+    return rc;
+}
+
+int sched_node_apply(struct cube_sched *s, struct sched_executor *ex, const char *json,
+                     const char **why)
+{
+    struct lost_list lost = {0};
+    pthread_mutex_lock(&s->node_mu);
+    int rc = node_apply(s, ex, json, NULL, &lost, why);
+    pthread_mutex_unlock(&s->node_mu);
+    report_lost(s, &lost);   /* stops replicas: no lock of ours held */
     sched_poke(s);
     return rc;
+}
+
+/* A node of this machine to set again: its executor and document. */
+struct reset {
+    struct sched_executor *ex;
+    char *doc, *filled;
+};
+
+struct reset_list {
+    struct reset *v;
+    size_t n, cap;
+};
+
+static int collect_local(void *cls, const char *name, void *value)
+{
+    (void)name;
+    struct reset_list *l = cls;
+    const struct sched_node *n = value;
+    if (!n->doc || !n->executor || !(n->local || n->executor->local))
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 4;
+        struct reset *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return 0;
+        l->v = v;
+        l->cap = cap;
+    }
+    struct reset *r = &l->v[l->n];
+    r->filled = n->filled ? strdup(n->filled) : NULL;
+    if ((r->doc = strdup(n->doc)) && (r->filled || !n->filled))
+        l->v[l->n++].ex = n->executor;
+    else
+        free(r->doc), free(r->filled);
+    return 0;
+}
+
+void sched_local_nodes_reset(struct cube_sched *s)
+{
+    struct reset_list l = {0};
+    struct lost_list lost = {0};
+    /* node_mu from the copy on: a newer document from the executor is
+     * never replaced by an older one */
+    pthread_mutex_lock(&s->node_mu);
+    pthread_mutex_lock(&s->mu);
+    cube_strmap_each(s->nodes, collect_local, &l);
+    pthread_mutex_unlock(&s->mu);
+    for (size_t i = 0; i < l.n; i++) {
+        const char *why = "";
+        /* the devices filled in last time, not a discover now: no call
+         * back into the plugin pushing the change */
+        if (node_apply(s, l.v[i].ex, l.v[i].doc, l.v[i].filled, &lost, &why) != CUBE_OK)
+            cube_log(CUBE_LOG_WARN, "jobs", "a node of this machine could not be set again: "
+                     "%s", why);
+        free(l.v[i].doc);
+        free(l.v[i].filled);
+    }
+    pthread_mutex_unlock(&s->node_mu);
+    free(l.v);
+    report_lost(s, &lost);
+    sched_poke(s);
 }
 
 int cube_slot_node_set(cube_plugin *self, const char *json)
 {
     struct cube_sched *s = self->ctx->sched;
-    const char *why = "not JSON";
+    const char *why = "";
     pthread_mutex_lock(&s->mu);
     struct sched_executor *ex = executor_of_plugin(s, self);
     pthread_mutex_unlock(&s->mu);
@@ -348,13 +466,9 @@ int cube_slot_node_set(cube_plugin *self, const char *json)
         cube_log(CUBE_LOG_ERROR, self->log_component, "node_set: register an executor first");
         return CUBE_ESTATE;
     }
-    cJSON *doc = json ? cJSON_Parse(json) : NULL;
-    if (doc)
-        add_local_devices(s, doc);
-    int rc = doc ? set_node(s, ex, doc, &why) : CUBE_EINVAL;
+    int rc = sched_node_apply(s, ex, json, &why);
     if (rc != CUBE_OK)
         cube_log(CUBE_LOG_ERROR, self->log_component, "node_set: %s", why);
-    cJSON_Delete(doc);
     return rc;
 }
 
@@ -406,6 +520,10 @@ char *cube_sched_local_devices(struct cube_sched *s, int *rc)
         cJSON_Delete(list);
     }
     free(accels);
+    pthread_mutex_lock(&s->mu);
+    sched_health_apply(s, all);
+    pthread_mutex_unlock(&s->mu);
+    sched_health_gauge(s, all);
     char *out = cJSON_PrintUnformatted(all);
     cJSON_Delete(all);
     *rc = out ? CUBE_OK : CUBE_ENOMEM;
@@ -414,7 +532,13 @@ char *cube_sched_local_devices(struct cube_sched *s, int *rc)
 
 char *cube_slot_local_devices(cube_plugin *self, int *rc)
 {
-    return cube_sched_local_devices(self->ctx->sched, rc);
+    struct cube_sched *s = self->ctx->sched;
+    pthread_mutex_lock(&s->mu);
+    struct sched_executor *ex = executor_of_plugin(s, self);
+    if (ex)   /* its nodes describe this machine: device health applies */
+        ex->local = 1;
+    pthread_mutex_unlock(&s->mu);
+    return cube_sched_local_devices(s, rc);
 }
 
 static void executor_free(struct sched_executor *e)

@@ -10,7 +10,9 @@
  *           memory limit, pipe directory). An MPS control daemon must be
  *           running for shares to be enforced; without one CUDA ignores
  *           them and the share is time-sliced.
- * usage:    utilisation and memory used per GPU. */
+ * pin:      (ABI 1.5) the same env, and the device nodes (nv_pin.c).
+ * usage:    utilisation and memory used per GPU.
+ * Health changes are pushed to the host (nv_health.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,13 @@ static int read_config(struct nv *n, char *lib, size_t lib_len, char *err, size_
         n->sysfs_root[0] != '/')
         return snprintf(err, len, "sysfs_root: must be an absolute path"), CUBE_EINVAL;
     n->mps_memory_limit = n->host->config_bool(n->self, "mps_memory_limit", 1);
+    if (setting(n, "dev_root", "/dev", n->dev_root, sizeof n->dev_root) < 0 ||
+        n->dev_root[0] != '/')
+        return snprintf(err, len, "dev_root: must be an absolute path"), CUBE_EINVAL;
+    int64_t ms = n->host->config_int(n->self, "health_interval_ms", 10000);
+    if (ms < 0 || ms > 3600000)
+        return snprintf(err, len, "health_interval_ms: must be from 0 to 3600000"), CUBE_EINVAL;
+    n->health_ms = (unsigned)ms;
     return CUBE_OK;
 }
 
@@ -141,7 +150,7 @@ static void share_env(const struct nv *n, struct nv_buf *b, const struct nv_dev 
     }
 }
 
-static int nv_pin_env(void *state, const char *ids_json, double share, char **env_json)
+int nv_pin_env(void *state, const char *ids_json, double share, char **env_json)
 {
     struct nv *n = state;
     unsigned idx[NV_MAX_DEVICES];
@@ -205,6 +214,7 @@ static int nv_usage(void *state, char **usage_json)
 
 static void nv_free(struct nv *n)
 {
+    nv_health_stop(n);
     if (n->ready)
         n->api.Shutdown();
     nvml_api_unload(&n->api);
@@ -226,7 +236,7 @@ static int nv_init(const struct cube_host *host, cube_plugin *self, void **state
     int rc = read_config(n, lib, sizeof lib, err, sizeof err);
     const struct cube_accel_desc desc = {
         .size = sizeof desc, .name = "nvidia", .resource = n->resource,
-        .discover = nv_discover, .pin_env = nv_pin_env, .usage = nv_usage,
+        .discover = nv_discover, .pin_env = nv_pin_env, .usage = nv_usage, .pin = nv_pin,
     };
     if (rc == CUBE_OK && (rc = host->register_accel(self, &desc)) != CUBE_OK)
         snprintf(err, sizeof err, "register_accel failed (%d): see the log", rc);
@@ -237,6 +247,7 @@ static int nv_init(const struct cube_host *host, cube_plugin *self, void **state
     }
     *state = n;
     open_nvml(n, lib);
+    nv_health_start(n);
     return CUBE_OK;
 }
 

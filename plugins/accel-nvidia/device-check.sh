@@ -11,8 +11,9 @@
 # 3. when meson and Cube's build deps are present (installed quietly when
 #    missing and possible): builds cubed in a temp dir, starts it with
 #    accel-nvidia and checks its NVML line; when executor-local is in the
-#    tree too, runs a 1-GPU Job printing `nvidia-smi -L` and its
-#    CUDA_VISIBLE_DEVICES, and prints the Job's log.
+#    tree too, runs a 1-GPU Job printing `nvidia-smi -L`, its
+#    CUDA_VISIBLE_DEVICES and the NVIDIA nodes of its /dev (in bubblewrap
+#    when installed: only those accel-nvidia pins), and prints the Job's log.
 # Ends with a PASS/FAIL/SKIP line per step and DEVICE CHECK: PASS or FAIL.
 set -euo pipefail
 
@@ -63,7 +64,8 @@ step "build the plugin and the probe with cc"
 A="$ROOT/plugins/accel-nvidia"
 CFLAGS=(-std=c11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I"$ROOT/abi" -I"$A")
 if within 60 cc "${CFLAGS[@]}" -fPIC -shared -fvisibility=hidden -o "$T/cube-accel-nvidia.so" \
-     "$A/accel_nvidia.c" "$A/nv_devices.c" "$A/nv_json.c" "$A/nvml_load.c" \
+     "$A/accel_nvidia.c" "$A/nv_devices.c" "$A/nv_health.c" "$A/nv_json.c" "$A/nv_pin.c" \
+     "$A/nvml_load.c" \
      -Wl,-z,defs -ldl -lpthread \
    && within 60 cc "${CFLAGS[@]}" -o "$T/nvidia_probe" "$A/tests/nvidia_probe.c" -ldl; then
   result PASS "cc build" "cube-accel-nvidia.so links only libc/libdl/libpthread"
@@ -79,8 +81,9 @@ probe_rc=0
 within 30 "$T/nvidia_probe" "$T/cube-accel-nvidia.so" | tee "$T/probe.out" || probe_rc=$?
 if [ "$probe_rc" -eq 0 ] && grep -q '"healthy":true' "$T/probe.out" \
    && grep -q '"CUDA_VISIBLE_DEVICES":"GPU-' "$T/probe.out" \
-   && grep -q 'CUDA_MPS_ACTIVE_THREAD_PERCENTAGE":"50"' "$T/probe.out"; then
-  result PASS "probe" "$(grep '^discover:' "$T/probe.out" | grep -o '"id":"' | wc -l) GPU(s) found; GPU 0 pinned"
+   && grep -q 'CUDA_MPS_ACTIVE_THREAD_PERCENTAGE":"50"' "$T/probe.out" \
+   && grep '^pin ' "$T/probe.out" | grep -q '"path":"/dev/nvidiactl"'; then
+  result PASS "probe" "$(grep '^discover:' "$T/probe.out" | grep -o '"id":"' | wc -l) GPU(s) found; GPU 0 pinned (env and device nodes)"
 elif [ "$probe_rc" -eq 2 ]; then
   result FAIL "probe" "no GPU discovered (see the log line above)"
 else
@@ -138,6 +141,7 @@ web_root: $ROOT/web/dist
 EOF
 cp "$ROOT/conf.d/15-accel-nvidia.yaml" "$T/run/conf.d/"
 LOCAL=0
+SANDBOX=0
 if [ -f "$B/plugins/executor-local/cube-executor-local.so" ]; then
   LOCAL=1
   conf=""
@@ -148,6 +152,11 @@ if [ -f "$B/plugins/executor-local/cube-executor-local.so" ]; then
     cp "$conf" "$T/run/conf.d/20-executor-local.yaml"
   else
     printf 'plugin: executor-local\nenabled: true\n' >"$T/run/conf.d/20-executor-local.yaml"
+  fi
+  # With bubblewrap the Job's /dev holds only the nodes accel-nvidia pins
+  if command -v bwrap >/dev/null && grep -q '^  sandbox: none' "$T/run/conf.d/20-executor-local.yaml"; then
+    sed -i 's/^  sandbox: none/  sandbox: bubblewrap/' "$T/run/conf.d/20-executor-local.yaml"
+    SANDBOX=1
   fi
 fi
 CUBE_ADMIN_TOKEN=$TOKEN "$B/core/cubed" -c "$T/run/cube.yaml" >"$T/cubed.log" 2>&1 &
@@ -182,7 +191,7 @@ curl -sS -m 5 "${auth[@]}" -X POST "$API/api/v1/projects" \
 # shellcheck disable=SC2016  # $CUDA_VISIBLE_DEVICES expands in the Job's shell
 job='{"kind":"Job","metadata":{"name":"nvsmi","project":"gpucheck"},"spec":{"replicas":1,
   "resources":{"cpu":"1","memory":"1Gi","nvidia.com/gpu":1},
-  "command":["sh","-c","nvidia-smi -L; echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"]}}'
+  "command":["sh","-c","nvidia-smi -L; echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; echo DEV $(ls /dev | grep nvidia | tr \"\\n\" \" \")"]}}'
 curl -sS -m 5 "${auth[@]}" -X POST "$API/api/v1/projects/gpucheck/jobs" -d "$job" | head -c 400
 echo
 phase=""
@@ -199,8 +208,9 @@ curl -sS -m 5 "${auth[@]}" "$API/api/v1/projects/gpucheck/jobs/nvsmi/logs?replic
   | tee "$T/job.log" || true
 echo "---"
 if [ "$phase" = Succeeded ] && grep -q '^GPU 0:' "$T/job.log" \
-   && grep -q '^CUDA_VISIBLE_DEVICES=GPU-' "$T/job.log"; then
-  result PASS "job" "phase Succeeded; nvidia-smi saw its GPU; pinned by UUID"
+   && grep -q '^CUDA_VISIBLE_DEVICES=GPU-' "$T/job.log" \
+   && { [ "$SANDBOX" -eq 0 ] || grep -q '^DEV .*nvidiactl' "$T/job.log"; }; then
+  result PASS "job" "phase Succeeded; nvidia-smi saw its GPU; pinned by UUID$([ "$SANDBOX" -eq 1 ] && echo "; sandboxed, its /dev: $(grep '^DEV' "$T/job.log" | cut -c5-)")"
 else
   result FAIL "job" "phase '${phase:-none}' or the log lacks 'GPU 0:' / CUDA_VISIBLE_DEVICES=GPU-"
 fi

@@ -2,6 +2,9 @@
  * time (no link-time dependency), as the "nvidia" accelerator vendor.
  *
  * accel_nvidia.c  descriptor, config, init/fini, discover/pin_env/usage
+ * nv_pin.c        pin (ABI 1.5): the env of pin_env and the device nodes
+ * nv_health.c     health pushed to the host (ABI 1.5): XID events, lost
+ *                 GPUs, retired pages waiting for a reset
  * nv_devices.c    one device's facts from NVML; NVLink domains; NUMA
  * nvml_load.c     dlopen/dlsym of the NVML functions (nvml_api.h)
  * nv_json.c       a growing JSON text buffer; the device-id array parser */
@@ -31,6 +34,7 @@ struct nv_dev {
     int domain;                 /* lowest index of its NVLink island, -1 alone */
     nvmlPciInfo_t pci;
     int has_pci;
+    int minor;                  /* /dev/nvidia<minor>; -1 unknown */
 };
 
 struct nv {
@@ -44,7 +48,35 @@ struct nv {
     struct nvml_api api;
     int ready;                  /* NVML loaded and initialised */
     pthread_mutex_t mu;         /* serialises NVML queries of one scan */
+    /* since ABI 1.5 */
+    char dev_root[256];         /* where the device nodes are ("/dev") */
+    unsigned health_ms;         /* health checks every ...; 0: none */
+    cube_timer *health_timer;
+    nvmlEventSet_t events;      /* XID critical errors; NULL: unsupported */
+    int pushed[NV_MAX_DEVICES]; /* last health pushed: 1 healthy, 0 not */
+    unsigned long long xid[NV_MAX_DEVICES];  /* a critical XID seen (sticky) */
 };
+
+/* -- accel_nvidia.c ---------------------------------------------------- */
+
+/* The descriptor's pin_env (the environment alone). */
+int nv_pin_env(void *state, const char *ids_json, double share, char **env_json);
+
+/* -- nv_pin.c ---------------------------------------------------------- */
+
+/* The descriptor's pin: pin_env's environment, /dev/nvidia<minor> of each
+ * GPU (from NVML), /dev/nvidiactl, and /dev/nvidia-uvm and
+ * /dev/nvidia-uvm-tools when this machine has them. */
+int nv_pin(void *state, const char *ids_json, double share, char **pin_json);
+
+/* -- nv_health.c ------------------------------------------------------- */
+
+/* Starts the health checks (NVML ready, the host has device_health). */
+void nv_health_start(struct nv *n);
+/* One round: drains XID events, checks each GPU, pushes changes. */
+void nv_health_check(struct nv *n);
+/* Stops them (fini). */
+void nv_health_stop(struct nv *n);
 
 /* -- nv_devices.c ------------------------------------------------------ */
 

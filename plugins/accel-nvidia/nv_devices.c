@@ -19,7 +19,7 @@ static void read_dev(struct nv *n, unsigned i, nvmlDevice_t *h, struct nv_dev *d
     const struct nvml_api *a = &n->api;
     memset(d, 0, sizeof *d);
     d->index = i;
-    d->mig = d->numa = d->domain = d->util = -1;
+    d->mig = d->numa = d->domain = d->util = d->minor = -1;
     nvmlReturn_t rc = a->DeviceGetHandleByIndex_v2(i, h);
     if (rc != NVML_SUCCESS) {
         snprintf(d->name, sizeof d->name, "unknown");
@@ -36,7 +36,9 @@ static void read_dev(struct nv *n, unsigned i, nvmlDevice_t *h, struct nv_dev *d
     }
     good &= rc == NVML_SUCCESS;
     d->has_pci = a->DeviceGetPciInfo_v3(*h, &d->pci) == NVML_SUCCESS;
-    unsigned cur, pending;
+    unsigned cur, pending, minor;
+    if (a->DeviceGetMinorNumber && a->DeviceGetMinorNumber(*h, &minor) == NVML_SUCCESS)
+        d->minor = (int)minor;
     if (a->DeviceGetMigMode && a->DeviceGetMigMode(*h, &cur, &pending) == NVML_SUCCESS)
         d->mig = cur == NVML_DEVICE_MIG_ENABLE;
     nvmlUtilization_t u;

@@ -5,7 +5,8 @@
  * Layouts follow nvml.h: nvmlPciInfo_t is the v3 layout (busIdLegacy[16],
  * domain, bus, device, pciDeviceId, pciSubSystemId, busId[32]) filled by
  * nvmlDeviceGetPciInfo_v3 and nvmlDeviceGetNvLinkRemotePciInfo_v2;
- * nvmlMemory_t is the v1 {total, free, used} of nvmlDeviceGetMemoryInfo. */
+ * nvmlMemory_t is the v1 {total, free, used} of nvmlDeviceGetMemoryInfo;
+ * nvmlEventData_t is what nvmlEventSetWait_v2 fills. */
 #ifndef CUBE_NVML_API_H
 #define CUBE_NVML_API_H
 
@@ -22,6 +23,7 @@ typedef int nvmlIntNvLinkDeviceType_t;  /* NVML_NVLINK_DEVICE_TYPE_* */
 #define NVML_ERROR_INVALID_ARGUMENT 2
 #define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_DRIVER_NOT_LOADED 9
+#define NVML_ERROR_TIMEOUT 10
 #define NVML_ERROR_GPU_IS_LOST 15
 #define NVML_FEATURE_ENABLED 1
 #define NVML_DEVICE_MIG_ENABLE 1
@@ -46,6 +48,18 @@ typedef struct nvmlMemory_st {
     unsigned long long free;
     unsigned long long used;
 } nvmlMemory_t;
+
+/* nvmlEventSet_t and nvmlEventData_t (v1 layout, with the MIG instance
+ * ids of 11.0 on), for XID events (nvmlEventTypeXidCriticalError). */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+#define nvmlEventTypeXidCriticalError 0x0000000000000008ULL
+typedef struct nvmlEventData_st {
+    nvmlDevice_t device;
+    unsigned long long eventType;
+    unsigned long long eventData;       /* the XID */
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlEventData_t;
 
 typedef struct nvmlUtilization_st {
     unsigned int gpu;      /* percent of time a kernel ran */
@@ -75,6 +89,13 @@ struct nvml_api {
                                                     nvmlIntNvLinkDeviceType_t *);
     nvmlReturn_t (*DeviceGetMemoryAffinity)(nvmlDevice_t, unsigned int, unsigned long *,
                                             nvmlAffinityScope_t);
+    /* optional, for pin (device nodes) and health */
+    nvmlReturn_t (*DeviceGetMinorNumber)(nvmlDevice_t, unsigned int *);
+    nvmlReturn_t (*DeviceGetRetiredPagesPendingStatus)(nvmlDevice_t, nvmlEnableState_t *);
+    nvmlReturn_t (*EventSetCreate)(nvmlEventSet_t *);
+    nvmlReturn_t (*DeviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
+    nvmlReturn_t (*EventSetWait_v2)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
+    nvmlReturn_t (*EventSetFree)(nvmlEventSet_t);
 };
 
 /* Opens the library at path and resolves the functions. Returns 0; -1

@@ -21,7 +21,9 @@ static const struct sym SYMS[] = {
     SYM(DeviceGetMemoryInfo, 1), SYM(DeviceGetPciInfo_v3, 1),
     SYM(DeviceGetMigMode, 0), SYM(DeviceGetUtilizationRates, 0), SYM(DeviceGetNvLinkState, 0),
     SYM(DeviceGetNvLinkRemotePciInfo_v2, 0), SYM(DeviceGetNvLinkRemoteDeviceType, 0),
-    SYM(DeviceGetMemoryAffinity, 0),
+    SYM(DeviceGetMemoryAffinity, 0), SYM(DeviceGetMinorNumber, 0),
+    SYM(DeviceGetRetiredPagesPendingStatus, 0), SYM(EventSetCreate, 0),
+    SYM(DeviceRegisterEvents, 0), SYM(EventSetWait_v2, 0), SYM(EventSetFree, 0),
 };
 
 int nvml_api_load(struct nvml_api *api, const char *path, char *why, size_t len)

@@ -15,7 +15,9 @@
  *   cgroup.c     cgroup v1/v2 detection, per-replica groups and limits
  *   cgroup_pool.c  ended replicas' groups kept for the next with same limits
  *   view.c       what a replica may see: the private mount view, bubblewrap
+ *   pins.c       the device nodes and mounts pinned to a replica (ABI 1.5)
  *   start.c      the start callback: preparing everything, then spawning
+ *   endpoints.c  where a started replica answers (replica_endpoints, 1.5)
  *   spawn.c      cubed's side of starting a supervisor (launcher or exec);
  *                engine ids
  *   launcher.c   the launcher loop that forks supervisors (in the program)
@@ -90,6 +92,33 @@ int64_t xl_parse_bytes(const char *s);
 /* Where a replica's output goes (cube_host.log_append). */
 struct xl_log { char *kind, *project, *name, *stream; };
 
+/* -- pins.c: device nodes and mounts (ABI 1.5) -------------------------- */
+
+struct xl_pin_node { char *path, *host; };
+struct xl_pin_mount { char *host, *dest; int read_only; };
+/* The replica's "deviceNodes" and "mounts" (cube_sched.h). */
+struct xl_pins {
+    int known;                   /* "deviceNodes" present: exactly these */
+    struct xl_pin_node *nodes;
+    size_t n_nodes;
+    struct xl_pin_mount *mounts;
+    size_t n_mounts;
+};
+/* Parses them from a replica document (a cJSON object): clean absolute
+ * paths, device nodes under /dev/. CUBE_EINVAL with msg naming the entry. */
+int xl_pins_parse(struct xl_pins *p, const void *doc, char *msg, size_t len);
+void xl_pins_free(struct xl_pins *p);
+/* Arguments the bwrap ones below may add, at most. */
+size_t xl_pins_argc(const struct xl_pins *p);
+/* Appends bwrap's /dev arguments to out (at *n): known nodes: a fresh
+ * /dev, the machine's /dev/shm and each node (its host side must be a
+ * character or block device); unknown: the machine's /dev. Mounts: each
+ * bound (read-only unless said), its host side existing. 0, or -1 with
+ * msg. */
+int xl_pins_bwrap_dev(const struct xl_pins *p, char **out, size_t *n, char *msg, size_t len);
+int xl_pins_bwrap_mounts(const struct xl_pins *p, char **out, size_t *n, char *msg,
+                         size_t len);
+
 struct xl_replica {
     char **argv;                 /* NULL-terminated, argc entries */
     size_t argc;
@@ -101,6 +130,7 @@ struct xl_replica {
     int64_t memory_bytes;        /* 0: unlimited */
     int index;                   /* "replica" */
     struct xl_log log;
+    struct xl_pins pins;         /* since ABI 1.5 */
 };
 
 /* Parses a replica document (cube_sched.h). On error fills msg naming the
@@ -295,9 +325,11 @@ struct xl_view {
 int xl_view_plan(struct xl_view *v, const char *home, const char *project_dir,
                  const char *workdir, char *msg, size_t len);
 /* The bubblewrap command line wrapping argv (NULL-terminated, malloc()ed;
- * xl_strv_free), or NULL. */
+ * xl_strv_free), showing the replica the device nodes and mounts of pins
+ * (pins.c), or NULL with msg (a pinned node or mount missing here). */
 char **xl_bwrap_argv(const char *bwrap, const char *home, const char *project_dir,
-                     const char *workdir, char *const *argv);
+                     const char *workdir, const struct xl_pins *pins, char *const *argv,
+                     char *msg, size_t len);
 
 /* -- supervisor.c / spawn.c -------------------------------------------- */
 
@@ -429,6 +461,13 @@ int xl_slot_valid(const char *slot);
 int xl_start(void *state, const char *replica_json, char *engine_id, size_t id_len,
              char *msg, size_t len);
 
+/* -- endpoints.c ------------------------------------------------------- */
+
+struct xl;
+/* Reports a started replica's endpoints: the document's "address" (IPv6
+ * bracketed) and each of its "ports"; nothing when it has none. */
+void xl_report_endpoints(struct xl *x, const char *replica_json, const char *engine_id);
+
 /* -- runs.c ------------------------------------------------------------ */
 
 /* A replica cubed watches. */
@@ -499,6 +538,13 @@ void xl_run_dir_remove(const char *dir);
 /* Turns a status file's text into exit code, reason and message. */
 void xl_status_verdict(const char *text, int64_t memory_bytes, int64_t timeout_s,
                        int *code, const char **reason, char *msg, size_t len);
+
+/* -- pins.c (needs struct xl) ------------------------------------------- */
+
+struct xl;
+/* Without the sandbox, a replica with pinned nodes or mounts is told in
+ * its log that it may open every device of the node. */
+void xl_pins_note(struct xl *x, const struct xl_replica *r);
 
 /* -- adopt.c ----------------------------------------------------------- */
 

@@ -215,8 +215,9 @@ int xl_replica_parse(struct xl_replica *r, const char *json, char *msg, size_t l
         rc = (snprintf(msg, len, "the replica document is not a JSON object"), CUBE_EINVAL);
     else if ((rc = parse_command(r, doc, msg, len)) == CUBE_OK &&
              (rc = parse_env(r, doc, msg, len)) == CUBE_OK &&
-             (rc = parse_who(r, doc, msg, len)) == CUBE_OK)
-        rc = parse_limits(r, doc, msg, len);
+             (rc = parse_who(r, doc, msg, len)) == CUBE_OK &&
+             (rc = parse_limits(r, doc, msg, len)) == CUBE_OK)
+        rc = xl_pins_parse(&r->pins, doc, msg, len);
     cJSON_Delete(doc);
     if (rc != CUBE_OK)
         xl_replica_free(r);
@@ -233,6 +234,7 @@ void xl_replica_free(struct xl_replica *r)
     free(r->image);
     free(r->node);
     xl_log_free(&r->log);
+    xl_pins_free(&r->pins);
     memset(r, 0, sizeof *r);
 }
 

@@ -119,9 +119,9 @@ static int make_plan(struct xl *x, struct ctx *c, char *msg, size_t len)
     p->exec_paths = c->paths;
     if (x->conf.sandbox == XL_SANDBOX_BWRAP) {
         c->bwrap_argv = xl_bwrap_argv(x->conf.bwrap, c->acct.home, c->acct.project_dir,
-                                      c->workdir, c->rep.argv);
+                                      c->workdir, &c->rep.pins, c->rep.argv, msg, len);
         if (!c->bwrap_argv)
-            return snprintf(msg, len, "out of memory"), CUBE_ENOMEM;
+            return CUBE_EINVAL;
         c->bwrap_paths[0] = x->conf.bwrap;
         p->argv = c->bwrap_argv;
         p->exec_paths = c->bwrap_paths;
@@ -205,11 +205,13 @@ int xl_start(void *state, const char *replica_json, char *engine_id, size_t id_l
         rc = make_plan(x, c, msg, len);
     if (rc == CUBE_OK) {
         note_image(x, c);
+        xl_pins_note(x, &c->rep);
         rc = launch(x, c, engine_id, id_len, msg, len);
     }
     if (rc == CUBE_OK) {
         xl_track(x, c->run);
         c->run = NULL;
+        xl_report_endpoints(x, replica_json, engine_id);
     } else if (c->run) {
         xl_cgroup_destroy(&c->run->cg);
         if (*c->run->dir)

@@ -4,7 +4,8 @@
  * replica then gets a private mount namespace with a tmpfs over that
  * directory and only its own home and project dir bound back in. With
  * `sandbox: bubblewrap` the replica also runs inside bwrap: the system
- * read-only, home/project/workdir writable, /tmp private. */
+ * read-only, home/project/workdir writable, /tmp private, and of /dev only
+ * what every process needs and the device nodes pinned to it (pins.c). */
 #include "executor_local.h"
 
 #include <errno.h>
@@ -89,20 +90,27 @@ int xl_view_plan(struct xl_view *v, const char *home, const char *project_dir,
 }
 
 char **xl_bwrap_argv(const char *bwrap, const char *home, const char *project_dir,
-                     const char *workdir, char *const *argv)
+                     const char *workdir, const struct xl_pins *pins, char *const *argv,
+                     char *msg, size_t len)
 {
     size_t argc = 0;
     while (argv[argc])
         argc++;
-    char **out = calloc(argc + 32, sizeof *out);
+    char **out = calloc(argc + 32 + xl_pins_argc(pins), sizeof *out);
     size_t n = 0;
-    const char *pre[] = {bwrap, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev",
-                         "--tmpfs", "/tmp", "--bind", home, home, "--bind", project_dir,
+    const char *pre[] = {bwrap, "--ro-bind", "/", "/"};
+    const char *own[] = {"--tmpfs", "/tmp", "--bind", home, home, "--bind", project_dir,
                          project_dir};
+    snprintf(msg, len, "out of memory");
     if (!out)
         return NULL;
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
         if (!(out[n++] = strdup(pre[i])))
+            goto fail;
+    if (xl_pins_bwrap_dev(pins, out, &n, msg, len) < 0)
+        goto fail;
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (!(out[n++] = strdup(own[i])))
             goto fail;
     if (!under(workdir, home) && !under(workdir, project_dir) && strcmp(workdir, "/tmp") != 0) {
         const char *wd[] = {"--bind", workdir, workdir};
@@ -110,6 +118,8 @@ char **xl_bwrap_argv(const char *bwrap, const char *home, const char *project_di
             if (!(out[n++] = strdup(wd[i])))
                 goto fail;
     }
+    if (xl_pins_bwrap_mounts(pins, out, &n, msg, len) < 0)
+        goto fail;
     const char *post[] = {"--unshare-ipc", "--chdir", workdir, "--"};
     for (size_t i = 0; i < sizeof post / sizeof post[0]; i++)
         if (!(out[n++] = strdup(post[i])))
@@ -117,6 +127,7 @@ char **xl_bwrap_argv(const char *bwrap, const char *home, const char *project_di
     for (size_t i = 0; i < argc; i++)
         if (!(out[n++] = strdup(argv[i])))
             goto fail;
+    msg[0] = '\0';
     return out;
 fail:
     xl_strv_free(out);

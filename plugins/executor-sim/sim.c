@@ -39,7 +39,9 @@ static int setup(struct sim *s)
     }
     const struct cube_executor_desc exec = {
         .size = sizeof exec, .name = "sim", .start = sim_start, .stop = sim_stop,
-        .adopt = sim_adopt, .flags = s->conf.engine_queue ? CUBE_EXECUTOR_ENGINE_QUEUE : 0,
+        .adopt = sim_adopt,
+        .flags = (s->conf.engine_queue ? CUBE_EXECUTOR_ENGINE_QUEUE : 0) |
+                 (s->conf.own_ports ? CUBE_EXECUTOR_OWN_PORTS : 0),
     };
     if ((rc = h->register_executor(s->self, &exec)) != CUBE_OK) {
         h->set_error(s->self, "register_executor failed (%d): see the log", rc);

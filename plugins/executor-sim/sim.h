@@ -7,6 +7,8 @@
  * sim_run.c    running replicas: one table and one end-time heap, one
  *              host timer ticking over both
  * sim_queue.c  the engine queue it may simulate (engine_queue, held_ms)
+ * sim_endpoints.c  node addresses, the endpoints replicas report (ABI
+ *              1.5 replica_endpoints) and the env line a start records
  * sim_map.c    a string-keyed hash map (node names, engine ids) */
 #ifndef CUBE_EXECUTOR_SIM_H
 #define CUBE_EXECUTOR_SIM_H
@@ -66,6 +68,8 @@ struct sim_group {
     char *labels_json;          /* owned: the labels object as JSON text */
     char resource[64], model[64], dev_memory[32];
     int dev_count, domains, numa;
+    char address[16];           /* first node's IPv4 address, or "" */
+    char endpoint_address[16];  /* first node's replicas' endpoints, or "" */
 };
 
 struct sim_conf {
@@ -75,6 +79,7 @@ struct sim_conf {
     int admin_routes;
     int engine_queue;           /* CUBE_EXECUTOR_ENGINE_QUEUE (sim_queue.c) */
     int held_ms;                /* with it: ms in the queue; 0: until released */
+    int own_ports;              /* CUBE_EXECUTOR_OWN_PORTS (sim_endpoints.c) */
     struct sim_group *groups;   /* owned */
     int n_groups;
 };
@@ -197,6 +202,26 @@ void sim_unhold(struct sim *s, struct sim_rep *r);
 void sim_queue_tick(struct sim *s);
 /* Registers POST /api/v1/sim/release (admin). */
 int sim_queue_route(struct sim *s);
+
+/* -- sim_endpoints.c ------------------------------------------------- */
+
+/* The i-th IPv4 address from base (base + i) into out: 0, or -1 when base
+ * is no IPv4 address or the sum leaves the address space. */
+int sim_ipv4_nth(const char *base, int i, char *out, size_t len);
+/* The address of node i of g into out: its endpoint_address (endpoint
+ * set) or address, "" when the group has none. */
+void sim_group_address(const struct sim_group *g, int i, int endpoint, char *out,
+                       size_t len);
+/* After a start: reports the replica's endpoints (every name of its Job's
+ * spec.ports) with replica_endpoints, at its node's endpoint address (else
+ * the document's "address") and the allocated port (own_ports: 8000 + the
+ * name's index). Nothing for a Job without spec.ports. */
+void sim_report_endpoints(struct sim *s, const char *replica_json, const char *engine_id,
+                          const char *node);
+/* " env MASTER_ADDR=... CUBE_PORT_HTTP=..." of the replica document: the
+ * distributed and named-port variables only (never CUBE_TOKEN), for the
+ * start's log line; "" when it has none. */
+void sim_env_line(const char *replica_json, char *out, size_t len);
 
 /* Number of running replicas. */
 size_t sim_running(struct sim *s);

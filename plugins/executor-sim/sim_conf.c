@@ -36,6 +36,23 @@ static int read_labels(struct sim_group *g, const cJSON *o, const char *path,
     return g->labels_json ? CUBE_OK : cu_conf_bad(AT(NULL, path), NULL, "out of memory");
 }
 
+/* address and endpoint_address: IPv4 addresses with room for every node. */
+static int read_addresses(struct sim_group *g, const cJSON *o, const char *path,
+                          char *err, size_t len)
+{
+    static const char *const KEYS[] = {"address", "endpoint_address"};
+    char *bufs[] = {g->address, g->endpoint_address}, last[16];
+    for (int k = 0; k < 2; k++) {
+        int rc = cu_conf_strbuf(AT(o, path), KEYS[k], "", bufs[k], sizeof g->address);
+        if (rc)
+            return rc;
+        if (bufs[k][0] && sim_ipv4_nth(bufs[k], g->count - 1, last, sizeof last) < 0)
+            return cu_conf_bad(AT(NULL, path), KEYS[k], "must be an IPv4 address with room "
+                               "for count nodes after it");
+    }
+    return CUBE_OK;
+}
+
 /* The devices object of a group (absent: no devices). */
 static int read_devices(struct sim_group *g, const cJSON *o, const char *path,
                         char *err, size_t len)
@@ -92,6 +109,8 @@ int sim_group_parse(struct sim_group *g, const cJSON *o, const char *path,
         rc = cu_conf_bad(AT(NULL, path), "cpu", "must be a cpu quantity such as 96 or 500m");
     if (!rc && !cu_qty_bytes(g->memory))
         rc = cu_conf_bad(AT(NULL, path), "memory", "must be a byte quantity such as 1Ti");
+    if (!rc)
+        rc = read_addresses(g, o, path, err, len);
     if (!rc)
         rc = read_labels(g, o, path, err, len);
     if (!rc)
@@ -163,6 +182,8 @@ int sim_conf_parse(struct sim_conf *c, const char *json, char *err, size_t len)
         rc = cu_conf_bool(AT(root, NULL), "engine_queue", 0, &c->engine_queue);
     if (!rc)
         rc = cu_conf_intv(AT(root, NULL), "held_ms", 0, 0, 86400000, &c->held_ms);
+    if (!rc)
+        rc = cu_conf_bool(AT(root, NULL), "own_ports", 0, &c->own_ports);
     if (!rc)
         rc = read_groups(c, root, err, len);
     cJSON_Delete(root);

@@ -1,5 +1,5 @@
 /* sim_nodes.c — the simulated nodes: their documents (built once per group,
- * only the name differs), their advertisement with node_set, and the admin
+ * only the name and address differ), their advertisement with node_set, and the admin
  * routes that add and remove nodes at run time. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,13 +74,16 @@ static int advertise(struct sim *s, const char *name, const char *doc)
 int sim_nodes_add_group(struct sim *s, const struct sim_group *g, char *err, size_t len)
 {
     char *body = group_body(s, g);
-    size_t cap = body ? strlen(body) + 96 : 0;
+    size_t cap = body ? strlen(body) + 136 : 0;
     char *doc = body ? malloc(cap) : NULL;
     int rc = doc ? CUBE_OK : CUBE_ENOMEM;
     for (int i = 0; rc == CUBE_OK && i < g->count; i++) {
-        char name[80];
+        char name[80], addr[16], field[40] = "";
         node_name(g, i, name, sizeof name);
-        snprintf(doc, cap, "{\"name\":\"%s\",%s", name, body + 1);
+        sim_group_address(g, i, 0, addr, sizeof addr);
+        if (addr[0])
+            snprintf(field, sizeof field, "\"address\":\"%s\",", addr);
+        snprintf(doc, cap, "{\"name\":\"%s\",%s%s", name, field, body + 1);
         if ((rc = advertise(s, name, doc)) != CUBE_OK)
             snprintf(err, len, "node_set(%s) failed (%d): see the log", name, rc);
     }

@@ -218,10 +218,13 @@ int sim_start(void *state, const char *json, char *engine_id, size_t id_len,
         free(r);
         return rc;
     }
-    char line[400];
-    snprintf(line, sizeof line, "sim: started on %s devices %s\n", r->plan.node,
-             r->plan.devices[0] ? r->plan.devices : "none");
+    char line[1200], env[800];
+    sim_env_line(json, env, sizeof env);
+    snprintf(line, sizeof line, "sim: started on %s devices %s%s\n", r->plan.node,
+             r->plan.devices[0] ? r->plan.devices : "none", env);
     log_line(s, &r->plan, line, 0);
+    /* before start returns: the host keeps it until the start is recorded */
+    sim_report_endpoints(s, json, engine_id, r->plan.node);
     if (s->conf.engine_queue) {   /* before start returns: the host keeps it */
         if (s->conf.held_ms)
             snprintf(line, sizeof line, "held in the simulated queue for %d ms",

@@ -85,6 +85,7 @@ int nb_conf_load(struct nb *nb, char *msg, size_t len)
     c->cull_interval_ms = 1000 * h->config_int(nb->self, "cull_interval_seconds", 60);
     c->start_timeout = h->config_int(nb->self, "start_timeout_seconds", 180);
     c->ops_access = h->config_bool(nb->self, "ops_access", 0);
+    c->allow_remote = h->config_bool(nb->self, "allow_remote", 0);
     c->cull_connected = h->config_bool(nb->self, "cull_connected", 0);
     c->vscode_enabled = h->config_bool(nb->self, "vscode.enabled", 0);
     c->jupyter_command = dup_conf(nb, "jupyter_command", "");

@@ -1,7 +1,10 @@
 /* ctrl_follow.c — one step of a running notebook: its Job of the current
  * generation is created when missing, followed while queued, and once it
- * runs, the server is probed until it answers (Running) or the start
- * timeout passes (Failed). A Job that ended stops the notebook. */
+ * runs, its endpoint (what the executor reported for spec.ports "http") is
+ * recorded and the server probed there until it answers (Running) or the
+ * start timeout passes (Failed). An endpoint on another machine fails the
+ * notebook unless allow_remote is set. A Job that ended stops the
+ * notebook. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +38,8 @@ static void set_time(cJSON *o, const char *key, time_t t)
     set_str(o, key, buf);
 }
 
-/* The entry for this generation: the table's, else a new one (new port). */
+/* The entry for this generation: the table's, else a new one (its
+ * endpoint unknown until the Job's executor reports it). */
 static int entry_for(struct nb *nb, const cJSON *obj, const char *key, const char *ide,
                      const char *name, unsigned gen, struct nb_entry *e)
 {
@@ -48,8 +52,7 @@ static int entry_for(struct nb *nb, const cJSON *obj, const char *key, const cha
     nb_job_name(name, gen, e->job, sizeof e->job);
     snprintf(e->owner, sizeof e->owner, "%s", owner && *owner ? owner : "-");
     e->generation = gen;
-    e->port = nb_free_port();
-    return e->port && nb_table_put(&nb->table, e) == 0 ? 0 : -1;
+    return nb_table_put(&nb->table, e) == 0 ? 0 : -1;
 }
 
 static void fail(cJSON *st, const char *reason, const char *message)
@@ -89,7 +92,7 @@ static int create_job(struct nb *nb, const cJSON *obj, const char *obj_json,
                       const struct nb_entry *e, cJSON *st)
 {
     int rc = CUBE_OK;
-    char *job = nb_job_json(nb, obj_json, e->job, e->port, e->generation);
+    char *job = nb_job_json(nb, obj_json, e->job, e->generation);
     char *out = job ? nb->host->obj_create(nb->self, job, &rc) : NULL;
     free(job);
     nb->host->free(out);
@@ -140,14 +143,53 @@ static void now_running(struct nb *nb, const cJSON *obj, const char *project,
     nb->host->obj_event(nb->self, NB_KIND, project, name, "Normal", "Started", url);
 }
 
-/* The Job runs: probe the server, or give up after the start timeout. */
+/* The notebook fails: its Job goes, with an event saying why. */
+static void give_up(struct nb *nb, const char *project, const char *name,
+                    const struct nb_entry *e, cJSON *st, const char *reason, const char *msg)
+{
+    fail(st, reason, msg);
+    nb->host->obj_event(nb->self, NB_KIND, project, name, "Warning", reason, msg);
+    nb->host->obj_delete(nb->self, "Job", project, e->job);
+    nb_table_drop(&nb->table, e->key);
+}
+
+/* Records the endpoint the Job's executor reported into e and the table:
+ * 0 known, 1 not (yet: none reported, or its name does not resolve now),
+ * -1 on another machine without allow_remote (the notebook failed). */
+static int locate(struct nb *nb, const cJSON *job, const char *project, const char *name,
+                  struct nb_entry *e, cJSON *st)
+{
+    char host[sizeof e->host], msg[300];
+    unsigned port;
+    if (nb_endpoint_of(job, host, sizeof host, &port) != 0)
+        return 1;
+    if (!nb->conf.allow_remote && !nb_is_loopback(host)) {
+        snprintf(msg, sizeof msg, "the server of Job %s listens at %s, not on cubed's machine; "
+                 "cubed proxies to servers elsewhere only with the notebook plugin's "
+                 "allow_remote: true", e->job, host);
+        give_up(nb, project, name, e, st, "RemoteEndpoint", msg);
+        return -1;
+    }
+    if ((strcmp(e->host, host) || e->port != port) &&
+        nb_table_set_endpoint(&nb->table, e->key, e->generation, host, port) < 0)
+        return 1;
+    snprintf(e->host, sizeof e->host, "%s", host);
+    e->port = port;
+    return 0;
+}
+
+/* The Job runs: find and probe the server, or give up after the start
+ * timeout. */
 static int job_running(struct nb *nb, const cJSON *obj, const cJSON *job, const char *project,
-                       const char *name, const struct nb_entry *e, cJSON *st)
+                       const char *name, struct nb_entry *e, cJSON *st)
 {
     time_t last;
     int conns;
     const char *phase = cu_str(st, "phase");
-    if (nb_probe(e, project, name, &last, &conns)) {
+    int where = locate(nb, job, project, name, e, st);
+    if (where < 0)
+        return CUBE_OK;
+    if (where == 0 && nb_probe(e, project, name, &last, &conns)) {
         nb_table_touch(&nb->table, e->key, 1, last);
         if (!phase || strcmp(phase, "Running"))
             now_running(nb, obj, project, name, e, last, st);
@@ -157,16 +199,14 @@ static int job_running(struct nb *nb, const cJSON *obj, const cJSON *job, const 
         return POLL_QUEUED_MS;          /* a restart of cubed, or a hiccup */
     set_str(st, "phase", "Starting");
     set_str(st, "reason", "Starting");
-    set_str(st, "message", "waiting for the server to answer");
+    set_str(st, "message", where ? "waiting for the server's endpoint"
+                                 : "waiting for the server to answer");
     time_t started = nb_parse_time(cu_str(cJSON_GetObjectItemCaseSensitive(job, "status"), "started"));
     if (started > 0 && time(NULL) - started > nb->conf.start_timeout) {
         char msg[160];
         snprintf(msg, sizeof msg, "the server did not answer within %lld s (see the logs "
                  "of Job %s)", (long long)nb->conf.start_timeout, e->job);
-        fail(st, "StartTimeout", msg);
-        nb->host->obj_event(nb->self, NB_KIND, project, name, "Warning", "StartTimeout", msg);
-        nb->host->obj_delete(nb->self, "Job", project, e->job);
-        nb_table_drop(&nb->table, e->key);
+        give_up(nb, project, name, e, st, "StartTimeout", msg);
         return CUBE_OK;
     }
     return POLL_START_MS;

@@ -4,14 +4,19 @@
 # itself, reports it to cubed with the Job's CUBE_TOKEN (POST
 # .../notebooks/{name}/launch over a plain socket, accepted once per
 # generation), links the project's shared directory into the home, and
-# execs Jupyter or code-server on 127.0.0.1 and the port the plugin chose
-# (Jupyter accepting the Host names cubed is reached by: only cubed, which
-# adds the secret, can use it). The secret thus never appears in the Job's
-# spec, the command line or a log. Only os and socket: it starts fast.
+# execs Jupyter or code-server on BIND (127.0.0.1, or 0.0.0.0 where cubed
+# reaches servers on other machines) and the port the host allocated for the
+# Job's spec.ports "http" (CUBE_PORT_HTTP), Jupyter accepting the Host names
+# cubed is reached by: only cubed, which adds the secret, can use it. The
+# secret thus never appears in the Job's spec, the command line or a log.
+# Only os and socket: it starts fast.
 #
-# usage: cube-notebook-launcher.py IDE EXE PORT BASE_URL PROJECT NAME GENERATION
+# usage: cube-notebook-launcher.py IDE EXE BIND BASE_URL PROJECT NAME GENERATION
 import os, socket, sys
-ide, exe, port, base, project, name, gen = sys.argv[1:8]
+ide, exe, bind, base, project, name, gen = sys.argv[1:8]
+port = os.environ.get("CUBE_PORT_HTTP")
+if not port:
+    sys.exit('cube: CUBE_PORT_HTTP is not set (the Job has no spec.ports "http")')
 tok = os.urandom(32 if ide == 'vscode' else 24).hex()
 home = os.environ.get('HOME') or os.getcwd()
 pd = os.environ.get('CUBE_PROJECT_DIR')
@@ -43,12 +48,12 @@ if line.split(b' ')[1:2] != [b'200']:
 env = dict(os.environ)
 if ide == 'vscode':
     env['HASHED_PASSWORD'] = tok
-    args = [exe, '--bind-addr', '127.0.0.1:' + port, '--auth', 'password',
+    args = [exe, '--bind-addr', bind + ':' + port, '--auth', 'password',
             '--disable-telemetry', '--disable-update-check', home]
 else:
     env['JUPYTER_TOKEN'] = tok
     app = 'ServerApp' if 'lab' in os.path.basename(exe) else 'NotebookApp'
-    args = [exe, '--no-browser', '--ip=127.0.0.1', '--port=' + port,
+    args = [exe, '--no-browser', '--ip=' + bind, '--port=' + port,
             '--port-retries=0', '--%s.base_url=%s' % (app, base),
             '--%s.allow_remote_access=True' % app, '--%s.trust_xheaders=True' % app,
             '--notebook-dir=' + home]

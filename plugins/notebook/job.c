@@ -1,9 +1,10 @@
 /* job.c — the Job a notebook runs as. Its command is the Python launcher
  * installed beside the plugin (cube-notebook-launcher.py, found by
  * nb_conf_load): it makes the server's secret itself, reports it to cubed
- * with the Job's CUBE_TOKEN, and execs Jupyter or code-server on 127.0.0.1
- * and the port chosen here. The secret thus never appears in the Job's
- * spec, the command line or a log. */
+ * with the Job's CUBE_TOKEN, and execs Jupyter or code-server on the port
+ * the host allocated for the Job's spec.ports "http" (CUBE_PORT_HTTP), on
+ * 127.0.0.1, or on every address of its node with allow_remote. The
+ * secret thus never appears in the Job's spec, the command line or a log. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,23 +64,24 @@ static const char *ide_exe(const struct nb *nb, const char *ide)
     return *nb->conf.vscode_command ? nb->conf.vscode_command : "/usr/local/bin/code-server";
 }
 
-static void add_command(const struct nb *nb, cJSON *spec, const char *ide, unsigned port,
+static void add_command(const struct nb *nb, cJSON *spec, const char *ide,
                         const char *project, const char *name, unsigned gen)
 {
-    char base[256], portbuf[8], genbuf[12];
+    char base[256], genbuf[12];
     nb_base_url(project, name, base, sizeof base);
-    snprintf(portbuf, sizeof portbuf, "%u", port);
     snprintf(genbuf, sizeof genbuf, "%u", gen);
+    /* where the server listens: loopback, unless cubed may reach it elsewhere */
+    const char *bind = nb->conf.allow_remote ? "0.0.0.0" : "127.0.0.1";
     /* -I -S: the launcher needs only os and socket; start it fast */
     const char *argv[] = {nb->conf.python, "-I", "-S", "--", nb->launcher, ide, ide_exe(nb, ide),
-                          portbuf, base, project, name, genbuf};
+                          bind, base, project, name, genbuf};
     cJSON *cmd = cJSON_AddArrayToObject(spec, "command");
     for (size_t i = 0; i < sizeof argv / sizeof argv[0]; i++)
         cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
 }
 
 char *nb_job_json(const struct nb *nb, const char *notebook_json, const char *job_name,
-                  unsigned port, unsigned gen)
+                  unsigned gen)
 {
     cJSON *n = cJSON_Parse(notebook_json);
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(n, "metadata");
@@ -94,7 +96,11 @@ char *nb_job_json(const struct nb *nb, const char *notebook_json, const char *jo
     cJSON_AddStringToObject(job, "kind", "Job");
     cJSON_AddItemToObject(job, "metadata", job_meta(meta, job_name));
     spec = cJSON_AddObjectToObject(job, "spec");
-    add_command(nb, spec, ide, port, project, name, gen);
+    add_command(nb, spec, ide, project, name, gen);
+    cJSON *port = cJSON_CreateObject();   /* the host allocates it, the executor says where */
+    cJSON_AddStringToObject(port, "name", NB_PORT_NAME);
+    cJSON_AddStringToObject(port, "protocol", "http");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(spec, "ports"), port);
     static const char *const COPY[] = {"resources", "accelerator", "image", "pool"};
     for (size_t i = 0; i < sizeof COPY / sizeof COPY[0]; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(nspec, COPY[i]);

@@ -7,9 +7,15 @@
  * files here, compiled in), job.c (the Job a notebook runs as;
  * cube-notebook-launcher.py, installed beside the plugin, is its command), ctrl.c and ctrl_follow.c (the
  * controller), table.c (running servers,
- * their secrets and private files), probe.c (a tiny HTTP client for the
- * servers' status), cull.c (idle and expiry), actions.c (stop, restart,
- * renew, open, launch), proxy.c (the proxy's resolve). */
+ * their secrets and private files), probe.c (the servers' endpoints and a
+ * tiny HTTP client for their status), cull.c (idle and expiry), actions.c
+ * (stop, restart, renew, open, launch), proxy.c (the proxy's resolve).
+ *
+ * Where a server is: its Job declares spec.ports [{"name": "http"}]; the
+ * host allocates the port (CUBE_PORT_HTTP, which the launcher listens on)
+ * and the Job's executor reports the endpoint (status.replicas[0].
+ * endpoints.http, ABI 1.5), which the controller copies into the table
+ * (resolved to a numeric address) for the proxy and the probes. */
 #ifndef NOTEBOOK_H
 #define NOTEBOOK_H
 
@@ -32,6 +38,7 @@ struct nb_conf {
     int64_t cull_interval_ms;    /* how often servers are probed */
     int64_t start_timeout;       /* seconds a server may take to answer */
     int ops_access;              /* ops and creators pass the proxy (default: no) */
+    int allow_remote;            /* servers on other machines (non-loopback endpoints) */
     int cull_connected;          /* a server with open connections may be culled */
     char *jupyter_command;       /* "" : JupyterLab when installed, else notebook */
     char *python;                /* the interpreter of the launcher */
@@ -48,7 +55,8 @@ struct nb_entry {
     char job[64];
     char ide[8];                 /* "jupyter" | "vscode" */
     char owner[64];              /* the notebook's metadata.owner */
-    unsigned port;
+    char host[64];               /* the endpoint's numeric address; "" unknown yet */
+    unsigned port;               /* its port; 0 until the executor reported it */
     unsigned generation;
     char token[NB_TOKEN_LEN + 1]; /* "" until the server reported it */
     int ready;                   /* answered its status probe (culling waits for it) */
@@ -90,9 +98,11 @@ int nb_defaulting(void *state, const char *object_json, char **out);
 /* Nonzero when a resources object (JSON text member) asks for devices. */
 int nb_spec_wants_devices(const void *spec_cjson);
 
+/* The Job's port name (spec.ports) of the server. */
+#define NB_PORT_NAME "http"
 /* job.c: the Job of generation `gen` as JSON (malloc), or NULL. */
 char *nb_job_json(const struct nb *nb, const char *notebook_json,
-                  const char *job_name, unsigned port, unsigned gen);
+                  const char *job_name, unsigned gen);
 /* The Job's name for a notebook and generation into out (a DNS label). */
 void nb_job_name(const char *name, unsigned gen, char *out, size_t len);
 /* The proxied base path "/notebook/<project>/<name>/" into out. */
@@ -135,18 +145,27 @@ void nb_table_drop(struct nb_table *t, const char *key);
  * was set yet; 0 set, -1 otherwise. */
 int nb_table_set_token(struct nb_table *t, const char *key, unsigned gen,
                        const char *token);
+/* Records where the server of key's generation gen is (host numeric);
+ * 0 set, -1 otherwise. */
+int nb_table_set_endpoint(struct nb_table *t, const char *key, unsigned gen, const char *host,
+                          unsigned port);
 /* Marks key ready / records its activity (no file write). */
 void nb_table_touch(struct nb_table *t, const char *key, int ready, time_t last);
 /* Copies every entry into a malloc'd array; *n gets the count. */
 struct nb_entry *nb_table_snapshot(struct nb_table *t, size_t *n);
 void nb_key(const char *project, const char *name, char *out, size_t len);
 
-/* probe.c: a GET to 127.0.0.1:port with one header; the body (malloc) and
+/* probe.c: the server's endpoint from its Job (the replica's reported
+ * endpoints.http, "host:port"; a name is looked up) into host (a numeric
+ * address) and *port: 0, 1 when none is reported yet, -1 when it is
+ * malformed or its name does not resolve. May block (a lookup). */
+int nb_endpoint_of(const void *job_cjson, char *host, size_t hlen, unsigned *port);
+/* 1 when host (numeric) is a loopback address (127/8, ::1). */
+int nb_is_loopback(const char *host);
+/* A GET to host:port (numeric) with one header; the body (malloc) and
  * HTTP status, or NULL on a connection error or timeout. */
-char *nb_http_get(unsigned port, const char *path, const char *header,
+char *nb_http_get(const char *host, unsigned port, const char *path, const char *header,
                   int timeout_ms, int *status);
-/* A free loopback TCP port, or 0. */
-unsigned nb_free_port(void);
 /* Probes a server: 1 when it answers, with *last (UTC seconds) and
  * *connections set; 0 when it does not (yet). */
 int nb_probe(const struct nb_entry *e, const char *project, const char *name,

@@ -1,7 +1,13 @@
-/* probe.c — a tiny blocking HTTP/1.0 client for loopback servers the plugin
- * started (their status pages), free-port selection, and time parsing. */
+/* probe.c — where a server is (its Job's reported endpoint, ABI 1.5) and a
+ * tiny blocking HTTP/1.0 client for its status page, and time parsing.
+ * The status probe is not the host's fetch slot (cube_fetch.h): fetch is
+ * for egress, checked against the administrator's allow-list, which
+ * admits loopback and private addresses only by an explicit rule for every
+ * plugin at once, and it answers through callbacks while the controller
+ * and the culling timer need the answer in the call. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -12,33 +18,51 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/endpoint.h>
+#include <cube/util/json.h>
 
 #include "notebook.h"
 
 #define MAX_BODY (256 * 1024)
 
-unsigned nb_free_port(void)
+int nb_endpoint_of(const void *job_cjson, char *host, size_t hlen, unsigned *port)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t alen = sizeof a;
-    unsigned port = 0;
-    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *)&a, &alen) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0)
-        close(fd);
-    return port;
+    const cJSON *rep = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job_cjson, "status"), "replicas"), 0);
+    const char *hp = cu_str(cJSON_GetObjectItemCaseSensitive(rep, "endpoints"), NB_PORT_NAME);
+    char name[CU_HOSTPORT_MAX + 1];
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+    if (!hp)
+        return 1;
+    if (cu_hostport_split(hp, name, sizeof name, port, NULL) < 0 ||
+        getaddrinfo(name, NULL, &hints, &ai) != 0)
+        return -1;
+    int rc = getnameinfo(ai->ai_addr, ai->ai_addrlen, host, (socklen_t)hlen, NULL, 0,
+                         NI_NUMERICHOST) == 0 ? 0 : -1;
+    freeaddrinfo(ai);
+    return rc;
 }
 
-static int connect_loopback(unsigned port, int timeout_ms)
+int nb_is_loopback(const char *host)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (fd < 0)
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, host, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+/* A connected socket to host:port (numeric), or -1. */
+static int connect_to(const char *host, unsigned port, int timeout_ms)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV}, *ai = NULL;
+    char service[8];
+    snprintf(service, sizeof service, "%u", port);
+    if (getaddrinfo(host, service, &hints, &ai) != 0)
         return -1;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS)
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS))
         goto fail;
     struct pollfd p = {.fd = fd, .events = POLLOUT};
     int err = 0;
@@ -46,9 +70,12 @@ static int connect_loopback(unsigned port, int timeout_ms)
     if (poll(&p, 1, timeout_ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0 ||
         err)
         goto fail;
+    freeaddrinfo(ai);
     return fd;
 fail:
-    close(fd);
+    if (fd >= 0)
+        close(fd);
+    freeaddrinfo(ai);
     return -1;
 }
 
@@ -85,14 +112,15 @@ static char *read_all(int fd, int timeout_ms, size_t *len)
     return NULL;
 }
 
-char *nb_http_get(unsigned port, const char *path, const char *header, int timeout_ms,
-                  int *status)
+char *nb_http_get(const char *host, unsigned port, const char *path, const char *header,
+                  int timeout_ms, int *status)
 {
     char req[2048];
-    int fd = connect_loopback(port, timeout_ms);
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1:%u\r\n%s%s"
-                     "Connection: close\r\n\r\n", path, port, header ? header : "",
-                     header ? "\r\n" : "");
+    int v6 = strchr(host, ':') != NULL;
+    int fd = connect_to(host, port, timeout_ms);
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: %s%s%s:%u\r\n%s%s"
+                     "Connection: close\r\n\r\n", path, v6 ? "[" : "", host, v6 ? "]" : "",
+                     port, header ? header : "", header ? "\r\n" : "");
     if (fd < 0)
         return NULL;
     size_t len = 0;
@@ -136,7 +164,7 @@ static int probe_jupyter(const struct nb_entry *e, const char *project, const ch
     strcat(path, "api/status");
     snprintf(hdr, sizeof hdr, "Authorization: token %s", e->token);
     int status = 0;
-    char *body = nb_http_get(e->port, path, hdr, 2000, &status);
+    char *body = nb_http_get(e->host, e->port, path, hdr, 2000, &status);
     cJSON *doc = status == 200 ? cJSON_Parse(body) : NULL;
     free(body);
     if (!doc)
@@ -154,7 +182,7 @@ static int probe_jupyter(const struct nb_entry *e, const char *project, const ch
 static int probe_vscode(const struct nb_entry *e, time_t *last, int *connections)
 {
     int status = 0;
-    char *body = nb_http_get(e->port, "/healthz", NULL, 2000, &status);
+    char *body = nb_http_get(e->host, e->port, "/healthz", NULL, 2000, &status);
     cJSON *doc = status == 200 ? cJSON_Parse(body) : NULL;
     free(body);
     if (!doc)
@@ -171,7 +199,7 @@ int nb_probe(const struct nb_entry *e, const char *project, const char *name, ti
 {
     *last = 0;
     *connections = 0;
-    if (!*e->token)
+    if (!*e->token || !*e->host || !e->port)
         return 0;
     return !strcmp(e->ide, "vscode") ? probe_vscode(e, last, connections)
                                      : probe_jupyter(e, project, name, last, connections);

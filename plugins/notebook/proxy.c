@@ -2,11 +2,16 @@
  * them from its apps origin and checks the caller (the apps origin's
  * cookie or a bearer token, project:operate on the Notebook, which admits
  * its owner and project ops/creators), and `resolve` then admits ops only
- * with ops_access and names the loopback port of a server this plugin
- * started, with the server's secret as the one added header; a notebook
- * that is not running is answered with what to do. Jupyter knows its base
- * URL and gets the path unchanged; code-server gets it with the prefix
- * removed. */
+ * with ops_access and names the endpoint of a server this plugin started
+ * (its Job's reported endpoint, kept in the table by the controller: a
+ * table lookup, no name is looked up here), with the server's secret as
+ * the one added header; a notebook that is not running is answered with
+ * what to do. The prefixes allow remote upstreams only with allow_remote
+ * (servers on other nodes, reached over the cluster network and guarded by
+ * their secret alone); without it the controller fails a server whose
+ * endpoint is not loopback, so resolve never names one. Jupyter knows its
+ * base URL and gets the path unchanged; code-server gets it with the
+ * prefix removed. */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,9 +80,9 @@ static int resolve(struct nb *nb, cube_req *req, struct cube_proxy_upstream *up,
         return CUBE_ENOTFOUND;
     if (owner_only_refuses(nb, req, &e))
         return CUBE_EPERM;
-    if (!*e.token)
-        return CUBE_EUNAVAIL;                 /* still starting (no secret yet) */
-    snprintf(up->host, sizeof up->host, "127.0.0.1");
+    if (!*e.token || !*e.host || !e.port)
+        return CUBE_EUNAVAIL;                 /* still starting (no secret or endpoint yet) */
+    snprintf(up->host, sizeof up->host, "%s", e.host);
     up->port = e.port;
     nb_auth_header(&e, up->header_name, sizeof up->header_name, up->header_value,
                    sizeof up->header_value);
@@ -96,13 +101,14 @@ static int resolve_vscode(void *state, cube_req *req, struct cube_proxy_upstream
 
 int nb_register_proxy(struct nb *nb)
 {
+    const int remote = nb->conf.allow_remote;
     const struct cube_proxy_desc d[] = {
         {.size = sizeof d[0], .prefix = "/notebook/{project}/{name}",
          .permission = CUBE_PERM_PROJECT_OPERATE, .kind = NB_KIND, .login_redirect = 1,
-         .strip_prefix = 0, .resolve = resolve_jupyter},
+         .strip_prefix = 0, .allow_remote = remote, .resolve = resolve_jupyter},
         {.size = sizeof d[0], .prefix = "/vscode/{project}/{name}",
          .permission = CUBE_PERM_PROJECT_OPERATE, .kind = NB_KIND, .login_redirect = 1,
-         .strip_prefix = 1, .resolve = resolve_vscode},
+         .strip_prefix = 1, .allow_remote = remote, .resolve = resolve_vscode},
     };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
         int rc = nb->host->register_proxy(nb->self, &d[i]);

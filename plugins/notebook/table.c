@@ -1,5 +1,6 @@
-/* table.c — the servers this plugin started: port, generation, Job and the
- * secret the proxy adds. Kept in memory and, so that a restart of cubed
+/* table.c — the servers this plugin started: endpoint (address and port,
+ * once the Job's executor reported it), generation, Job and the secret the
+ * proxy adds. Kept in memory and, so that a restart of cubed
  * keeps running notebooks reachable, in one private file per server under
  * <plugin data dir>/servers (directory 0700, files 0600, written to a
  * temporary name and renamed). The secret never enters an object. */
@@ -67,8 +68,9 @@ static int write_file(struct nb_table *t, const struct nb_entry *e)
     char path[4352], tmp[4400], line[512];
     file_of(t, e->key, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int n = snprintf(line, sizeof line, "%s %s %u %u %s %s %s\n", e->key, e->job, e->port,
-                     e->generation, e->ide, *e->token ? e->token : "-", e->owner);
+    int n = snprintf(line, sizeof line, "%s %s %u %u %s %s %s %s\n", e->key, e->job, e->port,
+                     e->generation, e->ide, *e->token ? e->token : "-", e->owner,
+                     *e->host ? e->host : "-");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return -1;
@@ -140,6 +142,21 @@ int nb_table_set_token(struct nb_table *t, const char *key, unsigned gen, const 
     return rc;
 }
 
+int nb_table_set_endpoint(struct nb_table *t, const char *key, unsigned gen, const char *host,
+                          unsigned port)
+{
+    pthread_mutex_lock(&t->mu);
+    struct nb_entry *e = find(t, key);
+    int rc = -1;
+    if (e && e->generation == gen && strlen(host) < sizeof e->host) {
+        snprintf(e->host, sizeof e->host, "%s", host);
+        e->port = port;
+        rc = write_file(t, e);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
+
 void nb_table_touch(struct nb_table *t, const char *key, int ready, time_t last)
 {
     pthread_mutex_lock(&t->mu);
@@ -166,16 +183,20 @@ struct nb_entry *nb_table_snapshot(struct nb_table *t, size_t *n)
     return v;
 }
 
-/* Parses one file's line into e; 0 or -1. */
+/* Parses one file's line into e; 0 or -1. A line of before endpoints
+ * (seven fields) is a server on 127.0.0.1 at the port it names. */
 static int parse_line(const char *line, struct nb_entry *e)
 {
-    char token[NB_TOKEN_LEN + 2];
+    char token[NB_TOKEN_LEN + 2], host[sizeof e->host] = "127.0.0.1";
     memset(e, 0, sizeof *e);
-    if (sscanf(line, "%159s %63s %u %u %7s %65s %63s", e->key, e->job, &e->port,
-               &e->generation, e->ide, token, e->owner) != 7 || !strchr(e->key, '/') || e->port == 0 || e->port > 65535)
+    int n = sscanf(line, "%159s %63s %u %u %7s %65s %63s %63s", e->key, e->job, &e->port,
+                   &e->generation, e->ide, token, e->owner, host);
+    if (n < 7 || !strchr(e->key, '/') || e->port > 65535)
         return -1;
     if (strcmp(token, "-") && strlen(token) <= NB_TOKEN_LEN)
         snprintf(e->token, sizeof e->token, "%s", token);
+    if (strcmp(host, "-") && e->port)
+        snprintf(e->host, sizeof e->host, "%s", host);
     return 0;
 }
 

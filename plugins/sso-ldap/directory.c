@@ -161,7 +161,7 @@ static int find_user(const struct ssoldap_conf *c, LDAP *ld, const char *usernam
         rc = dir_error(ld, lrc, "user search under base_dn", msg, len);
     } else if (n == 0) {
         snprintf(msg, len, "user \"%s\": unknown (no entry matches user_filter)", username);
-        rc = CUBE_EPERM;
+        rc = CUBE_DECLINED;   /* not the directory's: another method may know them */
     } else {
         rc = take_entry(c, ld, res, u, msg, len);
     }

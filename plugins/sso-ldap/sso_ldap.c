@@ -20,6 +20,7 @@
 static void count(struct ssoldap *s, int rc)
 {
     const char *r = rc == CUBE_OK ? "ok" : rc == CUBE_EPERM ? "denied"
+                  : rc == CUBE_DECLINED ? "unknown"
                   : rc == CUBE_EUNAVAIL ? "unavailable" : "error";
     if (s->logins)
         s->host->metric_add(s->logins, (const char *const[]){r}, 1);
@@ -31,7 +32,7 @@ static int precheck(const char *username, const char *password, char *msg, size_
     if (!ssoldap_username_ok(username)) {
         snprintf(msg, len, "user name refused before any look-up: empty, over %d bytes, "
                  "control characters or not UTF-8", SSOLDAP_USERNAME_MAX);
-        return CUBE_EPERM;
+        return CUBE_DECLINED;
     }
     if (!password || !*password) {
         snprintf(msg, len, "user \"%s\": empty password refused (LDAP takes a bind without "
@@ -46,17 +47,12 @@ static int precheck(const char *username, const char *password, char *msg, size_
     return CUBE_OK;
 }
 
-/* cube_auth_desc.password_login: see cube_auth.h. */
-static int ldap_password_login(void *state, const char *username, const char *password,
-                               char **identity_json, char *msg, size_t msg_len)
+/* The check both descriptor slots share: CUBE_DECLINED for a user the
+ * directory does not have; *identity_json is malloc()ed. */
+static int ldap_check(struct ssoldap *s, const char *username, const char *password,
+                      char **identity_json, char *msg, size_t msg_len)
 {
-    struct ssoldap *s = state;
     struct ssoldap_user u;
-    char scratch[256];
-    if (!msg || msg_len == 0) {
-        msg = scratch;
-        msg_len = sizeof scratch;
-    }
     msg[0] = '\0';
     *identity_json = NULL;
     int rc = precheck(username, password, msg, msg_len);
@@ -77,6 +73,42 @@ static int ldap_password_login(void *state, const char *username, const char *pa
     return rc;
 }
 
+/* cube_auth_desc.password_check (ABI 1.5): see cube_auth.h. The identity
+ * moves into the host's allocator; the reason goes through set_error. */
+static int ldap_password_check(void *state, const char *username, const char *password,
+                               char **identity_json)
+{
+    struct ssoldap *s = state;
+    char msg[256], *id = NULL;
+    int rc = ldap_check(s, username, password, &id, msg, sizeof msg);
+    *identity_json = NULL;
+    if (rc == CUBE_OK) {
+        size_t n = strlen(id) + 1;
+        if ((*identity_json = s->host->alloc(n)))
+            memcpy(*identity_json, id, n);
+        else
+            rc = CUBE_ENOMEM, snprintf(msg, sizeof msg, "out of memory");
+    }
+    free(id);
+    if (rc != CUBE_OK && msg[0])
+        s->host->set_error(s->self, "%s", msg);
+    return rc;
+}
+
+/* cube_auth_desc.password_login, for hosts older than 1.5: an unknown user
+ * is refused like a wrong password. */
+static int ldap_password_login(void *state, const char *username, const char *password,
+                               char **identity_json, char *msg, size_t msg_len)
+{
+    char scratch[256];
+    if (!msg || msg_len == 0) {
+        msg = scratch;
+        msg_len = sizeof scratch;
+    }
+    int rc = ldap_check(state, username, password, identity_json, msg, msg_len);
+    return rc == CUBE_DECLINED ? CUBE_EPERM : rc;
+}
+
 /* Registers the login method and the login counter. */
 static int register_all(struct ssoldap *s)
 {
@@ -84,13 +116,14 @@ static int register_all(struct ssoldap *s)
     const struct cube_metric_desc m = {
         .size = sizeof m, .type = CUBE_METRIC_COUNTER,
         .name = "cube_sso_ldap_logins_total",
-        .help = "LDAP logins by result (ok, denied, unavailable, error)",
+        .help = "LDAP logins by result (ok, denied, unknown, unavailable, error)",
         .label_names = labels, .label_count = 1,
     };
     s->logins = s->host->metric_register(s->self, &m);
     const struct cube_auth_desc d = {
         .size = sizeof d, .name = "ldap", .display_name = s->conf.display_name,
         .kind = CUBE_AUTH_PASSWORD, .password_login = ldap_password_login,
+        .password_check = ldap_password_check,
     };
     int rc = s->host->register_auth_provider(s->self, &d);
     if (rc != CUBE_OK)

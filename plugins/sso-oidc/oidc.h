@@ -1,6 +1,6 @@
 /* oidc.h — the sso-oidc plugin's internal interfaces (not part of the ABI).
  *
- * One file per concern: b64url.c (base64url), http.c (libcurl), jwk.c (JWK
+ * One file per concern: b64url.c (base64url), http.c (the host's fetch), jwk.c (JWK
  * sets to OpenSSL keys), jws.c (JWS compact parsing and signatures),
  * claims.c (ID token claim checks), identity.c (claims to a Cube identity),
  * flow.c (pending logins), config.c (settings), discovery.c (discovery
@@ -40,8 +40,10 @@ int oidc_pkce_challenge(const char *verifier, char out[OIDC_TOKEN_LEN]);
 /* ---- http.c --------------------------------------------------------- */
 
 struct oidc_http_opts {
+    const struct cube_host *host;   /* fetch runs through the host */
+    cube_plugin *self;
     long timeout_s;      /* whole transfer */
-    const char *ca_file; /* NULL: the system's CA store */
+    const char *ca_file; /* NULL: cube.yaml's egress.ca_file, else the system's */
 };
 
 struct oidc_http_resp {
@@ -50,8 +52,9 @@ struct oidc_http_resp {
     size_t len;
 };
 
-/* GETs url (no redirects, at most 1 MiB); 0 with *resp filled, or -1 with
- * libcurl's reason in err. */
+/* GETs url (no redirects, at most 1 MiB) through the host's fetch, the
+ * caller's thread waiting; 0 with *resp filled, or -1 with the reason in
+ * err (an egress refusal names cube.yaml's egress.allow). */
 int oidc_http_get(const struct oidc_http_opts *o, const char *url,
                   struct oidc_http_resp *resp, char *err, size_t errlen);
 /* POSTs an application/x-www-form-urlencoded body, with HTTP Basic

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 
 #include "oidc.h"
 #include "config_schema.h"   /* OIDC_CONFIG_SCHEMA: config.schema.json, embedded at build time */
@@ -21,7 +20,6 @@ static void destroy(struct oidc *o)
     free(o->token_endpoint);
     free(o->jwks_uri);
     oidc_config_free(&o->cfg);
-    curl_global_cleanup();
     free(o);
 }
 
@@ -75,6 +73,8 @@ static int prepare(struct oidc *o, char *err, size_t errlen)
     if (rc < 0)
         return -1;
     name_paths(o);
+    o->http.host = o->host;
+    o->http.self = o->self;
     o->http.timeout_s = o->cfg.timeout_s;
     o->http.ca_file = o->cfg.ca_file;
     if (oidc_flow_init(&o->flow, (size_t)o->cfg.pending_max, o->cfg.pending_ttl_s) < 0) {
@@ -90,7 +90,7 @@ static int oidc_init(const struct cube_host *host, cube_plugin *self, void **sta
 {
     char err[OIDC_ERR_LEN + 64], why[OIDC_ERR_LEN];
     struct oidc *o = calloc(1, sizeof *o);
-    if (!o || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    if (!o) {
         free(o);
         host->set_error(self, "out of memory");
         return CUBE_ENOMEM;

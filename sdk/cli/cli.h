@@ -63,6 +63,7 @@ int cmd_create(struct cli *cli, int argc, char **argv);
 int cmd_delete(struct cli *cli, int argc, char **argv);
 int cmd_describe(struct cli *cli, int argc, char **argv);
 int cmd_logs(struct cli *cli, int argc, char **argv);
+int cmd_metrics(struct cli *cli, int argc, char **argv);
 int cmd_patch(struct cli *cli, int argc, char **argv);
 int cmd_config(struct cli *cli, int argc, char **argv);
 int cmd_import(struct cli *cli, int argc, char **argv);

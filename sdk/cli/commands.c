@@ -17,6 +17,7 @@ const struct command cli_commands[] = {
     {"delete", cmd_delete, "delete objects by name, selector or file"},
     {"wait", cmd_wait, "wait until objects have a field's value, or are gone"},
     {"logs", cmd_logs, "print (or follow) an object's or a task's logs"},
+    {"metrics", cmd_metrics, "show a job's metrics (loss, accuracy ...), or push points"},
     {"cp", cmd_cp, "copy files to or from the project's files (:PATH)"},
     {"ls", cmd_ls, "list the project's files"},
     {"stop", cmd_verb, "stop a job, a notebook or a pipeline run"},

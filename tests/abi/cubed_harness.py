@@ -35,7 +35,9 @@ class Cubed:
 
     confd maps a conf.d file name ("10-x.yaml") to its YAML text."""
 
-    def __init__(self, cubed, plugin_dir, confd):
+    def __init__(self, cubed, plugin_dir, confd, extra_yaml="", env=None):
+        self.extra_yaml = extra_yaml
+        self.env = env or {}
         self.cubed = os.path.abspath(cubed)
         self.tmp = tempfile.TemporaryDirectory(prefix="cube-abi-")
         self.dir = self.tmp.name
@@ -57,20 +59,20 @@ class Cubed:
                     f'plugin_dir: "{self.plugin_dir}"\n'
                     f'conf_dir: "{self.dir}/conf.d"\n'
                     'web_root: ""\n'
-                    'log: {level: info, format: text, access: "off"}\n')
+                    'log: {level: info, format: text, access: "off"}\n' + self.extra_yaml)
 
     def run(self, *args, timeout=30):
         """Runs cubed to completion (--check-config, --list-plugins)."""
         return subprocess.run([self.cubed, "-c", self.config, *args],
                               capture_output=True, text=True, timeout=timeout,
-                              env=clean_env(), cwd=self.dir)
+                              env=dict(clean_env(), **self.env), cwd=self.dir)
 
     def start(self, *args):
         self.stderr_path = os.path.join(self.dir, "stderr.log")
         self._stderr = open(self.stderr_path, "w")
         self.proc = subprocess.Popen([self.cubed, "-c", self.config, *args],
                                      stdout=self._stderr, stderr=subprocess.STDOUT,
-                                     env=clean_env(), cwd=self.dir)
+                                     env=dict(clean_env(), **self.env), cwd=self.dir)
 
     def output(self):
         with open(self.stderr_path) as f:
@@ -81,6 +83,19 @@ class Cubed:
         url = f"http://127.0.0.1:{self.port}{path}"
         try:
             with _OPENER.open(url, timeout=timeout) as resp:
+                return resp.status, resp.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def request(self, method, path, body=None, headers=None, timeout=5):
+        """Returns (status, body text); a dict body is sent as JSON."""
+        if isinstance(body, dict):
+            body = json.dumps(body)
+        data = body.encode() if isinstance(body, str) else body
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data,
+                                     method=method, headers=headers or {})
+        try:
+            with _OPENER.open(req, timeout=timeout) as resp:
                 return resp.status, resp.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()

@@ -222,6 +222,10 @@ static void dump_auth_descriptors(void)
     FIELD(cube_auth_desc, password_login,
           int (*)(void *, const char *, const char *, char **, char *, size_t));
     FIELD(cube_auth_desc, login_path, const char *);
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_auth_desc, password_check,
+          int (*)(void *, const char *, const char *, char **));
+#endif
     END(cube_auth_desc);
 
     printf("cube_auth_kind enum_size %zu\n", sizeof(enum cube_auth_kind));
@@ -264,6 +268,11 @@ static void dump_sched_descriptors(void)
     FIELD(cube_accel_desc, discover, int (*)(void *, char **));
     FIELD(cube_accel_desc, pin_env, int (*)(void *, const char *, double, char **));
     FIELD(cube_accel_desc, usage, int (*)(void *, char **));
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_accel_desc, pin, int (*)(void *, const char *, double, char **));
+    FIELD(cube_accel_desc, prepare, int (*)(void *, const char *, char **));
+    FIELD(cube_accel_desc, release, int (*)(void *, const char *, const char *));
+#endif
     END(cube_accel_desc);
 
     MACRO_STR(CUBE_EXIT_COMPLETED);
@@ -274,6 +283,8 @@ static void dump_sched_descriptors(void)
     MACRO_STR(CUBE_EXIT_FAILED);
 #if CUBE_ABI_MINOR >= 5
     MACRO_HEX(CUBE_EXECUTOR_ENGINE_QUEUE);
+    MACRO_HEX(CUBE_EXECUTOR_OWN_PORTS);
+    MACRO_INT(CUBE_JOB_PORTS_MAX);
 #endif
 }
 #endif
@@ -319,6 +330,20 @@ static void dump_host_1_5(void)
     /* Job metrics */
     FIELD(cube_host, job_metrics,
           char *(*)(cube_plugin *, const char *, const char *, const char *, int64_t, int *));
+    /* one allocator and one error channel */
+    FIELD(cube_host, alloc, void *(*)(size_t));
+    FIELD(cube_host, set_error_field,
+          void (*)(cube_plugin *, const char *, const char *, ...));
+    FIELD(cube_host, retry_after, void (*)(cube_plugin *, unsigned));
+    /* replica endpoints */
+    FIELD(cube_host, replica_endpoints, int (*)(cube_plugin *, const char *, const char *));
+    /* proxy mirror, park and counters */
+    FIELD(cube_host, proxy_wake, int (*)(cube_plugin *, const char *, const char *));
+    FIELD(cube_host, proxy_stats,
+          int (*)(cube_plugin *, const char *, const char *, struct cube_proxy_stats *));
+    /* device pinning and health */
+    FIELD(cube_host, device_health,
+          int (*)(cube_plugin *, const char *, const char *, int, const char *));
     /* streamed bodies and files */
     FIELD(cube_host, req_body_stream, int (*)(cube_req *, const struct cube_body_desc *));
     FIELD(cube_host, file_open,
@@ -363,6 +388,7 @@ static void dump_fetch_descriptors(void)
     FIELD(cube_fetch_desc, chunk, int (*)(void *, void *, const void *, size_t));
     FIELD(cube_fetch_desc, done, void (*)(void *, void *, const struct cube_fetch_result *));
     FIELD(cube_fetch_desc, arg, void *);
+    FIELD(cube_fetch_desc, ca_file, const char *);
     END(cube_fetch_desc);
     BEGIN(cube_fetch_result);
     FIELD(cube_fetch_result, size, size_t);
@@ -405,6 +431,13 @@ static void dump_ext_descriptors(void)
     FIELD(cube_proxy_upstream, port, unsigned);
     FIELD(cube_proxy_upstream, header_name, char[64]);
     FIELD(cube_proxy_upstream, header_value, char[512]);
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_proxy_upstream, park_timeout_ms, uint64_t);
+    FIELD(cube_proxy_upstream, key, char[128]);
+    FIELD(cube_proxy_upstream, mirror_host, char[64]);
+    FIELD(cube_proxy_upstream, mirror_port, unsigned);
+    FIELD(cube_proxy_upstream, mirror_percent, unsigned);
+#endif
     END(cube_proxy_upstream);
 
     BEGIN(cube_proxy_desc);
@@ -416,7 +449,40 @@ static void dump_ext_descriptors(void)
     FIELD(cube_proxy_desc, strip_prefix, int);
     FIELD(cube_proxy_desc, allow_remote, int);
     FIELD(cube_proxy_desc, resolve, int (*)(void *, cube_req *, struct cube_proxy_upstream *));
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_proxy_desc, done, void (*)(void *, const struct cube_proxy_done *));
+    FIELD(cube_proxy_desc, park_max, unsigned);
+    FIELD(cube_proxy_desc, mirror_body_max, size_t);
+#endif
     END(cube_proxy_desc);
+#if CUBE_ABI_MINOR >= 5
+
+    BEGIN(cube_proxy_done);
+    FIELD(cube_proxy_done, size, size_t);
+    FIELD(cube_proxy_done, prefix, const char *);
+    FIELD(cube_proxy_done, key, const char *);
+    FIELD(cube_proxy_done, status, int);
+    FIELD(cube_proxy_done, upstream, int);
+    FIELD(cube_proxy_done, error, int);
+    FIELD(cube_proxy_done, mirrored, int);
+    FIELD(cube_proxy_done, parked, int);
+    FIELD(cube_proxy_done, duration_us, uint64_t);
+    FIELD(cube_proxy_done, parked_us, uint64_t);
+    FIELD(cube_proxy_done, bytes_in, uint64_t);
+    FIELD(cube_proxy_done, bytes_out, uint64_t);
+    END(cube_proxy_done);
+
+    BEGIN(cube_proxy_stats);
+    FIELD(cube_proxy_stats, size, size_t);
+    FIELD(cube_proxy_stats, requests, uint64_t);
+    FIELD(cube_proxy_stats, inflight, uint64_t);
+    FIELD(cube_proxy_stats, parked, uint64_t);
+    FIELD(cube_proxy_stats, errors, uint64_t);
+    FIELD(cube_proxy_stats, mirrored, uint64_t);
+    FIELD(cube_proxy_stats, mirror_errors, uint64_t);
+    FIELD(cube_proxy_stats, last_ms, int64_t);
+    END(cube_proxy_stats);
+#endif
 
     BEGIN(cube_ui_desc);
     FIELD(cube_ui_desc, size, size_t);
@@ -457,6 +523,9 @@ static void dump_kind_descriptors(void)
           int (*)(void *, const char *, const char *, const char *, const char *));
     FIELD(cube_kind_desc, finalize, int (*)(void *, const char *));
     FIELD(cube_kind_desc, resync_seconds, unsigned);
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_kind_desc, check, int (*)(void *, const char *, const char *));
+#endif
     END(cube_kind_desc);
 
     BEGIN(cube_action_desc);

@@ -9,7 +9,9 @@ usage: out_of_tree.py MESON BUILD_ROOT SOURCE_ROOT CUBED NM
    only that pkg-config file visible (PKG_CONFIG_LIBDIR) and
    PKG_CONFIG_SYSROOT_DIR pointing at the temporary root;
 3. checks the .so exports only its entry, loads it into cubed and GETs
-   /api/v1/vendor-hello (load_plugin.check_plugin);
+   /api/v1/vendor-hello (load_plugin.check_plugin); then its ABI 1.5
+   welcome notices: a watch, a fetch to a local webhook, kv and a secret
+   across a restart (check_notices);
 4. builds its console page (`make page`, tsc) as a vendor would after
    `npm install`: with only the installed SDK declaration
    (<datadir>/cube/console-sdk) and TypeScript and React's types linked
@@ -18,12 +20,16 @@ usage: out_of_tree.py MESON BUILD_ROOT SOURCE_ROOT CUBED NM
    /ui/plugins/vendor-hello/page.js. Without the console's node_modules
    (no npm) this part is skipped and says so."""
 import glob
+import http.server
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 import check_symbols
 from cubed_harness import Cubed, TestFailure, expect
@@ -106,6 +112,74 @@ def check_page(cubed, plugin_dir, code):
         expect(c.stop() == 0, f"cubed exit status after SIGTERM:\n{c.output()}")
 
 
+class Hook(http.server.BaseHTTPRequestHandler):
+    """The webhook vendor-hello notifies: records each POST."""
+    got = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        Hook.got.append((self.path, self.headers.get("Authorization"), json.loads(body)))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def wait_until(fn, what, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if fn():
+            return
+        time.sleep(0.05)
+    raise TestFailure(f"timed out waiting for {what}")
+
+
+def check_notices(cubed, plugin_dir):
+    """ABI 1.5 in a vendor's plugin: a watch on Projects, an outbound fetch
+    to a webhook the egress rules allow, the key-value store (greeted
+    projects survive a restart) and a secret (the webhook's token, not in
+    the database file in plain text)."""
+    hook = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    port, token, admin = hook.server_address[1], "tok-" + os.urandom(8).hex(), "adm-" + os.urandom(8).hex()
+    confd = {"50-vendor-hello.yaml": "plugin: vendor-hello\nconfig:\n"
+             f"  notify_url: http://127.0.0.1:{port}/hook\n"}
+    auth = {"Authorization": f"Bearer {admin}"}
+    project = lambda c, n: c.request("POST", "/api/v1/projects", {"metadata": {"name": n}},
+                                     dict(auth, **{"Content-Type": "application/json"}))[0]
+    try:
+        with Cubed(cubed, plugin_dir, confd, extra_yaml=f'egress: {{allow: ["127.0.0.1:{port}"]}}\n',
+                   env={"CUBE_ADMIN_TOKEN": admin}) as c:
+            c.start_ready()
+            status, body = c.request("POST", "/api/v1/vendor-hello/token", token)
+            expect(status == 401, f"token route without credentials: {status} {body}")
+            status, body = c.request("POST", "/api/v1/vendor-hello/token", token, auth)
+            expect(status == 200, f"POST /api/v1/vendor-hello/token: {status} {body}")
+            expect(project(c, "acme") == 201, "project acme not created")
+            wait_until(lambda: Hook.got, "the webhook's notice")
+            expect(Hook.got[0] == ("/hook", f"Bearer {token}",
+                                   {"project": "acme", "greeting": "Hello from a vendor"}),
+                   f"notice: {Hook.got[0]}")
+            wait_until(lambda: c.get_json("/api/v1/vendor-hello")["last_notify"] ==
+                       "acme: HTTP 204", "last_notify")
+            expect(c.stop() == 0, f"cubed exit status after SIGTERM:\n{c.output()}")
+            with open(os.path.join(c.dir, "var", "cube.db"), "rb") as f:
+                expect(token.encode() not in f.read(), "the token is in cube.db in plain text")
+            expect(token not in c.output(), "the token is in the log")
+            c.start_ready()
+            expect(project(c, "beta") == 201, "project beta not created")
+            wait_until(lambda: len(Hook.got) == 2, "the second notice")
+            doc = c.get_json("/api/v1/vendor-hello")
+            expect(doc["greeted"] == ["acme", "beta"], f"greeted after a restart: {doc}")
+            expect([g[2]["project"] for g in Hook.got] == ["acme", "beta"], f"{Hook.got}")
+            expect(c.stop() == 0, f"cubed exit status after SIGTERM:\n{c.output()}")
+            print(f"vendor-hello greeted {doc['greeted']} across a restart, "
+                  f"last notice {doc['last_notify']!r}")
+    finally:
+        hook.shutdown()
+
+
 def main(argv):
     if len(argv) != 5:
         sys.exit(__doc__)
@@ -124,6 +198,7 @@ def main(argv):
                                [("plugin", "vendor-hello"),
                                 ("host_version", "{host_version}"),
                                 ("greeting", "Hello from a vendor")])
+            check_notices(cubed, plugin_dir)
             code = build_page(source_root, plugin_dir, root, pc_dir)
             if code is not None:
                 check_page(cubed, plugin_dir, code)

@@ -44,6 +44,32 @@ static int password_login(void *state, const char *user, const char *password, c
     return *id ? CUBE_OK : CUBE_ENOMEM;
 }
 
+/* "probe2", an ABI 1.5 method (password_check, the error channel): users
+ * p2-* and probe-final, password "p2-pass"; anyone else is declined, so
+ * the next method is tried. Registered before "probe". */
+static cube_plugin *SELF;
+
+static int password_check(void *state, const char *user, const char *password, char **id)
+{
+    (void)state;
+    if ((strncasecmp(user, "p2-", 3) != 0 && strcasecmp(user, "probe-final") != 0) ||
+        strlen(user) > 40) {
+        H->set_error(SELF, "not a probe2 user");
+        return CUBE_DECLINED;
+    }
+    if (strcmp(password, "p2-pass") != 0) {
+        H->set_error(SELF, "probe2: wrong password for %s", user);
+        return CUBE_EPERM;
+    }
+    char *tmp = identity(user);
+    size_t n = tmp ? strlen(tmp) + 1 : 0;
+    *id = tmp ? H->alloc(n) : NULL;
+    if (*id)
+        memcpy(*id, tmp, n);
+    free(tmp);
+    return *id ? CUBE_OK : CUBE_ENOMEM;
+}
+
 /* GET /api/v1/auth/probe-sso/login?user=U&next=N: vouches for U. */
 static int sso_login(void *state, cube_req *req)
 {
@@ -70,8 +96,6 @@ static int whoami(void *state, cube_req *req)
     return H->resp_json(req, 200, body);
 }
 
-static cube_plugin *SELF;
-
 static char *issue(const char *user, int *rc)
 {
     return H->token_issue(SELF, user, 120, "probe job", rc);
@@ -96,12 +120,19 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
     H = host;
     SELF = self;
     *state = NULL;
-    if (!CUBE_HOST_HAS(host, token_issue))
+    if (!CUBE_HOST_HAS(host, token_issue) || !CUBE_HOST_HAS(host, alloc))
         return CUBE_EVERSION;
-    const struct cube_auth_desc pw = {sizeof pw, "probe", "Probe directory",
-                                      CUBE_AUTH_PASSWORD, password_login, NULL};
-    const struct cube_auth_desc sso = {sizeof sso, "probe-sso", "Sign in with Probe",
-                                       CUBE_AUTH_REDIRECT, NULL, "/api/v1/auth/probe-sso/login"};
+    const struct cube_auth_desc pw2 = {.size = sizeof pw2, .name = "probe2",
+                                       .display_name = "Probe 2", .kind = CUBE_AUTH_PASSWORD,
+                                       .password_check = password_check};
+    const struct cube_auth_desc pw = {.size = sizeof pw, .name = "probe",
+                                      .display_name = "Probe directory",
+                                      .kind = CUBE_AUTH_PASSWORD,
+                                      .password_login = password_login};
+    const struct cube_auth_desc sso = {.size = sizeof sso, .name = "probe-sso",
+                                       .display_name = "Sign in with Probe",
+                                       .kind = CUBE_AUTH_REDIRECT,
+                                       .login_path = "/api/v1/auth/probe-sso/login"};
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "GET", "/api/v1/auth/probe-sso/login", CUBE_PERM_PUBLIC, sso_login,
          "Probe SSO: vouches for ?user=", 0, 0},
@@ -110,7 +141,8 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
         {sizeof routes[0], "POST", "/api/v1/authprobe/job-token", CUBE_PERM_USER, job_token_self,
          "A job token of the caller", 0, 0},
     };
-    if (host->register_auth_provider(self, &pw) != CUBE_OK ||
+    if (host->register_auth_provider(self, &pw2) != CUBE_OK ||
+        host->register_auth_provider(self, &pw) != CUBE_OK ||
         host->register_auth_provider(self, &sso) != CUBE_OK)
         return CUBE_EINVAL;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)

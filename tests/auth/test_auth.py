@@ -404,6 +404,36 @@ class Providers(unittest.TestCase):
         self.assertIn("authprobe: probe job", names)
 
 
+class ErrorChannelProviders(unittest.TestCase):
+    """ABI 1.5's password_check (its own server: the failed sign-ins here
+    must not count against the other classes' address)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.c = cubed()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.c.close()
+
+    def test_declined_goes_on_and_a_15_refusal_is_final(self):
+        """probe2 (ABI 1.5's password_check) comes first: it declines
+        probe-* users, so probe signs them in; its own users' wrong
+        password is final, with its reason in the log."""
+        me = self.c.login("p2-bob", "p2-pass").get("/api/v1/auth/me").json()
+        self.assertEqual((me["user"]["name"], me["user"]["provider"]), ("p2-bob", "probe2"))
+        me = self.c.login("probe-carol", "probe-pass").get("/api/v1/auth/me").json()
+        self.assertEqual(me["user"]["provider"], "probe")
+        self.c.login("p2-bob", "probe-pass", expect=401)
+        self.assertIn("probe2: wrong password for p2-bob", self.c.output())
+        # probe-final is probe2's too: its refusal stands though probe
+        # would take "probe-pass".
+        self.c.login("probe-final", "probe-pass", expect=401)
+        self.c.login("probe-final", "p2-pass")
+        self.assertNotIn("probe-pass", self.c.output())
+        self.c.login("nobody-at-all", "x" * 12, expect=401)
+
+
 class Members(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

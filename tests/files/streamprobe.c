@@ -10,7 +10,8 @@
  *          pending upload at N (its size must be N: else 409 before the
  *          body is read); none starts it over. ?sha256=HEX commit checks
  *          it (422 DigestMismatch); ?commit=0 keeps it pending;
- *          ?fail_at=N the data callback answers 409 once N bytes are past.
+ *          ?fail_at=N the data callback answers 409 once N bytes are past;
+ *          ?refuse_at=N it returns CUBE_EINVAL with set_error_field("body").
  *          -> {"sha256","size"} or {"pending":size}
  *   PUT    .../streamprobe/small/{name}   the same, up to 1 MiB
  *   GET    .../streamprobe/uploads/{name} resp_file (Range, ETag)
@@ -39,7 +40,7 @@ static struct {
 
 struct upload {
     cube_file *f;
-    uint64_t off, fail_at;
+    uint64_t off, fail_at, refuse_at;
     int commit;
     char expect[CUBE_SHA256_HEX_SIZE];
 };
@@ -77,6 +78,11 @@ static int on_data(void *cls, cube_req *req, const char *data, size_t len)
     struct upload *u = cls;
     if (u->fail_at && u->off + len > u->fail_at)
         return P.host->resp_error(req, 409, "Conflict", "stopped at fail_at");
+    if (u->refuse_at && u->off + len > u->refuse_at) {
+        P.host->set_error_field(P.self, "body", "refused past byte %llu",
+                                (unsigned long long)u->refuse_at);
+        return CUBE_EINVAL;
+    }
     int rc = P.host->file_write_at(u->f, u->off, data, len);
     if (rc != CUBE_OK)
         return rc;
@@ -133,8 +139,10 @@ static int put_upload(void *state, cube_req *req)
     char path[300];
     const char *project = target(req, path, sizeof path);
     long long offset = query_u64(req, "offset", 0), fail_at = query_u64(req, "fail_at", 0);
+    long long refuse_at = query_u64(req, "refuse_at", 0);
     const char *commit = P.host->req_query(req, "commit"), *sha = P.host->req_query(req, "sha256");
-    if (offset < 0 || fail_at < 0 || (sha && strlen(sha) >= CUBE_SHA256_HEX_SIZE))
+    if (offset < 0 || fail_at < 0 || refuse_at < 0 ||
+        (sha && strlen(sha) >= CUBE_SHA256_HEX_SIZE))
         return P.host->resp_error(req, 400, "BadRequest", "bad offset, fail_at or sha256");
     int rc;
     unsigned flags = CUBE_FILE_WRITE | (offset ? 0 : CUBE_FILE_TRUNCATE);
@@ -156,6 +164,7 @@ static int put_upload(void *state, cube_req *req)
         return CUBE_ENOMEM;
     }
     *u = (struct upload){.f = f, .off = size, .fail_at = (uint64_t)fail_at,
+                         .refuse_at = (uint64_t)refuse_at,
                          .commit = !commit || strcmp(commit, "0") != 0};
     snprintf(u->expect, sizeof u->expect, "%s", sha ? sha : "");
     const struct cube_body_desc desc = {.size = sizeof desc, .data = on_data, .end = on_end,

@@ -216,6 +216,12 @@ static void test_refused_mid_body_and_plugin_area(void **ts)
     assert_int_equal(r.status, 409);
     cube_mock_response_free(&r);
     assert_int_equal(stat_of("last_close"), CUBE_ESTATE);   /* answered before the end */
+    r = cube_mock_request_stream("PUT", UP "g", "refuse_at=3000", NULL, data, 10000, 1000,
+                                 (size_t)-1);
+    assert_int_equal(r.status, 400);   /* the code's status, with set_error's message */
+    assert_non_null(strstr(r.body, "refused past byte 3000"));
+    cube_mock_response_free(&r);
+    assert_int_equal(stat_of("last_close"), CUBE_EINVAL);
     r = cube_mock_request("PUT", UP "mine", "area=plugin", NULL, "private");
     assert_int_equal(r.status, 200);
     cube_mock_response_free(&r);

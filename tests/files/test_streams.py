@@ -365,6 +365,15 @@ class Streams(unittest.TestCase):
         self.assertIn(b"fail_at", body)
         self.assertEqual(self.get("refused").status, 404)
 
+    def test_error_channel_mid_body(self):
+        status, _, body = self.upload("said", blocks(3 * MIB, seed=6), 3 * MIB,
+                                      query="?refuse_at=2000000")
+        self.assertEqual(status, 400, body)
+        err = json.loads(body)["error"]
+        self.assertEqual(err["message"], "refused past byte 2000000")
+        self.assertEqual(err.get("field"), "body")
+        self.assertEqual(self.get("said").status, 404)
+
     def test_plugin_area_is_private(self):
         r = self.put_small("mine", b"private bytes", query="?area=plugin")
         self.assertEqual(r.status, 200, r.body)

@@ -86,12 +86,17 @@ void mock_logf(const char *fmt, ...)
 
 static int log_enabled(cube_plugin *s, int level) { (void)s; (void)level; return 1; }
 
+/* In a callback's frame (since 1.5): that call's error; else init's. */
 static void set_error(cube_plugin *s, const char *fmt, ...)
 {
     (void)s;
+    struct mock_call *c = mock_call_current();
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(M.last_error, sizeof M.last_error, fmt, ap);
+    if (c)
+        vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+    else
+        vsnprintf(M.last_error, sizeof M.last_error, fmt, ap);
     va_end(ap);
 }
 
@@ -339,6 +344,7 @@ static void host_init(void)
     h->timer_add = timer_add; h->timer_cancel = timer_cancel; h->submit = submit;
     h->metric_register = metric_register; h->metric_add = metric_add;
     h->metric_set = metric_set; h->metric_observe = metric_observe;
+    mock_calls_install(h);
     mock_kinds_install(h);
     mock_objects_install(h);
     mock_files_install(h);
@@ -346,6 +352,7 @@ static void host_init(void)
     mock_sched_install(h);
     mock_metrics_install(h);
     mock_ext_install(h);
+    mock_proxy_install(h);
     mock_watch_install(h);
     mock_state_install(h);
     mock_fetch_install(h);
@@ -408,29 +415,6 @@ static int match(const char *tmpl, const char *path, cube_req *r)
     return *tmpl == '\0' && *path == '\0';
 }
 
-static void drain_stream(cube_req *r)
-{
-    char buf[4096];
-    int idle = 0;
-    while (idle < 1000) {
-        long n = r->stream.read(r->stream.cls, buf, sizeof buf);
-        if (n < 0)
-            break;
-        if (n == 0) {
-            idle++;
-            cube_mock_run_timers();
-            continue;
-        }
-        struct cube_mock_response *o = r->out;
-        o->body = realloc(o->body, o->body_len + (size_t)n + 1);
-        memcpy(o->body + o->body_len, buf, (size_t)n);
-        o->body_len += (size_t)n;
-        o->body[o->body_len] = '\0';
-    }
-    if (r->stream.close)
-        r->stream.close(r->stream.cls);
-}
-
 int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream *up)
 {
     struct cube_mock_response out = {0};
@@ -441,6 +425,12 @@ int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream 
 
 int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *up,
                            struct cube_mock_response *answer)
+{
+    return mock_proxy_resolve(i, path, NULL, up, answer);
+}
+
+int mock_proxy_resolve(int i, const char *path, const char *key, struct cube_proxy_upstream *up,
+                       struct cube_mock_response *answer)
 {
     const struct cube_proxy_desc *d = cube_mock_proxy(i);
     struct cube_mock_response out = {0};
@@ -463,6 +453,13 @@ int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *
         return CUBE_ENOTFOUND;
     memset(up, 0, sizeof *up);
     up->size = sizeof *up;
+    /* cubed presets the key: the parameters joined with '/' */
+    for (int k = 0; !key && k < r.n_params; k++) {
+        size_t kl = strlen(up->key);
+        snprintf(up->key + kl, sizeof up->key - kl, "%s%s", k ? "/" : "", r.params[k][1]);
+    }
+    if (key)
+        snprintf(up->key, sizeof up->key, "%s", key);
     int rc = d->resolve(M.state, &r, up);
     *answer = out;
     return rc;
@@ -508,7 +505,7 @@ struct cube_mock_response cube_mock_request_stream(const char *method, const cha
         }
         out.handler_rc = M.routes[i].handler(M.state, &r);
         if (r.has_stream)
-            drain_stream(&r);
+            mock_stream_drain(&r);
         return out;
     }
     /* Registered actions: the host checks the object exists first. */
@@ -530,7 +527,7 @@ struct cube_mock_response cube_mock_request_stream(const char *method, const cha
         else
             out.handler_rc = fn(M.state, &r);
         if (r.has_stream)
-            drain_stream(&r);
+            mock_stream_drain(&r);
         return out;
     }
     out.status = 404;
@@ -588,9 +585,11 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
     mock_auth_reset();
     mock_sched_reset();
     mock_metrics_reset();
+    mock_proxy_reset();
     mock_ext_reset();
     mock_watch_reset();
     mock_state_reset();
+    mock_calls_reset();
     mock_streams_reset();
     cJSON_Delete(M.config);
     memset(&M, 0, sizeof M);

@@ -102,17 +102,34 @@
  * - log_stat and log_append_at follow cubed's resume rule over the
  *   in-memory streams.
  *
+ * The ABI 1.5 proxy serving slots: proxy_wake marks parked requests and
+ * proxy_stats reads the counters of the requests a test sends with
+ * cube_mock_proxy_send (below), which runs resolve, parks, samples mirror
+ * copies and calls done as cubed does; nothing is relayed.
+ *
+ * The ABI 1.5 device pinning and health:
+ * - register_accel takes pin, prepare and release as cubed does (pin_env
+ *   or pin required; prepare and release together; a descriptor of the
+ *   1.3 size reads them as NULL). The callbacks are the plugin's: tests
+ *   call them through cube_mock_accel(name).
+ * - device_health checks its arguments as cubed does (CUBE_EINVAL,
+ *   CUBE_ESTATE for a resource no registered accelerator serves,
+ *   CUBE_ETOOBIG past 4096 devices) and keeps the last push per device
+ *   (cube_mock_device_health); local_devices shows it ("healthy",
+ *   "healthReason"). No scheduler runs here.
+ *
  * The ABI 1.5 streamed bodies and files (cube_mock_streams.c):
  * - A stream_body route gets what cubed gives it: the permission check,
  *   then the body's length against the route's max_body_bytes (413, the
  *   handler not called), then the handler; after req_body_stream the body
  *   goes to desc.data in chunks (cube_mock_request_stream chooses their
  *   size; cube_mock_request sends its NUL-terminated body as one),
- *   then end, then close with cubed's codes. An answer or error from data
- *   stops the body (close gets it; an error without an answer leaves status
- *   0 and handler_rc the code, as a handler's does here). A client that
- *   leaves (cut_at) gets no answer and close gets CUBE_EIO. req_body is ""
- *   on such routes.
+ *   then end, then close with cubed's codes; each callback in a call frame.
+ *   An answer or error from data stops the body (close gets it); an error
+ *   from data or end without an answer is answered as cubed does (the
+ *   code's status, the frame's set_error message; handler_rc the code). A
+ *   client that leaves (cut_at) gets no answer and close gets CUBE_EIO.
+ *   req_body is "" on such routes.
  * - file_open and the other file slots keep files in memory: a project's
  *   are the project files of the 1.1 slots (file_read sees a committed
  *   file), the plugin's area (project NULL) a store of its own. Pending
@@ -127,6 +144,7 @@
 #define CUBE_MOCK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cube/cube.h>
 
@@ -200,6 +218,18 @@ int cube_mock_action_count(void);
 const struct cube_kind_desc *cube_mock_kind(const char *kind);
 /* Runs the reconcile calls queued so far (not those they queue); returns how many ran. */
 int cube_mock_run_controllers(void);
+/* The last reconcile's return code; *retry_ms its CUBE_EAGAIN delay as
+ * cubed takes it (retry_after's, else 1000; -1 for any other code) and
+ * why what it passed to set_error (ABI 1.5's error channel: every
+ * callback runs in a call frame, as in cubed). Either may be NULL. */
+int cube_mock_last_reconcile(int *retry_ms, char *why, size_t why_len);
+/* Checks a password through provider `provider` as cubed's login does:
+ * password_check in a call frame (since 1.5) when it has one, else
+ * password_login. *identity: the identity to free, or NULL; why: the
+ * explanation it gave. Returns its code (CUBE_ENOTFOUND: no such
+ * password provider). */
+int cube_mock_password_check(const char *provider, const char *user, const char *password,
+                             char **identity, char *why, size_t why_len);
 /* Number of reconcile calls queued and not yet run. */
 int cube_mock_controllers_pending(void);
 /* Events recorded, oldest first; *count (when not NULL) gets how many. Valid until the next obj_event or reset. */
@@ -243,6 +273,12 @@ void cube_mock_set_exit_delay(int ms, int *in_call_max);
  * CUBE_EXECUTOR_ENGINE_QUEUE (CUBE_ESTATE), as cubed does. */
 int cube_mock_replica_status(const char *engine_id, char *phase, size_t phase_len,
                              char *node, size_t node_len, char *message, size_t msg_len);
+/* ABI 1.5: the last replica_endpoints report for engine_id as JSON text
+ * ({"http":"127.0.0.1:29517"}; release with free), or NULL when there was
+ * none. replica_endpoints checks the report as cubed does (names DNS
+ * labels given once, at most CUBE_JOB_PORTS_MAX, values host:port:
+ * CUBE_EINVAL) and that the plugin registered an executor (CUBE_ESTATE). */
+char *cube_mock_replica_endpoints(const char *engine_id);
 /* ABI 1.5: reports points for a Job as its replica would POST them
  * ({"metrics":[{"name","value","step","ts"}]}), checked as cubed checks
  * them (names, finite values, integer steps, 1 to 1000 a batch, 100,000 a
@@ -254,6 +290,10 @@ int cube_mock_replica_status(const char *engine_id, char *phase, size_t phase_le
  * every reconcile of the fake host is). */
 int cube_mock_job_metrics_report(const char *project, const char *job, const char *body,
                                  char *field, size_t field_len);
+
+/* ABI 1.5: the last device_health push for (resource, id): 1 healthy, 0
+ * unhealthy (reason, when not NULL, gets its reason), -1 none. */
+int cube_mock_device_health(const char *resource, const char *id, char *reason, size_t len);
 
 /* ABI 1.4: the i-th registered proxy prefix / console entry, or NULL. */
 const struct cube_proxy_desc *cube_mock_proxy(int i);
@@ -267,6 +307,32 @@ int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream 
 int cube_mock_proxy_answer(int i, const char *path, struct cube_proxy_upstream *up,
                            struct cube_mock_response *answer);
 const struct cube_ui_desc *cube_mock_ui(int i);
+/* ABI 1.5 proxy serving (mirror, park, counters, done): one request to
+ * `path` under the i-th prefix as cubed serves it, the upstream answering
+ * `status` with the body sizes given. resolve runs with up->key preset to
+ * the path parameters joined with '/'; its answer is checked as cubed
+ * checks it (a bad address, key or mirror_percent: 503, logged). CUBE_OK:
+ * the request ends with `status`, a mirror copy is sampled as cubed
+ * samples it (per key; bodies over mirror_body_max are not copied; the
+ * mock sends nothing, so copies never fail), the counters move and done
+ * is called (duration and parked time are 0 here). CUBE_EAGAIN: the
+ * request is parked under its key (503 past park_max) until proxy_wake
+ * marks it and cube_mock_proxy_run_woken runs resolve again. Refusals end
+ * the request as cubed answers them (404, 403, 503). Returns the status
+ * the caller got, 0 while it is parked; 404 when there is no prefix i. */
+int cube_mock_proxy_send(int i, const char *path, int status, uint64_t bytes_in,
+                         uint64_t bytes_out);
+/* Runs resolve again, on the test's thread, for every parked request
+ * proxy_wake marked; returns how many ended (the rest parked again). */
+int cube_mock_proxy_run_woken(void);
+/* Ends every parked request as its deadline passing would (504), or
+ * those under key as their caller hanging up would (499; key NULL:
+ * all). Return how many ended. */
+int cube_mock_proxy_expire(void);
+int cube_mock_proxy_hang_up(const char *key);
+/* Requests parked now; the statuses of every request ended, oldest first. */
+int cube_mock_proxy_parked(void);
+const int *cube_mock_proxy_ended(int *count);
 /* ABI 1.5 watches: every write (create, update, status, delete; the
  * deletion of owned objects too) and every obj_event is recorded with its
  * own resourceVersion in a history of the last n changes (default 4096;

@@ -31,7 +31,12 @@ static int register_auth_provider(cube_plugin *self, const struct cube_auth_desc
         return CUBE_EINVAL;
     struct cube_auth_desc c = {0};
     memcpy(&c, d, d->size < sizeof c ? d->size : sizeof c);
-    if ((c.kind == CUBE_AUTH_PASSWORD && !c.password_login) ||
+#if CUBE_ABI_MINOR >= 5
+    int checks = c.password_login || c.password_check;
+#else
+    int checks = c.password_login != NULL;
+#endif
+    if ((c.kind == CUBE_AUTH_PASSWORD && !checks) ||
         (c.kind == CUBE_AUTH_REDIRECT && (!c.login_path || c.login_path[0] != '/')) ||
         (c.kind != CUBE_AUTH_PASSWORD && c.kind != CUBE_AUTH_REDIRECT))
         return CUBE_EINVAL;

@@ -24,7 +24,7 @@ struct mfetch {
     struct mfetch *next;
     uint64_t id;
     struct cube_fetch_desc d;      /* strings below are the copies */
-    char *method, *url, *body, **hdrs;
+    char *method, *url, *body, **hdrs, *ca_file;
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -245,6 +245,8 @@ static void *run(void *arg)
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, f);
     curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
     curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, f);
+    if (f->ca_file)
+        curl_easy_setopt(c, CURLOPT_CAINFO, f->ca_file);
     if (strcmp(f->method, "GET") || f->body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)f->d.body_len);
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, f->body ? f->body : "");
@@ -285,6 +287,8 @@ static int copy_desc(struct mfetch *f, const struct cube_fetch_desc *d)
     f->d = *d;
     f->method = mock_strdup(d->method ? d->method : "GET");
     f->url = mock_strdup(d->url);
+    if (d->ca_file && *d->ca_file)
+        f->ca_file = mock_strdup(d->ca_file);
     f->hdrs = calloc(n + 1, sizeof *f->hdrs);
     if (d->body_len && (f->body = malloc(d->body_len)))
         memcpy(f->body, d->body, d->body_len);
@@ -377,6 +381,7 @@ void mock_fetch_reset(void)
         free(f->hdrs);
         free(f->method);
         free(f->url);
+        free(f->ca_file);
         free(f->body);
         free(f->resp_headers);
         free(f->resp_body);

@@ -143,8 +143,9 @@ int cube_mock_run_controllers(void)
             int rc;
             const struct mobj *o = find_obj(batch[i].kind, batch[i].project, batch[i].name);
             char *text = o ? print(o->doc, &rc) : NULL;
-            fn(mock_state(), batch[i].kind, batch[i].project[0] ? batch[i].project : NULL,
-               batch[i].name, text);
+            mock_reconcile_call(fn, batch[i].kind,
+                                batch[i].project[0] ? batch[i].project : NULL,
+                                batch[i].name, text);
             free(text);
             ran++;
         }
@@ -221,8 +222,27 @@ static const struct cube_kind_desc *target(const cJSON *body, const char **proje
     return k;
 }
 
+#if CUBE_ABI_MINOR >= 5
+/* The kind's check in a call frame, as cubed: CUBE_EINVAL with the field
+ * and message it set (logged "field: message"). */
+static int kind_check(const struct cube_kind_desc *k, const cJSON *obj, const cJSON *old, int *rc)
+{
+    char *in = cJSON_PrintUnformatted(obj), *old_text = old ? cJSON_PrintUnformatted(old) : NULL;
+    struct mock_call c;
+    mock_call_begin(&c);
+    int r = in ? k->check(mock_state(), in, old_text) : CUBE_ENOMEM;
+    mock_call_end(&c);
+    free(in);
+    free(old_text);
+    if (r == CUBE_OK)
+        return 0;
+    mock_logf("%s%s%s", c.field, c.field[0] ? ": " : "", c.msg[0] ? c.msg : "rejected");
+    return *rc = r == CUBE_EINVAL ? CUBE_EINVAL : CUBE_EINTERNAL, -1;
+}
+#endif
+
 /* As cubed: the spec schema's defaults, the kind's defaulting callback, the
- * object's schema (strict), the kind's validate callback. */
+ * object's schema (strict), the kind's validate and check callbacks. */
 static int plugin_checks(const struct cube_kind_desc *k, cJSON **obj, const cJSON *old, int *rc)
 {
     char why[400];
@@ -251,6 +271,10 @@ static int plugin_checks(const struct cube_kind_desc *k, cJSON **obj, const cJSO
         if (r != CUBE_OK)
             return mock_logf("%s: %s", field, msg), *rc = CUBE_EINVAL, -1;
     }
+#if CUBE_ABI_MINOR >= 5
+    if (k->check && kind_check(k, *obj, old, rc) < 0)
+        return -1;
+#endif
     if (!mock_dns_label(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(*obj, "metadata"), "name"))))
         return mock_logf("metadata.name: lost by defaulting"), *rc = CUBE_EINVAL, -1;

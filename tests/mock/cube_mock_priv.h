@@ -44,6 +44,27 @@ int mock_answer(cube_req *r, int status, const char *ctype, const void *data,
 /* Writes a log line as the host would (cube_mock_last_log shows it). */
 void mock_logf(const char *fmt, ...) CUBE_PRINTF(1, 2);
 
+/* -- cube_mock_calls.c: the error channel of callbacks (ABI 1.5) ------ */
+
+/* A callback's frame: what set_error(_field) and retry_after wrote. */
+struct mock_call {
+    char field[256], msg[512];
+    int has_retry;
+    unsigned retry_ms;
+    struct mock_call *prev;
+};
+void mock_call_begin(struct mock_call *c);
+void mock_call_end(struct mock_call *c);
+/* The innermost open frame, or NULL (set_error's init/start meaning). */
+struct mock_call *mock_call_current(void);
+/* Fills alloc, set_error_field and retry_after of h. */
+void mock_calls_install(struct cube_host *h);
+void mock_calls_reset(void);
+/* Runs a reconcile in a frame and records what cube_mock_last_reconcile
+ * reports. */
+int mock_reconcile_call(cube_reconcile_fn fn, const char *kind, const char *project,
+                        const char *name, const char *doc);
+
 /* -- cube_mock_kinds.c: kinds, actions and shared helpers ------------- */
 
 /* Fills register_kind and register_action of h. */
@@ -144,6 +165,15 @@ void mock_metrics_reset(void);
 void mock_ext_install(struct cube_host *h);
 void mock_ext_reset(void);
 
+/* -- cube_mock_proxy.c: the 1.5 proxy slots (wake, stats; done) ------ */
+
+void mock_proxy_install(struct cube_host *h);
+void mock_proxy_reset(void);
+/* Runs the i-th prefix's resolve for path (cube_mock.c) with up->key
+ * preset to key, or to the path parameters joined when key is NULL. */
+int mock_proxy_resolve(int i, const char *path, const char *key, struct cube_proxy_upstream *up,
+                       struct cube_mock_response *answer);
+
 /* -- cube_mock_state.c: the 1.5 key-value store, secrets, shared APIs -- */
 
 void mock_state_install(struct cube_host *h);
@@ -166,6 +196,9 @@ void mock_streams_reset(void);
  * the client leaves after cut_at bytes when cut_at < r->body_len. */
 void mock_body_run(cube_req *r, const struct cube_route_desc *route, size_t chunk,
                    size_t cut_at);
+/* Reads a resp_stream answer until END or ERROR into r->out, running the
+ * timers whenever read returns 0 (at most 1000 times), then closes it. */
+void mock_stream_drain(cube_req *r);
 
 /* -- cube_mock_fetch.c: the 1.5 fetch slots (libcurl, a thread each) -- */
 

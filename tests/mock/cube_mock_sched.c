@@ -1,5 +1,6 @@
 /* cube_mock_sched.c — the fake host's ABI 1.3 slots: executors, nodes,
- * replica ends and accelerators (see cube_mock.h). Test-only state. */
+ * replica ends and accelerators, and the ABI 1.5 replica reports
+ * (replica_status, replica_endpoints; see cube_mock.h). Test-only state. */
 #include "cube_mock.h"
 #include "cube_mock_priv.h"
 
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/endpoint.h>
 
 #define MAX_EXITS 256
 
@@ -24,6 +26,8 @@ static struct {
     int n_exits;                  /* grows under exits_mu; entries never move */
     int exit_delay_ms, exits_in_call, exits_in_call_max;
     cJSON *statuses;              /* engine id -> last replica_status {phase,node,message} */
+    cJSON *endpoints;             /* engine id -> last replica_endpoints report */
+    cJSON *health;                /* "<resource>\t<id>" -> {healthy, reason} (ABI 1.5) */
 } S;
 
 /* Executors report ends from threads of their own. */
@@ -52,13 +56,16 @@ static int register_accel(cube_plugin *self, const struct cube_accel_desc *d)
     if (mock_after_init())
         return CUBE_ESTATE;
     if (!d || d->size < offsetof(struct cube_accel_desc, usage) || !mock_dns_label(d->name) ||
-        !d->resource || !strchr(d->resource, '/') || !d->discover || !d->pin_env)
+        !d->resource || !strchr(d->resource, '/') || !d->discover)
+        return CUBE_EINVAL;
+    struct cube_accel_desc c = {0};   /* 1.5 members read as NULL from older plugins */
+    memcpy(&c, d, d->size < sizeof c ? d->size : sizeof c);
+    if ((!c.pin_env && !c.pin) || !c.prepare != !c.release)
         return CUBE_EINVAL;
     if (S.n_accels == 4)
         return CUBE_ENOMEM;
     struct cube_accel_desc *a = &S.accels[S.n_accels++];
-    memset(a, 0, sizeof *a);
-    memcpy(a, d, d->size < sizeof *a ? d->size : sizeof *a);
+    *a = c;
     a->name = mock_strdup(d->name);
     a->resource = mock_strdup(d->resource);
     return CUBE_OK;
@@ -160,6 +167,38 @@ int cube_mock_replica_status(const char *engine_id, char *phase, size_t phase_le
     return r ? 0 : -1;
 }
 
+/* ABI 1.5: checks as the host does (cube/util/endpoint.h, the same code)
+ * and keeps the last report per engine id. */
+static int replica_endpoints(cube_plugin *self, const char *engine_id, const char *json)
+{
+    (void)self;
+    cJSON *o = json ? cJSON_Parse(json) : NULL;
+    if (!engine_id || !*engine_id || !cu_endpoints_ok(o, CUBE_JOB_PORTS_MAX)) {
+        cJSON_Delete(o);
+        return CUBE_EINVAL;
+    }
+    if (!S.has_executor) {
+        cJSON_Delete(o);
+        return CUBE_ESTATE;
+    }
+    pthread_mutex_lock(&exits_mu);
+    if (!S.endpoints)
+        S.endpoints = cJSON_CreateObject();
+    cJSON_DeleteItemFromObjectCaseSensitive(S.endpoints, engine_id);
+    cJSON_AddItemToObject(S.endpoints, engine_id, o);
+    pthread_mutex_unlock(&exits_mu);
+    return CUBE_OK;
+}
+
+char *cube_mock_replica_endpoints(const char *engine_id)
+{
+    pthread_mutex_lock(&exits_mu);
+    const cJSON *r = engine_id ? cJSON_GetObjectItemCaseSensitive(S.endpoints, engine_id) : NULL;
+    char *text = r ? cJSON_PrintUnformatted(r) : NULL;
+    pthread_mutex_unlock(&exits_mu);
+    return text;
+}
+
 void cube_mock_set_exit_delay(int ms, int *in_call_max)
 {
     pthread_mutex_lock(&exits_mu);
@@ -167,6 +206,72 @@ void cube_mock_set_exit_delay(int ms, int *in_call_max)
     if (in_call_max)
         *in_call_max = S.exits_in_call_max;
     S.exits_in_call_max = 0;
+    pthread_mutex_unlock(&exits_mu);
+}
+
+/* ABI 1.5: device_health, checked as cubed checks it; the last push per
+ * device is kept (cube_mock_device_health) and shows in local_devices. */
+static int device_health(cube_plugin *self, const char *resource, const char *id, int healthy,
+                         const char *reason)
+{
+    (void)self;
+    char key[192];
+    if (!id || !*id || strlen(id) > 63 || (healthy != 0 && healthy != 1))
+        return CUBE_EINVAL;
+    int ours = 0;
+    for (int i = 0; resource && i < S.n_accels; i++)
+        ours |= strcmp(S.accels[i].resource, resource) == 0;
+    if (!ours)
+        return CUBE_ESTATE;
+    snprintf(key, sizeof key, "%s\t%s", resource, id);
+    cJSON *h = cJSON_CreateObject();
+    cJSON_AddBoolToObject(h, "healthy", healthy);
+    cJSON_AddStringToObject(h, "reason", reason ? reason : "");
+    pthread_mutex_lock(&exits_mu);
+    if (!S.health)
+        S.health = cJSON_CreateObject();
+    if (!cJSON_HasObjectItem(S.health, key) && cJSON_GetArraySize(S.health) >= 4096) {
+        pthread_mutex_unlock(&exits_mu);
+        cJSON_Delete(h);
+        return CUBE_ETOOBIG;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(S.health, key);
+    cJSON_AddItemToObject(S.health, key, h);
+    pthread_mutex_unlock(&exits_mu);
+    return CUBE_OK;
+}
+
+int cube_mock_device_health(const char *resource, const char *id, char *reason, size_t len)
+{
+    char key[192];
+    snprintf(key, sizeof key, "%s\t%s", resource ? resource : "", id ? id : "");
+    pthread_mutex_lock(&exits_mu);
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(S.health, key);
+    int rc = h ? cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "healthy")) : -1;
+    if (h && reason)
+        snprintf(reason, len, "%s", cJSON_GetObjectItemCaseSensitive(h, "reason")->valuestring);
+    pthread_mutex_unlock(&exits_mu);
+    return rc;
+}
+
+/* A pushed state over a discovered device document (cubed's rule). */
+static void apply_health(cJSON *d)
+{
+    char key[192];
+    snprintf(key, sizeof key, "%s\t%s",
+             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "resource")) ?: "",
+             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "id")) ?: "");
+    pthread_mutex_lock(&exits_mu);
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(S.health, key);
+    if (h) {
+        int ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "healthy"));
+        const char *why = cJSON_GetObjectItemCaseSensitive(h, "reason")->valuestring;
+        cJSON_DeleteItemFromObjectCaseSensitive(d, "healthy");
+        cJSON_DeleteItemFromObjectCaseSensitive(d, "healthReason");
+        cJSON_AddBoolToObject(d, "healthy", ok);
+        if (!ok && *why)
+            cJSON_AddStringToObject(d, "healthReason", why);
+    }
     pthread_mutex_unlock(&exits_mu);
 }
 
@@ -181,9 +286,11 @@ static char *local_devices(cube_plugin *self, int *rc)
             continue;
         cJSON *list = cJSON_Parse(text ? text : "[]");
         free(text);
-        cJSON_ArrayForEach(d, list)
+        cJSON_ArrayForEach(d, list) {
             if (!cJSON_HasObjectItem(d, "resource"))
                 cJSON_AddStringToObject(d, "resource", S.accels[i].resource);
+            apply_health(d);
+        }
         while (cJSON_GetArraySize(list))
             cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(list, 0));
         cJSON_Delete(list);
@@ -203,6 +310,8 @@ void mock_sched_install(struct cube_host *h)
     h->replica_exited = replica_exited;
     h->local_devices = local_devices;
     h->replica_status = replica_status;
+    h->replica_endpoints = replica_endpoints;
+    h->device_health = device_health;
 }
 
 void mock_sched_reset(void)
@@ -219,6 +328,8 @@ void mock_sched_reset(void)
     }
     cJSON_Delete(S.nodes);
     cJSON_Delete(S.statuses);
+    cJSON_Delete(S.endpoints);
+    cJSON_Delete(S.health);
     memset(&S, 0, sizeof S);
 }
 

@@ -1,6 +1,7 @@
-/* cube_mock_streams.c — the fake host's ABI 1.5 streamed request bodies
- * and file handles (req_body_stream, file_open .. file_close, resp_file),
- * in memory. See cube_mock.h. Test-only code: global state is fine. */
+/* cube_mock_streams.c — the fake host's streamed answers (resp_stream's
+ * reads, 1.0) and its ABI 1.5 streamed request bodies and file handles
+ * (req_body_stream, file_open .. file_close, resp_file), in memory. See
+ * cube_mock.h. Test-only code: global state is fine. */
 #include "cube_mock.h"
 #include "cube_mock_priv.h"
 
@@ -342,8 +343,48 @@ static int req_body_stream(cube_req *r, const struct cube_body_desc *d)
 
 static void body_close(cube_req *r, int rc)
 {
-    if (r->body_desc.close)
-        r->body_desc.close(r->body_desc.cls, rc);
+    struct mock_call c;
+    if (!r->body_desc.close)
+        return;
+    mock_call_begin(&c);
+    r->body_desc.close(r->body_desc.cls, rc);
+    mock_call_end(&c);
+}
+
+/* cubed's status for a callback's code (cube_http.h, cube_route_fn). */
+static int status_of(int rc, const char **code)
+{
+    switch (rc) {
+    case CUBE_EINVAL: *code = "BadRequest"; return 400;
+    case CUBE_EPERM: *code = "Forbidden"; return 403;
+    case CUBE_ENOTFOUND: *code = "NotFound"; return 404;
+    case CUBE_EEXIST: *code = "AlreadyExists"; return 409;
+    case CUBE_ECONFLICT: *code = "Conflict"; return 409;
+    case CUBE_ETOOBIG: *code = "PayloadTooLarge"; return 413;
+    case CUBE_EUNAVAIL: *code = "Unavailable"; return 503;
+    case CUBE_ETIMEDOUT: *code = "GatewayTimeout"; return 504;
+    default: *code = "InternalError"; return 500;
+    }
+}
+
+/* Runs data (n bytes at off) or, with n == (size_t)-1, end, in a call
+ * frame; an error without an answer is answered as cubed answers it (the
+ * frame's message, else a generic one). */
+static int body_call(cube_req *r, size_t off, size_t n)
+{
+    struct mock_call c;
+    const char *code;
+    mock_call_begin(&c);
+    int rc = n == (size_t)-1 ? r->body_desc.end(r->body_desc.cls, r)
+                             : r->body_desc.data(r->body_desc.cls, r, r->body + off, n);
+    mock_call_end(&c);
+    r->out->handler_rc = rc;
+    if (rc != CUBE_OK && !r->out->status) {
+        int status = status_of(rc, &code);
+        mock_host()->resp_error(r, status, code, c.msg[0] ? c.msg : status >= 500
+                                ? "the handler failed" : "the request was refused");
+    }
+    return rc;
 }
 
 void mock_body_run(cube_req *r, const struct cube_route_desc *route, size_t chunk,
@@ -368,10 +409,9 @@ void mock_body_run(cube_req *r, const struct cube_route_desc *route, size_t chun
     size_t stop = cut_at < r->body_len ? cut_at : r->body_len;
     for (size_t sent = 0; sent < stop;) {
         size_t n = chunk && chunk < stop - sent ? chunk : stop - sent;
-        rc = r->body_desc.data(r->body_desc.cls, r, r->body + sent, n);
+        rc = body_call(r, sent, n);
         sent += n;
         if (rc != CUBE_OK || r->out->status) {
-            r->out->handler_rc = rc;
             body_close(r, rc != CUBE_OK ? rc : CUBE_ESTATE);
             return;
         }
@@ -380,8 +420,31 @@ void mock_body_run(cube_req *r, const struct cube_route_desc *route, size_t chun
         body_close(r, CUBE_EIO);   /* the client left: nobody to answer */
         return;
     }
-    rc = r->out->handler_rc = r->body_desc.end(r->body_desc.cls, r);
+    rc = body_call(r, 0, (size_t)-1);
     body_close(r, rc != CUBE_OK ? rc : r->out->status ? CUBE_OK : CUBE_EINTERNAL);
+}
+
+void mock_stream_drain(cube_req *r)
+{
+    char buf[4096];
+    int idle = 0;
+    while (idle < 1000) {
+        long n = r->stream.read(r->stream.cls, buf, sizeof buf);
+        if (n < 0)
+            break;
+        if (n == 0) {
+            idle++;
+            cube_mock_run_timers();
+            continue;
+        }
+        struct cube_mock_response *o = r->out;
+        o->body = realloc(o->body, o->body_len + (size_t)n + 1);
+        memcpy(o->body + o->body_len, buf, (size_t)n);
+        o->body_len += (size_t)n;
+        o->body[o->body_len] = '\0';
+    }
+    if (r->stream.close)
+        r->stream.close(r->stream.cls);
 }
 
 void mock_streams_install(struct cube_host *h)

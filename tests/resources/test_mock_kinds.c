@@ -74,10 +74,39 @@ static const char W1[] =
     "{\"kind\":\"Widget\",\"metadata\":{\"name\":\"w1\",\"project\":\"p1\","
     "\"labels\":{\"app\":\"x\"}},\"spec\":{\"size\":3}}";
 
+/* ABI 1.5's error channel through the fake host: Gauge's check names
+ * spec.target, its reconcile polls with CUBE_EAGAIN + retry_after, and a
+ * failing reconcile's set_error is what cube_mock_last_reconcile reports. */
+static void error_channel(void **st)
+{
+    (void)st;
+    create("{\"kind\":\"Gauge\",\"metadata\":{\"name\":\"g0\",\"project\":\"p1\"},"
+           "\"spec\":{\"target\":5,\"step\":2}}", CUBE_EINVAL);
+    assert_string_equal(cube_mock_last_log(), "spec.target: must be a multiple of spec.step (2)");
+    cJSON_Delete(create("{\"kind\":\"Gauge\",\"metadata\":{\"name\":\"g1\","
+                        "\"project\":\"p1\"},\"spec\":{\"target\":2,\"everyMs\":250}}",
+                        CUBE_OK));
+    int retry = 0;
+    char why[128];
+    assert_int_equal(cube_mock_run_controllers(), 1);
+    assert_int_equal(cube_mock_last_reconcile(&retry, why, sizeof why), CUBE_EAGAIN);
+    assert_int_equal(retry, 250);
+    cJSON_Delete(create("{\"kind\":\"Gauge\",\"metadata\":{\"name\":\"g2\","
+                        "\"project\":\"p1\"},\"spec\":{\"target\":1,\"fail\":true}}",
+                        CUBE_OK));
+    assert_int_equal(cube_mock_run_controllers(), 1);
+    assert_int_equal(cube_mock_last_reconcile(&retry, why, sizeof why), CUBE_EIO);
+    assert_int_equal(retry, -1);
+    assert_string_equal(why, "gauge g2 asked to fail");
+    /* Outside a callback set_error keeps its init/start meaning. */
+    host->set_error(self, "from outside");
+    assert_string_equal(cube_mock_last_error(), "from outside");
+}
+
 static void registers_kinds_and_actions(void **st)
 {
     (void)st;
-    assert_int_equal(cube_mock_kind_count(), 4);
+    assert_int_equal(cube_mock_kind_count(), 5);
     assert_int_equal(cube_mock_action_count(), 2);
     assert_int_equal(cube_mock_route_count(), 1);
     const struct cube_kind_desc *w = cube_mock_kind("Widget");
@@ -393,6 +422,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(registers_kinds_and_actions, setup, teardown),
+        cmocka_unit_test_setup_teardown(error_channel, setup, teardown),
         cmocka_unit_test_setup_teardown(controller_sets_status, setup, teardown),
         cmocka_unit_test_setup_teardown(create_checks_identity, setup, teardown),
         cmocka_unit_test_setup_teardown(update_keeps_status_and_checks_version, setup, teardown),

@@ -404,6 +404,46 @@ class Watch(Api):
             w.close()
 
 
+class ErrorChannel(Api):
+    """ABI 1.5: a kind's check explains itself with set_error_field, and a
+    reconcile that polls returns CUBE_EAGAIN after retry_after."""
+    G = "/api/v1/projects/demo/gauges"
+
+    def test_check_names_the_field(self):
+        r = self.post({"metadata": {"name": self.name("g")}, "spec": {"target": 5, "step": 2}},
+                      self.G)
+        self.assertEqual(r.status, 422, r.body)
+        err = r.json()["error"]
+        self.assertEqual(err["field"], "spec.target")
+        self.assertIn("multiple of spec.step (2)", err["message"])
+        # An update is checked too, and the stored object is untouched.
+        n = self.name("g")
+        self.create(n, {"target": 4, "step": 2, "everyMs": 0}, path=self.G)
+        r = self.c.request("PATCH", f"{self.G}/{n}", body={"spec": {"target": 7}},
+                           headers=ADMIN)
+        self.assertEqual(r.status, 422, r.body)
+        self.assertEqual(self.get(f"{self.G}/{n}").json()["spec"]["target"], 4)
+
+    def test_eagain_polls_after_the_delay(self):
+        n = self.name("g")
+        t0 = time.time()
+        self.create(n, {"target": 4, "everyMs": 150}, path=self.G)
+        obj = wait_for(lambda: (lambda o: o if o.get("status", {}).get("phase") == "Done"
+                                else None)(self.get(f"{self.G}/{n}").json()))
+        took = time.time() - t0
+        self.assertEqual(obj["status"]["calls"], 4)
+        # Three waits of 150 ms between four calls: no back-off growth (that
+        # would be 100+200+400 ms and more), no call before its delay.
+        self.assertGreaterEqual(took, 0.4)
+        print(f"four polls 150 ms apart took {took:.2f} s")
+
+    def test_failure_message_is_logged(self):
+        n = self.name("g")
+        self.create(n, {"target": 1, "fail": True}, path=self.G)
+        wait_for(lambda: f"gauge {n} asked to fail" in self.c.output())
+        self.assertIn(f"gauge {n} asked to fail", self.c.output())
+
+
 class StatusEventsActions(Api):
     def test_controller_writes_status(self):
         n = self.name()

@@ -113,6 +113,76 @@ static int widget_reconcile(void *state, const char *kind, const char *project,
     return rc == CUBE_ENOTFOUND ? CUBE_OK : rc;
 }
 
+/* Gauge (ABI 1.5's error channel): check refuses a target that is not a
+ * multiple of step, naming spec.target; the controller polls, returning
+ * CUBE_EAGAIN with retry_after(spec.everyMs) until it has been called
+ * spec.target / spec.step times, then writes status.phase Done. */
+static const char GAUGE_SPEC[] =
+    "{\"type\":\"object\",\"required\":[\"target\"],\"properties\":{"
+    "\"target\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},"
+    "\"step\":{\"type\":\"integer\",\"minimum\":1,\"default\":1},"
+    "\"everyMs\":{\"type\":\"integer\",\"minimum\":0,\"default\":100},"
+    "\"fail\":{\"type\":\"boolean\"}}}";
+
+static long spec_int(const char *obj, const char *key, long def)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(obj, pat);
+    return p ? strtol(p + strlen(pat), NULL, 10) : def;
+}
+
+static int gauge_check(void *state, const char *obj, const char *old)
+{
+    struct tk *t = state;
+    (void)old;
+    long target = spec_int(obj, "target", 1), step = spec_int(obj, "step", 1);
+    if (step > 0 && target % step != 0) {
+        t->host->set_error_field(t->self, "spec.target", "must be a multiple of spec.step "
+                                 "(%ld)", step);
+        return CUBE_EINVAL;
+    }
+    return CUBE_OK;
+}
+
+static int gauge_calls(struct tk *t, const char *project, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%s/%s", project ? project : "", name);
+    count_call(t, project, name);
+    pthread_mutex_lock(&t->mu);
+    int n = 0;
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->names[i], key) == 0)
+            n = t->counts[i];
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
+static int gauge_reconcile(void *state, const char *kind, const char *project,
+                           const char *name, const char *obj)
+{
+    struct tk *t = state;
+    (void)kind;
+    if (!obj || strstr(obj, "\"phase\":\"Done\""))
+        return CUBE_OK;
+    if (strstr(obj, "\"fail\":true")) {
+        t->host->set_error(t->self, "gauge %s asked to fail", name);
+        return CUBE_EIO;
+    }
+    int calls = gauge_calls(t, project, name);
+    long want = spec_int(obj, "target", 1) / spec_int(obj, "step", 1);
+    if (calls < want) {
+        t->host->retry_after(t->self, (unsigned)spec_int(obj, "everyMs", 100));
+        return CUBE_EAGAIN;
+    }
+    char status[96];
+    snprintf(status, sizeof status, "{\"phase\":\"Done\",\"calls\":%d}", calls);
+    int rc;
+    t->host->free(t->host->obj_update_status(t->self, "Gauge", project, name, status, NULL, &rc));
+    return rc == CUBE_ENOTFOUND ? CUBE_OK : rc;
+}
+
 static int lock_finalize(void *state, const char *obj)
 {
     (void)state;
@@ -165,6 +235,9 @@ static int register_all(struct tk *t)
         {.size = sizeof kinds[0], .kind = "Note", .plural = "notes",
          .scope = CUBE_SCOPE_PROJECT, .group = "Testing", .description = "No controller",
          .spec_schema = NOTE_SPEC},
+        {.size = sizeof kinds[0], .kind = "Gauge", .plural = "gauges",
+         .scope = CUBE_SCOPE_PROJECT, .group = "Testing", .description = "Polls (ABI 1.5)",
+         .spec_schema = GAUGE_SPEC, .check = gauge_check, .reconcile = gauge_reconcile},
         {.size = sizeof kinds[0], .kind = "Lock", .plural = "locks",
          .scope = CUBE_SCOPE_PROJECT, .group = "Testing", .description = "Has a finalizer",
          .spec_schema = LOCK_SPEC, .finalize = lock_finalize},

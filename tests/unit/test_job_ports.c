@@ -1,7 +1,8 @@
 /* test_job_ports.c — the ports of distributed Jobs (core/sched/job_ports.c): no
  * port is ever held by two live Jobs of one node, a retry takes fresh ports
  * and gives back the old ones, a used-up range fails cleanly, a restart
- * takes back what running Jobs' statuses record. */
+ * takes back what running Jobs' statuses record; the named ports of
+ * spec.ports (ABI 1.5), one per replica and name, beside the mode's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,7 +69,7 @@ static void live_jobs_never_share_a_port(void **st)
     assert_in_range(master(sa), 40000, 40003);
     assert_in_range(master(sb), 40000, 40003);
     assert_int_not_equal(master(sa), master(sb));
-    assert_null(job_ports_missing(a));
+    assert_null(job_ports_missing(&S, a));
     /* a retry of a: a fresh port, its old one given back */
     assert_int_equal(job_ports_assign(&S, "p/a", a, sa), 0);
     assert_int_not_equal(master(sa), master(sb));
@@ -86,11 +87,11 @@ static void a_used_up_range_fails_and_takes_nothing(void **st)
     /* one port left of four: two workers cannot have theirs */
     assert_int_equal(job_ports_assign(&S, "p/more", more, s2), -1);
     assert_int_equal(cube_strmap_size(S.ports), 3);
-    assert_non_null(job_ports_missing(more));
+    assert_non_null(job_ports_missing(&S, more));
     job_ports_release(&S, "p/tf");
     assert_int_equal(cube_strmap_size(S.ports), 0);
     assert_int_equal(job_ports_assign(&S, "p/more", more, s2), 0);
-    assert_null(job_ports_missing(more));
+    assert_null(job_ports_missing(&S, more));
     job_ports_release(&S, "p/more");
     cJSON_Delete(tf);
     cJSON_Delete(more);
@@ -113,6 +114,84 @@ static void a_restart_takes_back_running_jobs_ports(void **st)
     }
     cJSON_Delete(j);
     cJSON_Delete(other);
+}
+
+/* spec.ports [{"name": n}...] on a Job made by job(). */
+static void add_names(cJSON *j, const char *const *names, int n)
+{
+    cJSON *ports = cJSON_AddArrayToObject(cJSON_GetObjectItem(j, "spec"), "ports");
+    for (int i = 0; i < n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "name", names[i]);
+        cJSON_AddItemToArray(ports, p);
+    }
+}
+
+static int named(const cJSON *status, int replica, const char *name)
+{
+    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItem(status, "replicas"), replica);
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "ports"), name);
+    return cJSON_IsNumber(v) ? (int)v->valuedouble : 0;
+}
+
+static void named_ports_per_replica_and_name(void **st)
+{
+    (void)st;
+    static const char *const NAMES[] = {"http", "metrics"};
+    cJSON *s1, *s2, *s3, *a = job("none", 2, &s1), *b = job("pytorch", 1, &s2);
+    add_names(a, NAMES, 2);
+    add_names(b, NAMES, 1);
+    assert_int_equal(job_ports_assign(&S, "p/a", a, s1), 0);
+    int seen[4] = {named(s1, 0, "http"), named(s1, 0, "metrics"), named(s1, 1, "http"),
+                   named(s1, 1, "metrics")};
+    for (int i = 0; i < 4; i++) {
+        assert_in_range(seen[i], 40000, 40003);
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(seen[i], seen[j]);
+    }
+    assert_null(cJSON_GetObjectItem(s1, "ports"));   /* no distributed mode: no master */
+    assert_null(job_ports_missing(&S, a));
+    /* the range is used up: b's master and http port cannot be had */
+    assert_int_equal(job_ports_assign(&S, "p/b", b, s2), -1);
+    assert_non_null(job_ports_missing(&S, b));
+    /* after a restart the named ports are taken back from the status */
+    job_ports_release(&S, "p/a");
+    job_ports_restore(&S, "p/a", a);
+    assert_int_equal(cube_strmap_size(S.ports), 4);
+    job_ports_release(&S, "p/a");
+    assert_int_equal(job_ports_assign(&S, "p/b", b, s2), 0);
+    assert_int_not_equal(master(s2), named(s2, 0, "http"));
+    assert_in_range(named(s2, 0, "http"), 40000, 40003);
+    assert_null(named(s2, 0, "metrics") ? "" : NULL);
+    assert_null(job_ports_missing(&S, b));
+    /* a Job without spec.ports nor a mode takes none */
+    cJSON *plain = job("none", 1, &s3);
+    assert_int_equal(job_ports_assign(&S, "p/plain", plain, s3), 0);
+    assert_int_equal(cube_strmap_size(S.ports), 2);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    cJSON_Delete(plain);
+}
+
+/* A node whose executor assigns its own ports (CUBE_EXECUTOR_OWN_PORTS):
+ * its replicas get no named ports, and none counts as missing. */
+static void own_ports_executors_get_none(void **st)
+{
+    (void)st;
+    static struct sched_executor own = {.desc = {.flags = CUBE_EXECUTOR_OWN_PORTS}};
+    static struct sched_node pod = {.name = "pod", .executor = &own};
+    static const char *const NAMES[] = {"http"};
+    cube_strmap_put(S.nodes, "pod", &pod, NULL);
+    cJSON *s1, *j = job("none", 2, &s1);
+    add_names(j, NAMES, 1);
+    cJSON *r1 = cJSON_GetArrayItem(cJSON_GetObjectItem(s1, "replicas"), 1);
+    cJSON_ReplaceItemInObject(r1, "node", cJSON_CreateString("pod"));
+    assert_int_equal(job_ports_assign(&S, "p/own", j, s1), 0);
+    assert_in_range(named(s1, 0, "http"), 40000, 40003);     /* n0's executor: the host's */
+    assert_null(cJSON_GetObjectItem(r1, "ports"));          /* pod's: its own */
+    assert_int_equal(cube_strmap_size(S.ports), 1);
+    assert_null(job_ports_missing(&S, j));
+    cJSON_Delete(j);
 }
 
 static void ranges_are_checked(void **st)
@@ -140,6 +219,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(a_restart_takes_back_running_jobs_ports, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(named_ports_per_replica_and_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(own_ports_executors_get_none, setup, teardown),
         cmocka_unit_test(ranges_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

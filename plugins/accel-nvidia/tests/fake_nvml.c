@@ -8,7 +8,12 @@
  *   FAKE_NVML_INIT=9          nvmlInit_v2 fails with that code
  *   FAKE_NVML_LOST=<index>    that GPU answers NVML_ERROR_GPU_IS_LOST
  *   FAKE_NVML_SWITCH=1        every GPU has one link to an NVSwitch
- *   FAKE_NVML_NO_AFFINITY=1   nvmlDeviceGetMemoryAffinity is unsupported */
+ *   FAKE_NVML_NO_AFFINITY=1   nvmlDeviceGetMemoryAffinity is unsupported
+ *   FAKE_NVML_PENDING=<index> that GPU has retired pages waiting for a reset
+ * Minor numbers (/dev/nvidia<minor>) are 0, 3 and 1: not the indices.
+ * Tests reach it at run time through exported helpers: fake_nvml_xid
+ * queues an XID event of a GPU for nvmlEventSetWait_v2; fake_nvml_lose
+ * makes a GPU answer GPU_IS_LOST (-1: none). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +40,25 @@ static struct nvmlDevice_st GPUS[] = {
 #define N_GPUS 3
 #define SWITCH_BUS 0xff
 
-static int inited, lost = -1, via_switch, no_affinity;
+static int inited, lost = -1, via_switch, no_affinity, pending = -1;
+static const unsigned MINORS[N_GPUS] = {0, 3, 1};
+
+/* XID events waiting, registered devices (bits), the one event set. */
+struct fake_event { int gpu; unsigned long long xid; };
+static struct fake_event events[16];
+static int n_events;
+static unsigned registered;
+static struct nvmlEventSet_st { int unused; } the_set;
+
+EXPORT void fake_nvml_xid(int gpu, unsigned long long xid);
+void fake_nvml_xid(int gpu, unsigned long long xid)
+{
+    if (n_events < 16)
+        events[n_events++] = (struct fake_event){gpu, xid};
+}
+
+EXPORT void fake_nvml_lose(int gpu);
+void fake_nvml_lose(int gpu) { lost = gpu; }
 
 EXPORT int fake_nvml_refcount(void);
 int fake_nvml_refcount(void) { return inited; }
@@ -65,6 +88,9 @@ nvmlReturn_t nvmlInit_v2(void)
     lost = l ? atoi(l) : -1;
     via_switch = getenv("FAKE_NVML_SWITCH") != NULL;
     no_affinity = getenv("FAKE_NVML_NO_AFFINITY") != NULL;
+    pending = getenv("FAKE_NVML_PENDING") ? atoi(getenv("FAKE_NVML_PENDING")) : -1;
+    n_events = 0;
+    registered = 0;
     inited++;
     return NVML_SUCCESS;
 }
@@ -244,4 +270,74 @@ nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t d, unsigned int size, unsi
     memset(set, 0, size * sizeof *set);
     set[0] = 1ul << d->numa;
     return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned int *minor);
+nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned int *minor)
+{
+    nvmlReturn_t rc = check(d);
+    if (rc == NVML_SUCCESS)
+        *minor = MINORS[index_of(d)];
+    return rc;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d,
+                                                           nvmlEnableState_t *is_pending);
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, nvmlEnableState_t *is_pending)
+{
+    nvmlReturn_t rc = check(d);
+    if (rc == NVML_SUCCESS)
+        *is_pending = index_of(d) == pending ? NVML_FEATURE_ENABLED : 0;
+    return rc;
+}
+
+EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
+{
+    if (!inited)
+        return NVML_ERROR_UNINITIALIZED;
+    *set = &the_set;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types,
+                                             nvmlEventSet_t set);
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types, nvmlEventSet_t set)
+{
+    nvmlReturn_t rc = check(d);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (set != &the_set || !(types & nvmlEventTypeXidCriticalError))
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (d->mig == 2)
+        return NVML_ERROR_NOT_SUPPORTED;   /* the L4: no XID events, as some boards */
+    registered |= 1u << index_of(d);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data,
+                                        unsigned int timeoutms);
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
+{
+    (void)timeoutms;
+    if (!inited || set != &the_set)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    while (n_events > 0) {
+        struct fake_event e = events[0];
+        memmove(events, events + 1, (size_t)--n_events * sizeof events[0]);
+        if (!(registered >> e.gpu & 1u))
+            continue;
+        memset(data, 0, sizeof *data);
+        data->device = &GPUS[e.gpu];
+        data->eventType = nvmlEventTypeXidCriticalError;
+        data->eventData = e.xid;
+        return NVML_SUCCESS;
+    }
+    return NVML_ERROR_TIMEOUT;
+}
+
+EXPORT nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set);
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
+{
+    return set == &the_set ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
 }

@@ -1,7 +1,8 @@
 /* nvidia_probe.c — loads a BUILT cube-accel-nvidia.so into a minimal host of
  * its own (no cubed, no test library: it builds with `cc -Iabi ... -ldl`)
  * and prints what the plugin discovers, the environment that pins GPU 0
- * (whole and a 0.5 share) and the usage document. device-check.sh runs it
+ * (whole and a 0.5 share), its pin (env and device nodes) and the usage
+ * document. device-check.sh runs it
  * on a machine with a GPU; the unit suite runs it against the fake NVML.
  *
  *   nvidia_probe PLUGIN.so [NVML_LIBRARY]
@@ -64,6 +65,12 @@ static int config_bool(cube_plugin *self, const char *path, int def)
     return def;
 }
 
+static int64_t config_int(cube_plugin *self, const char *path, int64_t def)
+{
+    (void)self; (void)path;
+    return def;
+}
+
 static int register_accel(cube_plugin *self, const struct cube_accel_desc *d)
 {
     (void)self;
@@ -92,6 +99,9 @@ static int probe(void *state)
         return rc != CUBE_OK ? 1 : 2;
     int bad = show("pin_env [\"0\"] 1.0", accel.pin_env(state, "[\"0\"]", 1.0, &doc), &doc);
     bad |= show("pin_env [\"0\"] 0.5", accel.pin_env(state, "[\"0\"]", 0.5, &doc), &doc);
+    /* not counted: without the driver's device nodes (the fake NVML) it fails */
+    if (accel.size >= offsetof(struct cube_accel_desc, pin) + sizeof accel.pin && accel.pin)
+        show("pin [\"0\"] 1.0", accel.pin(state, "[\"0\"]", 1.0, &doc), &doc);
     bad |= show("usage", accel.usage(state, &doc), &doc);
     return bad ? 1 : 0;
 }
@@ -122,6 +132,7 @@ int main(int argc, char **argv)
     host.set_error = set_error;
     host.config_string = config_string;
     host.config_bool = config_bool;
+    host.config_int = config_int;
     host.register_accel = register_accel;
     static char self; /* the plugin handle: opaque to the plugin */
     const struct cube_plugin_desc *d = entry();

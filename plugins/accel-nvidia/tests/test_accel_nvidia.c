@@ -2,7 +2,9 @@
  * (fake_nvml.c, loaded through the nvml_library setting): registration,
  * discover (model, memory, MIG, NUMA, NVLink domains, health), pin_env
  * (UUIDs, indices, MPS shares), usage, an absent or broken library (one
- * log line, no devices, init OK) and config errors. */
+ * log line, no devices, init OK) and config errors; ABI 1.5 pin (device
+ * nodes by NVML minor number) and health pushes (XID events, lost GPUs,
+ * retired pages). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,6 +78,7 @@ static int teardown(void **st)
     unsetenv("FAKE_NVML_LOST");
     unsetenv("FAKE_NVML_SWITCH");
     unsetenv("FAKE_NVML_NO_AFFINITY");
+    unsetenv("FAKE_NVML_PENDING");
     return 0;
 }
 
@@ -309,6 +312,105 @@ static void fini_shuts_nvml_down(void **st)
     dlclose(fake);
 }
 
+/* A fake /dev: files named as the driver's nodes (pin checks they exist;
+ * the executor checks they are devices). nodes: names, NULL-terminated. */
+static void fake_dev(char *root, const char *const *nodes)
+{
+    char path[256];
+    assert_non_null(mkdtemp(root));
+    for (int i = 0; nodes[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, nodes[i]);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fclose(f);
+    }
+}
+
+static void drop_dev(char *root, const char *const *nodes)
+{
+    char path[256];
+    for (int i = 0; nodes[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, nodes[i]);
+        unlink(path);
+    }
+    rmdir(root);
+}
+
+static void pins_device_nodes_by_minor_number(void **st)
+{
+    (void)st;
+    teardown(NULL);
+    static const char *const nodes[] = {"nvidia0", "nvidia3", "nvidiactl", "nvidia-uvm", NULL};
+    char root[] = "/tmp/fake-dev-XXXXXX", extra[128], want[1024], *pin = NULL;
+    fake_dev(root, nodes);
+    snprintf(extra, sizeof extra, ",\"dev_root\":\"%s\"", root);
+    assert_int_equal(up_fake(extra), CUBE_OK);
+    assert_int_equal(accel()->pin(state, "[\"0\",\"1\"]", 1.0, &pin), CUBE_OK);
+    snprintf(want, sizeof want,
+             "{\"env\":{\"CUDA_VISIBLE_DEVICES\":\"" UUID0 "," UUID1 "\",\"NVIDIA_VISIBLE_DEVICES\":"
+             "\"" UUID0 "," UUID1 "\"},\"deviceNodes\":["
+             "{\"path\":\"/dev/nvidia0\",\"hostPath\":\"%s/nvidia0\"},"
+             "{\"path\":\"/dev/nvidia3\",\"hostPath\":\"%s/nvidia3\"},"   /* GPU 1's minor */
+             "{\"path\":\"/dev/nvidiactl\",\"hostPath\":\"%s/nvidiactl\"},"
+             "{\"path\":\"/dev/nvidia-uvm\",\"hostPath\":\"%s/nvidia-uvm\"}],\"mounts\":[]}",
+             root, root, root, root);
+    assert_string_equal(pin, want);
+    free(pin);
+    pin = NULL;
+    /* GPU 2 is /dev/nvidia1, absent here: refused with the reason */
+    assert_int_equal(accel()->pin(state, "[\"2\"]", 1.0, &pin), CUBE_EIO);
+    assert_null(pin);
+    assert_non_null(strstr(cube_mock_last_error(), "GPU 2: no device node"));
+    assert_int_equal(accel()->pin(state, "[\"7\"]", 1.0, &pin), CUBE_EINVAL);
+    drop_dev(root, nodes);
+}
+
+/* The fake NVML's run-time knobs. */
+static void fake_call(const char *fn, int gpu, unsigned long long xid)
+{
+    void *fake = dlopen(FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(fake);
+    void *f = dlsym(fake, fn);
+    assert_non_null(f);
+    if (!strcmp(fn, "fake_nvml_xid"))
+        ((void (*)(int, unsigned long long))f)(gpu, xid);
+    else
+        ((void (*)(int))f)(gpu);
+    dlclose(fake);
+}
+
+static void pushes_health_from_xids_lost_gpus_and_pages(void **st)
+{
+    (void)st;
+    char why[160];
+    const char *res = "nvidia.com/gpu";
+    assert_true(cube_mock_run_timers() >= 1);           /* the health check */
+    assert_int_equal(cube_mock_device_health(res, "0", NULL, 0), -1);   /* nothing to say */
+    fake_call("fake_nvml_xid", 0, 79);                  /* fell off the bus: critical */
+    fake_call("fake_nvml_xid", 1, 13);                  /* the application's own fault */
+    cube_mock_run_timers();
+    assert_int_equal(cube_mock_device_health(res, "0", why, sizeof why), 0);
+    assert_non_null(strstr(why, "XID 79"));
+    assert_int_equal(cube_mock_device_health(res, "1", NULL, 0), -1);
+    fake_call("fake_nvml_lose", 2, 0);
+    cube_mock_run_timers();
+    assert_int_equal(cube_mock_device_health(res, "2", why, sizeof why), 0);
+    assert_string_equal(why, "NVML cannot reach it: GPU is lost");
+    fake_call("fake_nvml_lose", -1, 0);
+    cube_mock_run_timers();
+    assert_int_equal(cube_mock_device_health(res, "2", NULL, 0), 1);   /* back */
+    assert_int_equal(cube_mock_device_health(res, "0", NULL, 0), 0);   /* an XID sticks */
+    teardown(NULL);
+    setenv("FAKE_NVML_PENDING", "1", 1);
+    assert_int_equal(up_fake(NULL), CUBE_OK);
+    cube_mock_run_timers();
+    assert_int_equal(cube_mock_device_health(res, "1", why, sizeof why), 0);
+    assert_string_equal(why, "retired memory pages wait for a GPU reset");
+    teardown(NULL);
+    assert_int_equal(up_fake(",\"health_interval_ms\":0"), CUBE_OK);
+    assert_int_equal(cube_mock_run_timers(), 0);        /* off */
+}
+
 static void expect_error(const char *config, const char *setting)
 {
     assert_int_not_equal(up(config), CUBE_OK);
@@ -327,6 +429,7 @@ static void bad_config_names_the_setting(void **st)
     expect_error("{\"pin_by\":\"slot\"}", "pin_by:");
     expect_error("{\"mps_pipe_directory\":\"run/mps\"}", "mps_pipe_directory:");
     expect_error("{\"sysfs_root\":\"sys\"}", "sysfs_root:");
+    expect_error("{\"dev_root\":\"dev\"}", "dev_root:");
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -339,7 +442,8 @@ int main(void)
         T(nvswitch_makes_one_island), T(lost_gpu_is_unhealthy),
         T(numa_from_sysfs_when_nvml_cannot_say), T(pins_by_uuid_and_by_index),
         T(shares_use_mps_settings), T(bad_pins_are_refused),
-        T(usage_reports_utilisation_and_memory), B(absent_library_logs_one_line),
+        T(usage_reports_utilisation_and_memory), T(pins_device_nodes_by_minor_number),
+        T(pushes_health_from_xids_lost_gpus_and_pages), B(absent_library_logs_one_line),
         B(broken_library_or_driver), T(fini_shuts_nvml_down),
         cmocka_unit_test(bad_config_names_the_setting),
     };

@@ -1,5 +1,7 @@
 /* test_accel_sim.c — accel-sim with the fake host: registration, discover,
- * pin_env (whole devices and shares), usage, config errors. */
+ * pin_env (whole devices and shares), usage, config errors; ABI 1.5 pin
+ * (device nodes, mounts), partitions (prepare, pin, release) and the route
+ * that pushes device health. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,6 +135,103 @@ static void no_devices_is_fine(void **st)
     free(out);
 }
 
+/* ABI 1.5: the config of the pin, partition and health cases. */
+static const char PINNED[] =
+    "{\"devices\":[{\"id\":\"0\",\"device_node\":\"/dev/sim0\",\"host_path\":\"/dev/null\"},"
+    "{\"id\":\"1\",\"device_node\":\"/dev/sim1\",\"partitioned\":true},"
+    "{\"id\":\"2\",\"prepare_error\":\"no slices left on device 2\"},{\"id\":\"3\"}],"
+    "\"mounts\":[{\"host_path\":\"/opt/sim\",\"path\":\"/opt/sim\"}]}";
+
+static void pins_device_nodes_and_mounts(void **st)
+{
+    (void)st;
+    teardown(NULL);
+    assert_int_equal(cube_mock_init(cube_plugin_accel_sim(), PINNED, &state), CUBE_OK);
+    char *pin = NULL;
+    assert_int_equal(accel()->pin(state, "[\"0\",\"3\"]", 1.0, &pin), CUBE_OK);
+    assert_string_equal(pin, "{\"env\":{\"SIM_VISIBLE_DEVICES\":\"0,3\"},\"deviceNodes\":"
+                             "[{\"path\":\"/dev/sim0\",\"hostPath\":\"/dev/null\"}],\"mounts\":"
+                             "[{\"hostPath\":\"/opt/sim\",\"containerPath\":\"/opt/sim\","
+                             "\"readOnly\":true}]}");
+    free(pin);
+    pin = NULL;
+    assert_int_equal(accel()->pin(state, "[\"9\"]", 1.0, &pin), CUBE_EINVAL);
+    assert_null(pin);
+    assert_non_null(strstr(cube_mock_last_error(), "unknown device id"));
+}
+
+static void partitions_are_made_pinned_and_released(void **st)
+{
+    (void)st;
+    teardown(NULL);
+    assert_int_equal(cube_mock_init(cube_plugin_accel_sim(), PINNED, &state), CUBE_OK);
+    const char *req = "{\"job\":{\"project\":\"p\",\"name\":\"j\",\"uid\":\"u\"},"
+                      "\"replica\":0,\"attempt\":1,\"node\":\"n\",\"resource\":"
+                      "\"sim.cube.dev/gpu\",\"devices\":[\"1\"],\"share\":0.5}";
+    char *prep = NULL, *pin = NULL;
+    assert_int_equal(accel()->prepare(state, req, &prep), CUBE_OK);
+    assert_string_equal(prep, "{\"devices\":[\"1.p1\"],\"partition\":\"1.p1\"}");
+    /* the partition is what gets pinned, with its device's node */
+    assert_int_equal(accel()->pin(state, "[\"1.p1\"]", 0.5, &pin), CUBE_OK);
+    assert_non_null(strstr(pin, "\"SIM_VISIBLE_DEVICES\":\"1.p1\",\"SIM_DEVICE_SHARE\":\"0.5\""));
+    assert_non_null(strstr(pin, "{\"path\":\"/dev/sim1\",\"hostPath\":\"/dev/sim1\"}"));
+    free(pin);
+    cube_mock_set_user("root", "admin");
+    struct cube_mock_response r = cube_mock_request("GET", "/api/v1/accel-sim/partitions", NULL,
+                                                    NULL, NULL);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "\"live\":{\"1.p1\":{\"device\":\"1\""));
+    cube_mock_response_free(&r);
+    assert_int_equal(accel()->release(state, req, prep), CUBE_OK);
+    assert_int_equal(accel()->release(state, req, prep), CUBE_OK);   /* idempotent */
+    r = cube_mock_request("GET", "/api/v1/accel-sim/partitions", NULL, NULL, NULL);
+    assert_non_null(strstr(r.body, "\"live\":{}"));
+    assert_non_null(strstr(r.body, "{\"op\":\"prepare\",\"request\":{\"job\":{\"project\":\"p\""));
+    assert_non_null(strstr(r.body, "{\"op\":\"release\""));
+    cube_mock_response_free(&r);
+    free(prep);
+    prep = NULL;
+    /* whole devices without partitions: declined; a failing device: its reason */
+    assert_int_equal(accel()->prepare(state, "{\"devices\":[\"0\"]}", &prep), CUBE_DECLINED);
+    assert_int_equal(accel()->prepare(state, "{\"devices\":[\"2\"]}", &prep), CUBE_EIO);
+    assert_string_equal(cube_mock_last_error(), "no slices left on device 2");
+    assert_null(prep);
+}
+
+static void health_route_pushes_device_health(void **st)
+{
+    (void)st;
+    teardown(NULL);
+    assert_int_equal(cube_mock_init(cube_plugin_accel_sim(), PINNED, &state), CUBE_OK);
+    char why[64];
+    cube_mock_set_user("root", "admin");
+    struct cube_mock_response r = cube_mock_request(
+        "PUT", "/api/v1/accel-sim/devices/1/health", NULL, NULL,
+        "{\"healthy\":false,\"reason\":\"simulated XID 79\"}");
+    assert_int_equal(r.status, 200);
+    cube_mock_response_free(&r);
+    assert_int_equal(cube_mock_device_health("sim.cube.dev/gpu", "1", why, sizeof why), 0);
+    assert_string_equal(why, "simulated XID 79");
+    r = cube_mock_request("PUT", "/api/v1/accel-sim/devices/1/health", NULL, NULL,
+                          "{\"healthy\":true}");
+    assert_int_equal(r.status, 200);
+    cube_mock_response_free(&r);
+    assert_int_equal(cube_mock_device_health("sim.cube.dev/gpu", "1", NULL, 0), 1);
+    r = cube_mock_request("PUT", "/api/v1/accel-sim/devices/7/health", NULL, NULL,
+                          "{\"healthy\":true}");
+    assert_int_equal(r.status, 404);
+    cube_mock_response_free(&r);
+    r = cube_mock_request("PUT", "/api/v1/accel-sim/devices/1/health", NULL, NULL,
+                          "{\"healthy\":\"no\"}");
+    assert_int_equal(r.status, 422);
+    cube_mock_response_free(&r);
+    cube_mock_set_user("bob", "dev");   /* administrators only */
+    r = cube_mock_request("PUT", "/api/v1/accel-sim/devices/1/health", NULL, NULL,
+                          "{\"healthy\":false}");
+    assert_int_equal(r.status, 403);
+    cube_mock_response_free(&r);
+}
+
 static void expect_error(const char *config, const char *setting)
 {
     void *s = NULL;
@@ -159,6 +258,11 @@ static void bad_config_names_the_setting(void **st)
     expect_error("{\"devices\":[{\"id\":\"a\",\"numa\":-1}]}", "devices[0].numa:");
     expect_error("{\"devices\":[{\"id\":\"a\",\"memory\":\"lots\"}]}", "devices[0].memory:");
     expect_error("{\"devices\":[{\"id\":\"a\",\"healthy\":1}]}", "devices[0].healthy:");
+    expect_error("{\"devices\":[{\"id\":\"a\",\"device_node\":\"/etc/x\"}]}",
+                 "devices[0].device_node:");
+    expect_error("{\"devices\":[{\"id\":\"a\",\"host_path\":\"/dev/null\"}]}",
+                 "devices[0].host_path:");
+    expect_error("{\"mounts\":[{\"host_path\":\"/a/../b\",\"path\":\"/b\"}]}", "mounts[0]");
 }
 
 int main(void)
@@ -170,6 +274,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(usage_reports_configured_figures, setup, teardown),
         cmocka_unit_test_setup_teardown(custom_variable_names, setup, teardown),
         cmocka_unit_test_setup_teardown(no_devices_is_fine, setup, teardown),
+        cmocka_unit_test_setup_teardown(pins_device_nodes_and_mounts, setup, teardown),
+        cmocka_unit_test_setup_teardown(partitions_are_made_pinned_and_released, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(health_route_pushes_device_health, setup, teardown),
         cmocka_unit_test(bad_config_names_the_setting),
     };
     return cmocka_run_group_tests_name("accel-sim plugin (fake host)", tests, NULL, NULL);

@@ -1,6 +1,8 @@
 /* test_isolation.c — executor-local's isolation of a replica, without
  * processes or root: account names, cgroup paths and limits (on a fake
  * cgroup tree), mount views and bubblewrap's command line. */
+#include <cjson/cJSON.h>
+
 #include "xl_test.h"
 
 static char root[256];
@@ -207,24 +209,85 @@ static void bubblewrap_command_line(void **st)
 {
     (void)st;
     char *argv[] = {"python3", "train.py", NULL};
-    char **a = xl_bwrap_argv("/usr/bin/bwrap", "/h/alice", "/p/vision", "/h/alice/w", argv);
+    char msg[256];
+    struct xl_pins legacy = {0};
+    char **a = xl_bwrap_argv("/usr/bin/bwrap", "/h/alice", "/p/vision", "/h/alice/w", &legacy,
+                             argv, msg, sizeof msg);
     assert_non_null(a);
     char line[2048] = "";
     for (char **p = a; *p; p++)
         snprintf(line + strlen(line), sizeof line - strlen(line), "%s ", *p);
     assert_non_null(strstr(line, "/usr/bin/bwrap --ro-bind / / "));
+    assert_non_null(strstr(line, "--dev-bind /dev /dev "));   /* nodes unknown: as before */
     assert_non_null(strstr(line, "--tmpfs /tmp "));
     assert_non_null(strstr(line, "--bind /h/alice /h/alice "));
     assert_non_null(strstr(line, "--bind /p/vision /p/vision "));
     assert_null(strstr(line, "--bind /h/alice/w"));   /* inside the home already */
     assert_non_null(strstr(line, "--chdir /h/alice/w -- python3 train.py "));
     xl_strv_free(a);
-    a = xl_bwrap_argv("/usr/bin/bwrap", "/h/alice", "/p/vision", "/srv/code", argv);
+    a = xl_bwrap_argv("/usr/bin/bwrap", "/h/alice", "/p/vision", "/srv/code", &legacy, argv,
+                      msg, sizeof msg);
     line[0] = '\0';
     for (char **p = a; *p; p++)
         snprintf(line + strlen(line), sizeof line - strlen(line), "%s ", *p);
     assert_non_null(strstr(line, "--bind /srv/code /srv/code "));
     xl_strv_free(a);
+}
+
+/* Pinned device nodes and mounts: a fresh /dev with exactly those nodes,
+ * the mounts bound (read-only unless said); a node or mount this machine
+ * lacks fails the start, naming it; bad documents are refused. */
+static void bubblewrap_shows_only_pinned_devices(void **st)
+{
+    (void)st;
+    char *argv[] = {"ls", "/dev", NULL}, msg[256], line[2048] = "";
+    struct xl_pins p;
+    cJSON *doc = cJSON_Parse(
+        "{\"deviceNodes\":[{\"path\":\"/dev/sim0\",\"hostPath\":\"/dev/null\"},"
+        "{\"path\":\"/dev/zero\"}],\"mounts\":[{\"hostPath\":\"/etc\",\"containerPath\":"
+        "\"/opt/etc\"},{\"hostPath\":\"/var\",\"containerPath\":\"/opt/var\","
+        "\"readOnly\":false}]}");
+    assert_int_equal(xl_pins_parse(&p, doc, msg, sizeof msg), CUBE_OK);
+    cJSON_Delete(doc);
+    assert_true(p.known);
+    char **a = xl_bwrap_argv("/usr/bin/bwrap", "/h/a", "/p/v", "/h/a", &p, argv, msg,
+                             sizeof msg);
+    assert_non_null(a);
+    for (char **q = a; *q; q++)
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s ", *q);
+    assert_non_null(strstr(line, "--ro-bind / / --dev /dev --bind /dev/shm /dev/shm "
+                                 "--dev-bind /dev/null /dev/sim0 --dev-bind /dev/zero /dev/zero "));
+    assert_null(strstr(line, "--dev-bind /dev /dev"));
+    assert_non_null(strstr(line, "--ro-bind /etc /opt/etc --bind /var /opt/var --unshare-ipc"));
+    xl_strv_free(a);
+    free(p.nodes[0].host);
+    p.nodes[0].host = strdup("/nonexistent/nvidia9");
+    assert_null(xl_bwrap_argv("/usr/bin/bwrap", "/h/a", "/p/v", "/h/a", &p, argv, msg,
+                              sizeof msg));
+    assert_string_equal(msg, "device node /nonexistent/nvidia9: not a device on this node");
+    free(p.nodes[0].host);
+    p.nodes[0].host = strdup("/etc/passwd");   /* a file is no device */
+    assert_null(xl_bwrap_argv("/usr/bin/bwrap", "/h/a", "/p/v", "/h/a", &p, argv, msg,
+                              sizeof msg));
+    xl_pins_free(&p);
+    static const char *const bad[] = {
+        "{\"deviceNodes\":[{\"path\":\"/etc/x\"}]}",
+        "{\"deviceNodes\":[{\"path\":\"/dev/../etc\"}]}",
+        "{\"deviceNodes\":{}}",
+        "{\"mounts\":[{\"hostPath\":\"/a\",\"containerPath\":\"/proc/x\"}]}",
+        "{\"mounts\":[{\"hostPath\":\"a\",\"containerPath\":\"/b\"}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        doc = cJSON_Parse(bad[i]);
+        assert_int_equal(xl_pins_parse(&p, doc, msg, sizeof msg), CUBE_EINVAL);
+        xl_pins_free(&p);
+        cJSON_Delete(doc);
+    }
+    doc = cJSON_Parse("{\"mounts\":[]}");   /* no "deviceNodes": unknown */
+    assert_int_equal(xl_pins_parse(&p, doc, msg, sizeof msg), CUBE_OK);
+    assert_false(p.known);
+    xl_pins_free(&p);
+    cJSON_Delete(doc);
 }
 
 int main(void)
@@ -236,6 +299,7 @@ int main(void)
         cmocka_unit_test(pids_total_is_below_the_kernels_limits),
         cmocka_unit_test(view_hides_closed_directories),
         cmocka_unit_test(bubblewrap_command_line),
+        cmocka_unit_test(bubblewrap_shows_only_pinned_devices),
     };
     return cmocka_run_group_tests_name("executor-local isolation (no processes)", tests,
                                        make_root, drop_root);

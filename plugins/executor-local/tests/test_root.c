@@ -517,7 +517,8 @@ static long last_number(const char *text)
     return atol(text + n);
 }
 
-/* bubblewrap: the system read-only, home writable, /tmp private. */
+/* bubblewrap: the system read-only, home writable, /tmp private; with
+ * pins (ABI 1.5) only the pinned device nodes and mounts. */
 static void bubblewrap_sandbox(void **st)
 {
     (void)st;
@@ -546,6 +547,29 @@ static void bubblewrap_sandbox(void **st)
     assert_non_null(strstr(log, "\nx\n"));
     assert_true(last_number(log) >= 29500);
     unlink("/tmp/xl-outside-marker");
+    free(log);
+    /* ABI 1.5 pins: of /dev only what every process has and the pinned
+     * node (the machine's /dev/null shown as /dev/sim0), plus a mount */
+    log = run_to_end("alice", "r-pinned", "[\"sh\",\"-c\",\"ls /dev; echo x > /dev/sim0 && "
+                     "echo sim-writable\"]",
+                     "\"deviceNodes\":[{\"path\":\"/dev/sim0\",\"hostPath\":\"/dev/null\"}],"
+                     "\"mounts\":[]", &e);
+    print_message("pinned: %s", log);
+    assert_int_equal(e->exit_code, 0);
+    assert_non_null(strstr(log, "\nsim0\n"));
+    assert_non_null(strstr(log, "\nnull\n"));
+    assert_non_null(strstr(log, "\nshm\n"));
+    assert_non_null(strstr(log, "sim-writable"));
+    assert_null(strstr(log, "kmsg"));
+    assert_null(strstr(log, "loop"));
+    free(log);
+    log = run_to_end("alice", "r-mount", "[\"sh\",\"-c\",\"ls /tmp/xl-etc/hostname && "
+                     "touch /tmp/xl-etc/x 2>/dev/null || echo mount-readonly\"]",
+                     "\"deviceNodes\":[],\"mounts\":[{\"hostPath\":\"/etc\",\"containerPath\":"
+                     "\"/tmp/xl-etc\"}]", &e);
+    assert_int_equal(e->exit_code, 0);
+    assert_non_null(strstr(log, "/tmp/xl-etc/hostname"));
+    assert_non_null(strstr(log, "mount-readonly"));
     free(log);
     free(cfg);
 }

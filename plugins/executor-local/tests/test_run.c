@@ -1,6 +1,7 @@
 /* test_run.c — executor-local running real replicas through the fake host:
  * exit codes, output in the log stream (promptly), stop with a grace
- * period, timeouts, start errors, and re-adoption after a restart (a reset
+ * period, timeouts, start errors, the endpoints a start reports (ABI 1.5),
+ * and re-adoption after a restart (a reset
  * of the fake host, and a real kill -9 of the process that started them).
  * Runs as any user; as root, replicas get accounts ("cxr-<user>"), which
  * the group's teardown removes. */
@@ -312,6 +313,30 @@ static void start_errors_are_returned(void **st)
     free(ls);
 }
 
+/* ABI 1.5: a started replica reports its endpoints from inside start: the
+ * node's address and each port the host allocated; none without ports. */
+static void endpoints_are_reported_at_start(void **st)
+{
+    (void)st;
+    char id[XL_ID_LEN], id6[XL_ID_LEN], none[XL_ID_LEN];
+    run("t-ep", "[\"/bin/true\"]", "\"address\":\"127.0.0.1\","
+        "\"ports\":{\"http\":30001,\"rdzv\":30002}", id);
+    char *got = cube_mock_replica_endpoints(id);
+    assert_non_null(got);
+    assert_string_equal(got, "{\"http\":\"127.0.0.1:30001\",\"rdzv\":\"127.0.0.1:30002\"}");
+    free(got);
+    run("t-ep6", "[\"/bin/true\"]", "\"address\":\"::1\",\"ports\":{\"http\":30003}", id6);
+    got = cube_mock_replica_endpoints(id6);
+    assert_non_null(got);
+    assert_string_equal(got, "{\"http\":\"[::1]:30003\"}");
+    free(got);
+    run("t-ep0", "[\"/bin/true\"]", "", none);
+    assert_null(cube_mock_replica_endpoints(none));
+    xt_wait_exit(id, 5000);
+    xt_wait_exit(id6, 5000);
+    xt_wait_exit(none, 5000);
+}
+
 static void home_env_and_workdir(void **st)
 {
     (void)st;
@@ -488,6 +513,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stop_kills_after_grace, setup, teardown),
         cmocka_unit_test_setup_teardown(timeout_is_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(start_errors_are_returned, setup, teardown),
+        cmocka_unit_test_setup_teardown(endpoints_are_reported_at_start, setup, teardown),
         cmocka_unit_test_setup_teardown(home_env_and_workdir, setup, teardown),
         cmocka_unit_test_setup_teardown(many_replicas_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(readopted_after_restart, setup, teardown),

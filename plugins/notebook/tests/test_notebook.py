@@ -4,7 +4,8 @@ cubed's apps origin the tree page answers 200, a kernel executes 1+1 over
 a proxied WebSocket, another dev gets 403, project ops pass (ops_access:
 true here; an audit event says so) and an anonymous browser is redirected
 to login; a stopped notebook's address says how to start it; a notebook with half a (simulated) GPU gets
-it pinned and sees CUBE_API/CUBE_TOKEN/CUBE_PROJECT; stop and restart; idle
+it pinned and sees CUBE_API/CUBE_TOKEN/CUBE_PROJECT and CUBE_PORT_HTTP, the
+port its Job's endpoint reports (ABI 1.5); stop and restart; idle
 culling stops a notebook with an event, but not while a browser is
 connected; a hard expiry warns, is renewed and then stops it; a restart of
 cubed keeps a running notebook reachable; bad specs are 422 naming the
@@ -94,7 +95,13 @@ class Notebooks(unittest.TestCase):
         self.fail(f"Job {name} was not deleted")
 
     def port_of(self, st):
-        return int(self.job(st["job"])["spec"]["command"][7])
+        """The server's port: its Job's reported endpoint (ABI 1.5), on
+        loopback, the port the host allocated for spec.ports "http"."""
+        rep = self.job(st["job"])["status"]["replicas"][0]
+        host, port = rep["endpoints"]["http"].rsplit(":", 1)
+        self.assertEqual(host, "127.0.0.1", rep)
+        self.assertEqual(int(port), rep["ports"]["http"], rep)
+        return int(port)
 
     def direct(self, port, path):
         import http.client
@@ -170,9 +177,10 @@ class Notebooks(unittest.TestCase):
         self.assertEqual(len(devices), 1, job["status"])
         code = ("import os; ','.join(os.environ.get(k, '-') for k in ('CUBE_PROJECT', "
                 "'SIM_VISIBLE_DEVICES', 'CUBE_NOTEBOOK')) + ' ' + str(len(os.environ.get('CUBE_TOKEN', '')) > 0) "
-                "+ ' ' + os.environ.get('CUBE_API', '-')[:7]")
+                "+ ' ' + os.environ.get('CUBE_API', '-')[:7] + ' ' + os.environ.get('CUBE_PORT_HTTP', '-')")
         out = self.execute("frac", code)
-        self.assertEqual(out, repr(f"lab,{devices[0]['id']},frac True http://"), out)
+        self.assertEqual(out, repr(f"lab,{devices[0]['id']},frac True http:// {self.port_of(st)}"),
+                         out)
 
     def execute(self, name, code):
         import websocket

@@ -1,6 +1,7 @@
 /* test_unit.c — the notebook plugin against the fake host: spec checks
  * name their field, defaults come from the config, the Job a notebook runs
- * as (owner, ownerReferences, port, base URL, no secret), the private
+ * as (owner, ownerReferences, spec.ports, bind address, base URL, no
+ * secret), the server's endpoint read from its Job (ABI 1.5), the private
  * server files (mode 0600, reloaded after a restart), the launch action
  * that accepts a server's secret once per generation, ops kept out by
  * default, a stopped notebook's proxy answer and open's own redirect. */
@@ -134,7 +135,7 @@ static void the_job_carries_no_secret(void **st)
     const char *nbj = "{\"kind\":\"Notebook\",\"metadata\":{\"name\":\"lab\",\"project\":\"vision\","
                       "\"uid\":\"u-1\",\"owner\":\"alice\"},\"spec\":{\"ide\":\"jupyter\","
                       "\"resources\":{\"cpu\":\"1\"},\"env\":{\"SEED\":\"7\"},\"image\":\"x:1\"}}";
-    char *text = nb_job_json(state, nbj, "lab-nb3", 41234, 3);
+    char *text = nb_job_json(state, nbj, "lab-nb3", 3);
     assert_non_null(text);
     cJSON *job = cJSON_Parse(text), *meta = cJSON_GetObjectItem(job, "metadata");
     cJSON *spec = cJSON_GetObjectItem(job, "spec");
@@ -145,7 +146,11 @@ static void the_job_carries_no_secret(void **st)
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ref, "kind")), "Notebook");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ref, "uid")), "u-1");
     cJSON *cmd = cJSON_GetObjectItem(spec, "command");
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 7)), "41234");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 7)), "127.0.0.1");
+    cJSON *port = cJSON_GetArrayItem(cJSON_GetObjectItem(spec, "ports"), 0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(port, "name")), "http");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(port, "protocol")), "http");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(spec, "ports")), 1);
     assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 8)), "/notebook/vision/lab/");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cmd, 11)), "3");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(
@@ -164,7 +169,7 @@ static void server_files_are_private_and_reload(void **st)
     assert_non_null(mkdtemp(dir));
     struct nb_table t;
     assert_int_equal(nb_table_init(&t, dir, msg, sizeof msg), 0);
-    struct nb_entry e = {.port = 40001, .generation = 2};
+    struct nb_entry e = {.port = 0, .generation = 2};   /* its endpoint not known yet */
     snprintf(e.key, sizeof e.key, "vision/lab");
     snprintf(e.job, sizeof e.job, "lab-nb2");
     snprintf(e.ide, sizeof e.ide, "jupyter");
@@ -173,6 +178,8 @@ static void server_files_are_private_and_reload(void **st)
     assert_int_equal(nb_table_set_token(&t, "vision/lab", 1, "ab"), -1);  /* old generation */
     assert_int_equal(nb_table_set_token(&t, "vision/lab", 2, "0123456789abcdef0123456789abcdef"), 0);
     assert_int_equal(nb_table_set_token(&t, "vision/lab", 2, "ffffffffffffffffffffffffffffffff"), -1);
+    assert_int_equal(nb_table_set_endpoint(&t, "vision/lab", 1, "10.1.2.3", 40001), -1);
+    assert_int_equal(nb_table_set_endpoint(&t, "vision/lab", 2, "10.1.2.3", 40001), 0);
     snprintf(path, sizeof path, "%s/servers/vision.lab", dir);
     struct stat sb;
     assert_int_equal(stat(path, &sb), 0);
@@ -184,7 +191,20 @@ static void server_files_are_private_and_reload(void **st)
     assert_int_equal(nb_table_get(&t, "vision/lab", &g), 0);
     assert_string_equal(g.token, "0123456789abcdef0123456789abcdef");
     assert_int_equal(g.port, 40001);
+    assert_string_equal(g.host, "10.1.2.3");
     assert_string_equal(g.owner, "alice");
+    /* a file written before endpoints (seven fields): a server on loopback */
+    snprintf(path, sizeof path, "%s/servers/vision.old", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("vision/old old-nb1 40009 1 jupyter - bob\n", f);
+    fclose(f);
+    nb_table_load(&t);
+    assert_int_equal(nb_table_get(&t, "vision/old", &g), 0);
+    assert_string_equal(g.host, "127.0.0.1");
+    assert_int_equal(g.port, 40009);
+    nb_table_drop(&t, "vision/old");
+    snprintf(path, sizeof path, "%s/servers/vision.lab", dir);
     nb_table_drop(&t, "vision/lab");
     assert_int_equal(access(path, F_OK), -1);
     nb_table_fini(&t);
@@ -242,7 +262,7 @@ static void proxy_resolves_only_ready_servers(void **st)
     struct nb *nb = state;
     struct cube_proxy_upstream up;
     assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_EUNAVAIL);     /* not running */
-    struct nb_entry e = {.port = 40003, .generation = 1};
+    struct nb_entry e = {.generation = 1};
     snprintf(e.key, sizeof e.key, "p/r1");
     snprintf(e.job, sizeof e.job, "r1-nb1");
     snprintf(e.ide, sizeof e.ide, "jupyter");
@@ -250,6 +270,8 @@ static void proxy_resolves_only_ready_servers(void **st)
     assert_int_equal(nb_table_put(&nb->table, &e), 0);
     assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_EUNAVAIL);     /* no secret yet */
     assert_int_equal(nb_table_set_token(&nb->table, "p/r1", 1, "0123456789abcdef0123456789abcdef"), 0);
+    assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_EUNAVAIL);     /* no endpoint yet */
+    assert_int_equal(nb_table_set_endpoint(&nb->table, "p/r1", 1, "127.0.0.1", 40003), 0);
     nb_table_touch(&nb->table, "p/r1", 1, 0);
     assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_OK);
     assert_string_equal(up.host, "127.0.0.1");
@@ -262,6 +284,41 @@ static void proxy_resolves_only_ready_servers(void **st)
     assert_int_equal(resolve_as(0, "olga", "ops", &up), CUBE_OK);
     assert_int_equal(resolve_as(0, "alice", "dev", &up), CUBE_OK);
     nb_table_drop(&nb->table, "p/r1");
+}
+
+/* ABI 1.5: where the server is, from its Job's status: the replica's
+ * reported endpoints.http, a name looked up into a numeric address. */
+static int endpoint_in(const char *replica_json, char *host, unsigned *port)
+{
+    char text[512];
+    snprintf(text, sizeof text, "{\"status\":{\"replicas\":[%s]}}", replica_json);
+    cJSON *job = cJSON_Parse(text);
+    int rc = nb_endpoint_of(job, host, 64, port);
+    cJSON_Delete(job);
+    return rc;
+}
+
+static void the_endpoint_comes_from_the_job(void **st)
+{
+    (void)st;
+    char host[64];
+    unsigned port = 0;
+    assert_int_equal(endpoint_in("{\"node\":\"n\"}", host, &port), 1);   /* not yet */
+    assert_int_equal(endpoint_in("{\"endpoints\":{\"other\":\"127.0.0.1:1\"}}", host, &port), 1);
+    assert_int_equal(endpoint_in("{\"endpoints\":{\"http\":\"127.0.0.1:30001\"}}", host, &port), 0);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(port, 30001);
+    assert_int_equal(endpoint_in("{\"endpoints\":{\"http\":\"[::1]:5\"}}", host, &port), 0);
+    assert_string_equal(host, "::1");
+    assert_int_equal(endpoint_in("{\"endpoints\":{\"http\":\"10.88.0.2:30001\"}}", host, &port), 0);
+    assert_string_equal(host, "10.88.0.2");
+    assert_int_equal(endpoint_in("{\"endpoints\":{\"http\":\"nope\"}}", host, &port), -1);
+    assert_true(nb_is_loopback("127.0.0.1"));
+    assert_true(nb_is_loopback("127.9.9.9"));
+    assert_true(nb_is_loopback("::1"));
+    assert_false(nb_is_loopback("10.88.0.2"));
+    assert_false(nb_is_loopback("fd00::1"));
+    assert_false(nb_is_loopback(""));
 }
 
 /* Project ops do not run code in others' notebooks unless configured. */
@@ -345,6 +402,7 @@ int main(void)
         cmocka_unit_test(server_files_are_private_and_reload),
         cmocka_unit_test_setup_teardown(launch_is_accepted_once, setup, teardown),
         cmocka_unit_test_setup_teardown(proxy_resolves_only_ready_servers, setup, teardown),
+        cmocka_unit_test(the_endpoint_comes_from_the_job),
         cmocka_unit_test_setup_teardown(ops_access_is_off_by_default, setup, teardown),
         cmocka_unit_test_setup_teardown(a_stopped_notebook_says_how_to_start_it, setup, teardown),
         cmocka_unit_test_setup_teardown(open_goes_to_the_notebooks_own_path, setup, teardown),

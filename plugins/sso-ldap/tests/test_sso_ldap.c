@@ -265,7 +265,18 @@ static void refuses_before_any_traffic(void **st)
     assert_int_equal(login(big, "pw", &id, msg, sizeof msg), CUBE_EPERM);
     assert_non_null(strstr(msg, "user name refused"));
     assert_int_equal(login("a\x01", "pw", &id, msg, sizeof msg), CUBE_EPERM);
-    assert_true(cube_mock_metric("cube_sso_ldap_logins_total", "denied") == 3.0);
+    /* A name the directory cannot hold is not its user: "unknown". */
+    assert_true(cube_mock_metric("cube_sso_ldap_logins_total", "denied") == 1.0);
+    assert_true(cube_mock_metric("cube_sso_ldap_logins_total", "unknown") == 2.0);
+    /* Through ABI 1.5's password_check the same name is declined (the
+     * next login method may know it), the reason in the error channel. */
+    assert_int_equal(cube_mock_password_check("ldap", "a\x01", "pw", &id, msg, sizeof msg),
+                     CUBE_DECLINED);
+    assert_non_null(strstr(msg, "user name refused"));
+    assert_null(id);
+    assert_int_equal(cube_mock_password_check("ldap", "alice", "", &id, msg, sizeof msg),
+                     CUBE_EPERM);
+    assert_non_null(strstr(msg, "empty password"));
 }
 
 static void unreachable_server_is_unavailable(void **st)

@@ -139,6 +139,22 @@ static void wrong_password_and_unknown_user(void **st)
     assert_int_equal(login("mallory", "x", NULL, msg, sizeof msg), CUBE_EPERM);
     assert_non_null(strstr(msg, "unknown"));
     assert_int_equal(login("alice", "", NULL, msg, sizeof msg), CUBE_EPERM);
+    /* ABI 1.5: an unknown user is declined (another method may have
+     * them), a wrong password is final; a success's identity comes from
+     * the host's allocator. */
+    char *json = NULL;
+    assert_int_equal(cube_mock_password_check("ldap", "mallory", "x", &json, msg, sizeof msg),
+                     CUBE_DECLINED);
+    assert_non_null(strstr(msg, "unknown"));
+    assert_int_equal(cube_mock_password_check("ldap", "alice", "bob-pw", &json, msg,
+                                              sizeof msg), CUBE_EPERM);
+    assert_non_null(strstr(msg, "wrong password"));
+    assert_null(strstr(msg, "bob-pw"));
+    assert_int_equal(cube_mock_password_check("ldap", "alice", "alice-pw", &json, msg,
+                                              sizeof msg), CUBE_OK);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"username\""));
+    free(json);
 }
 
 static void filter_injection_matches_nothing(void **st)

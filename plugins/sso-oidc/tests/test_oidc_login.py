@@ -160,6 +160,11 @@ def submit(browser, page_url, body, fields, stop):
     return browser.follow(urllib.parse.urljoin(page_url, f["action"]), form=data, stop=stop)
 
 
+# The test IdP is on the loopback: an address rule admits it (a name rule
+# never reaches loopback or private addresses).
+EGRESS = {"egress": {"allow": ["127.0.0.1:*"]}}
+
+
 def plugin_config(issuer, **over):
     conf = {"issuer": issuer, "client_id": "cube", "client_secret_env": "OIDC_E2E_SECRET",
             "display_name": "Sign in with the test IdP",
@@ -175,8 +180,8 @@ class OidcLogin(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         env = {"CUBE_ADMIN_TOKEN": ADMIN, "OIDC_E2E_SECRET": "cube-secret"}
-        cls.rs = Cubed(env=env, wait=False)    # RS256, client_secret_basic
-        cls.es = Cubed(env=env, wait=False)    # ES256, client_secret_post
+        cls.rs = Cubed(env=env, cube=EGRESS, wait=False)    # RS256, client_secret_basic
+        cls.es = Cubed(env=env, cube=EGRESS, wait=False)    # ES256, client_secret_post
         cls.idp = Provider([f"http://127.0.0.1:{c.port}{CALLBACK}" for c in (cls.rs, cls.es)])
         try:
             cls.rs.write_confd("10-sso-oidc.yaml", "sso-oidc", plugin_config(cls.idp.issuer))
@@ -306,20 +311,31 @@ class OidcLogin(unittest.TestCase):
 
 
 class UnreachableIssuer(unittest.TestCase):
-    def test_start_up_fails_naming_issuer(self):
-        port = free_port()  # nothing listens there
+    def start_fails(self, port, cube):
         c = Cubed(plugins={"sso-oidc": {"issuer": f"http://127.0.0.1:{port}", "client_id": "c",
-                                        "client_secret": "s"}}, wait=False)
+                                        "client_secret": "s"}}, cube=cube, wait=False)
         try:
             with self.assertRaises(RuntimeError) as e:
                 c.start()
-            msg = str(e.exception)
-            self.assertIn("sso-oidc", msg)
-            self.assertIn(f"issuer: cannot fetch discovery document from http://127.0.0.1:{port}"
-                          "/.well-known/openid-configuration: ", msg)
+            return str(e.exception)
         finally:
             c.log.close()
             c.tmp.cleanup()
+
+    def test_egress_must_allow_the_issuer(self):
+        """The plugin's requests are the host's fetches: cube.yaml's egress
+        rules decide, and the refusal says where to allow it."""
+        msg = self.start_fails(free_port(), None)
+        self.assertIn("issuer: cannot fetch discovery document from http://127.0.0.1:", msg)
+        self.assertIn("egress", msg)
+        self.assertIn("cube.yaml's egress.allow must admit the identity provider", msg)
+
+    def test_start_up_fails_naming_issuer(self):
+        port = free_port()  # nothing listens there
+        msg = self.start_fails(port, EGRESS)
+        self.assertIn("sso-oidc", msg)
+        self.assertIn(f"issuer: cannot fetch discovery document from http://127.0.0.1:{port}"
+                      "/.well-known/openid-configuration: ", msg)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Integration: cubectl's verbs for workloads against a real cubed with
 executor-local running them: for pipelines run, wait, logs --task, rerun,
-stop, backfill, export and import; for notebooks (when Jupyter is
+stop, backfill, export and import; a Job's metrics (push, show); for notebooks (when Jupyter is
 installed) stop, restart and renew.
 
 Exits 77 (skipped) while those plugins are not built."""
@@ -107,6 +107,38 @@ class Pipelines(CubectlTest):
         r = self.fails(1, "import", "-f", "-", stdin="kind: Pipeline\nmetadata: {name: bad}\n")
         self.assertIn("spec", r.err)
         self.fails(2, "import")
+
+
+class JobMetrics(CubectlTest):
+    def test_push_then_show(self):
+        doc = {"kind": "Job", "metadata": {"name": "mtrain"}, "spec": {"command": ["true"]}}
+        self.apply(json.dumps(doc))
+        r = self.ok("metrics", "push", "job/mtrain", "loss=0.5", "acc=0.75", "--step", "1")
+        self.assertEqual(r.out.strip(), "2 point(s) reported to job/mtrain")
+        self.ok("metrics", "push", "mtrain", "loss=0.25", "--step", "2")
+        out = self.ok("metrics", "job/mtrain").out.splitlines()
+        self.assertEqual(out[0].split(), ["NAME", "STEP", "VALUE", "TIME"])
+        self.assertEqual([ln.split()[:3] for ln in out[1:]],
+                         [["acc", "1", "0.75"], ["loss", "1", "0.5"], ["loss", "2", "0.25"]])
+        last = self.ok("metrics", "mtrain", "--last").out.splitlines()[1:]
+        self.assertEqual([ln.split()[:3] for ln in last], [["acc", "1", "0.75"],
+                                                           ["loss", "2", "0.25"]])
+        only = self.ok("metrics", "mtrain", "--name", "loss", "--since-step", "1").out
+        self.assertEqual([ln.split()[:3] for ln in only.splitlines()[1:]],
+                         [["loss", "2", "0.25"]])
+        doc = json.loads(self.ok("metrics", "mtrain", "-o", "json").out)
+        self.assertEqual((doc["kind"], doc["job"], len(doc["metrics"])), ("JobMetrics", "mtrain", 3))
+        # bad input: a clear error, nothing sent
+        r = self.fails(2, "metrics", "push", "mtrain", "loss=abc")
+        self.assertIn("NAME=VALUE", r.err)
+        self.fails(2, "metrics", "push", "mtrain", "loss=1", "--step", "-1")
+        self.fails(2, "metrics", "mtrain", "--step", "3")
+        r = self.fails(1, "metrics", "push", "mtrain", "bad name=1")
+        self.assertIn("metrics[0].name", r.err)
+        r = self.fails(1, "metrics", "nosuchjob")
+        self.assertIn("NotFound", r.err)
+        self.assertEqual(len(json.loads(self.ok("metrics", "mtrain", "-o", "json").out)
+                             ["metrics"]), 3)
 
 
 def have_jupyter():
