@@ -1,0 +1,91 @@
+"""Objects are plain dicts, with attribute access.
+
+An :class:`Obj` is a ``dict`` (``json.dumps`` takes it, ``obj["spec"]``
+works) whose keys can also be read as attributes, nested dicts included::
+
+    job = c.get("jobs", "train")
+    job.metadata.name            # "train"
+    job.status.get("phase")      # "Running"
+    job["spec"]["command"]       # the same dicts
+
+``metadata``, ``spec`` and ``status`` are always there (an empty dict when
+the object has none). A key that is also a dict method (``items``,
+``keys``, ``get`` ...) is reached with ``obj["items"]``.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+
+class AttrDict(dict):
+    """A dict whose keys read as attributes; nested dicts become AttrDicts
+    (in place) the first time they are reached that way."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            v = self[name]
+        except KeyError:
+            raise AttributeError(
+                f"no key {name!r} (keys: {', '.join(map(str, self)) or 'none'})") from None
+        if type(v) is dict:
+            v = self[name] = AttrDict(v)
+        return v
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self[name] = value
+
+    def __delattr__(self, name: str) -> None:
+        try:
+            del self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class Obj(AttrDict):
+    """A Cube object: ``{"apiVersion", "kind", "metadata", "spec",
+    "status"}``. ``name``, ``project`` and ``resource_version`` read
+    metadata; ``outcome`` is what :meth:`Client.apply` did
+    (``created``, ``configured``, ``unchanged``), else None."""
+
+    __slots__ = ("_outcome",)
+
+    def __init__(self, *a: Any, **kw: Any) -> None:
+        super().__init__(*a, **kw)
+        object.__setattr__(self, "_outcome", None)
+
+    def _part(self, key: str) -> AttrDict:
+        v = self.get(key)
+        if type(v) is dict:
+            v = self[key] = AttrDict(v)
+        return v if isinstance(v, AttrDict) else AttrDict()
+
+    @property
+    def metadata(self) -> AttrDict:
+        return self._part("metadata")
+
+    @property
+    def spec(self) -> AttrDict:
+        return self._part("spec")
+
+    @property
+    def status(self) -> AttrDict:
+        return self._part("status")
+
+    @property
+    def name(self) -> Optional[str]:
+        return self._part("metadata").get("name")
+
+    @property
+    def project(self) -> Optional[str]:
+        return self._part("metadata").get("project")
+
+    @property
+    def resource_version(self) -> Optional[str]:
+        return self._part("metadata").get("resourceVersion")
+
+    @property
+    def outcome(self) -> Optional[str]:
+        return self._outcome
+

@@ -1,0 +1,302 @@
+"""HTTP to one Cube server: keep-alive connections (one per thread), a
+timeout on every call, retries with back-off and jitter, typed errors.
+
+Retried until the deadline (``retry_deadline``, 30 s by default): a 503 or
+429 answer (after ``Retry-After`` when the server sends one), a refused
+connection (nothing was sent; for 5 s at most: a restarting server, not a
+wrong port), and for idempotent calls (GET, HEAD, PUT,
+DELETE) a dropped connection or a 502/504 from a proxy. A kept-alive
+connection the server closed while idle is reopened once for any call.
+http.client and ssl are imported on the first call, not with the package.
+"""
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from typing import Any, Dict, Mapping, Optional, Tuple
+from urllib.parse import quote, urlencode, urlsplit
+
+from ._version import __version__
+from .errors import BadResponse, ConfigError, Error, Timeout, Unavailable, from_response
+
+IDEMPOTENT = frozenset(("GET", "HEAD", "PUT", "DELETE", "OPTIONS"))
+IDLE_REOPEN_S = 10.0      # a kept-alive connection idle this long is reopened
+REFUSED_DEADLINE_S = 5.0  # refused connections are retried this long at most
+
+
+class Response:
+    """A whole answer: ``status``, ``headers`` (lower-case names), ``data``."""
+
+    __slots__ = ("status", "headers", "data", "method", "url")
+
+    def __init__(self, status: int, headers: Dict[str, str], data: bytes, method: str,
+                 url: str) -> None:
+        self.status, self.headers, self.data = status, headers, data
+        self.method, self.url = method, url
+
+    @property
+    def ctype(self) -> str:
+        return self.headers.get("content-type", "")
+
+    def json(self) -> Any:
+        if not self.data:
+            return {}
+        if "json" not in self.ctype:
+            raise from_response(self.method, self.url, 0, self.ctype, self.data) \
+                if "html" in self.ctype else BadResponse(
+                    f"expected JSON, got {self.ctype or 'no content type'}",
+                    method=self.method, url=self.url)
+        try:
+            return json.loads(self.data)
+        except ValueError as e:
+            raise BadResponse(f"the answer is not valid JSON ({e})", status=self.status,
+                              method=self.method, url=self.url) from None
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+
+def segment(s: str) -> str:
+    """A path segment, escaped (names are checked before, this is a belt)."""
+    return quote(s, safe="")
+
+
+class Transport:
+    """Requests to one server as one caller (bearer token)."""
+
+    def __init__(self, server: str, token: Optional[str] = None, *, timeout: float = 30.0,
+                 retry_deadline: float = 30.0, ca_file: Optional[str] = None,
+                 verify: bool = True) -> None:
+        u = urlsplit(server)
+        if u.scheme not in ("http", "https") or not u.hostname:
+            raise ConfigError(f"the server must be an http:// or https:// URL, got {server!r}")
+        self.server = server.rstrip("/")
+        self.scheme, self.host = u.scheme, u.hostname
+        self.port = u.port or (443 if u.scheme == "https" else 80)
+        self.prefix = u.path.rstrip("/")
+        self.token, self.timeout, self.retry_deadline = token, timeout, retry_deadline
+        self.ca_file, self.verify = ca_file, verify
+        self._ssl: Any = None
+        self._local = threading.local()
+        self.headers = {"User-Agent": f"cube-python/{__version__}",
+                        "Accept": "application/json"}
+        if token:
+            self.headers["Authorization"] = "Bearer " + token
+
+    # -- connections --------------------------------------------------------
+
+    def _new_conn(self, timeout: float) -> Any:
+        import http.client
+        if self.scheme == "http":
+            return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        if self._ssl is None:
+            import ssl
+            ctx = ssl.create_default_context(cafile=self.ca_file)
+            if not self.verify:
+                ctx.check_hostname = False
+                ctx.verify_mode = ssl.CERT_NONE
+            self._ssl = ctx
+        return http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
+                                           context=self._ssl)
+
+    def _pooled(self, timeout: float) -> Tuple[Any, bool]:
+        """This thread's connection and whether it served a call before."""
+        loc = self._local
+        conn = getattr(loc, "conn", None)
+        if conn is not None and time.monotonic() - loc.used > IDLE_REOPEN_S:
+            conn.close()
+            conn = None
+        if conn is None:
+            conn = loc.conn = self._new_conn(timeout)
+            loc.reused = False
+        elif conn.sock is not None:
+            conn.sock.settimeout(timeout)
+        conn.timeout = timeout
+        return conn, loc.reused
+
+    def _drop(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def close(self) -> None:
+        """Closes this thread's kept-alive connection."""
+        self._drop()
+
+    # -- requests -----------------------------------------------------------
+
+    def url(self, path: str, query: Optional[Mapping[str, Any]] = None) -> str:
+        return self.server + path + self._query(query)
+
+    @staticmethod
+    def _query(query: Optional[Mapping[str, Any]]) -> str:
+        if not query:
+            return ""
+        q = {k: ("true" if v is True else v) for k, v in query.items()
+             if v is not None and v is not False and v != ""}
+        return "?" + urlencode(q) if q else ""
+
+    def _body(self, body: Any, headers: Dict[str, str]) -> Optional[bytes]:
+        if body is None:
+            return None
+        if isinstance(body, bytes):
+            return body
+        if isinstance(body, str):
+            headers.setdefault("Content-Type", "text/plain; charset=utf-8")
+            return body.encode("utf-8")
+        headers.setdefault("Content-Type", "application/json")
+        try:
+            return json.dumps(body, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"the request body cannot be sent as JSON: {e}") from None
+
+    def request(self, method: str, path: str, *, query: Optional[Mapping[str, Any]] = None,
+                body: Any = None, headers: Optional[Mapping[str, str]] = None,
+                timeout: Optional[float] = None, ok404: bool = False) -> Response:
+        """One call; returns the 2xx answer, raises the typed error for
+        any other (a 404 is returned as is when ok404)."""
+        h = dict(self.headers)
+        h.update(headers or {})
+        data = self._body(body, h)
+        target = self.prefix + path + self._query(query)
+        url = self.server + path + self._query(query)
+        t = self.timeout if timeout is None else timeout
+        resp = self._retrying(method, url, t,
+                              lambda: self._once(method, target, data, h, t, url))
+        if 200 <= resp.status < 300 or (ok404 and resp.status == 404):
+            return resp
+        raise from_response(method, url, resp.status, resp.ctype, resp.data)
+
+    def _once(self, method: str, target: str, data: Optional[bytes], h: Dict[str, str],
+              timeout: float, url: str) -> Response:
+        conn, reused = self._pooled(timeout)
+        try:
+            conn.request(method, target, body=data, headers=h)
+            r = conn.getresponse()
+            raw = r.read()
+        except BaseException as e:
+            self._drop()
+            e.reused = reused        # type: ignore[attr-defined]
+            raise
+        self._local.used = time.monotonic()
+        self._local.reused = True
+        hdrs = {k.lower(): v for k, v in r.getheaders()}
+        if hdrs.get("content-encoding") == "gzip":
+            import gzip
+            raw = gzip.decompress(raw)
+        if r.will_close:
+            self._drop()
+        return Response(r.status, hdrs, raw, method, url)
+
+    def _retrying(self, method: str, url: str, timeout: float, once: Any) -> Any:
+        start = time.monotonic()
+        attempt = 0
+        last_err: Optional[BaseException] = None
+        while True:
+            attempt += 1
+            limit = self.retry_deadline
+            try:
+                resp = once()
+            except Exception as e:          # connection-level failure
+                err, retry = self._classify(e, method, url, attempt, timeout)
+                last_err = err
+                if not retry:
+                    raise err from None
+                wait = _backoff(attempt)
+                if isinstance(e, ConnectionRefusedError):
+                    limit = min(limit, REFUSED_DEADLINE_S)   # a restart, not a typo
+            else:
+                status = getattr(resp, "status", 200)
+                retry_status = status in (503, 429) or (
+                    status in (502, 504) and method in IDEMPOTENT)
+                if not retry_status:
+                    return resp
+                wait = max(_backoff(attempt), _retry_after(resp))
+                last_err = None
+                last_resp = resp
+            elapsed = time.monotonic() - start
+            if elapsed + wait > limit:
+                if last_err is not None:
+                    raise last_err
+                return last_resp
+            time.sleep(wait)
+
+    def _classify(self, e: Exception, method: str, url: str, attempt: int,
+                  timeout: float) -> Tuple[Error, bool]:
+        import http.client
+        import socket
+        if isinstance(e, Error):
+            return e, False
+        if isinstance(e, (socket.timeout, TimeoutError)) and not isinstance(
+                e, ConnectionError):
+            return Timeout(f"no answer within {timeout:g} s", method=method,
+                           url=url), False
+        if isinstance(e, socket.gaierror):
+            return Unavailable(f"cannot resolve {self.host}: {e.strerror}", method=method,
+                               url=url), False
+        stale = getattr(e, "reused", False) and attempt == 1 and isinstance(
+            e, (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError))
+        if isinstance(e, ConnectionRefusedError):
+            return Unavailable(f"cannot connect to {self.host}:{self.port} (connection "
+                               "refused): is cubed running there?", method=method,
+                               url=url), True
+        if isinstance(e, (OSError, http.client.HTTPException)):
+            import ssl
+            if isinstance(e, ssl.SSLCertVerificationError):
+                return Unavailable(f"TLS: {e.verify_message or e} (pass ca_file= or set "
+                                   "CUBE_CA_FILE to the server's CA bundle)", method=method,
+                                   url=url), False
+            what = type(e).__name__ + (f": {e}" if str(e) else "")
+            return Unavailable(f"the connection failed ({what})", method=method,
+                               url=url), stale or method in IDEMPOTENT
+        raise e
+
+    def open_stream(self, path: str, query: Optional[Mapping[str, Any]], accept: str,
+                    idle_timeout: float) -> Any:
+        """A GET whose answer is read as it comes, on a connection of its
+        own whose reads wait at most idle_timeout. Returns the
+        http.client response (close it when done); raises the typed error
+        for a non-2xx answer."""
+        h = dict(self.headers, Accept=accept)
+        target = self.prefix + path + self._query(query)
+        url = self.server + path + self._query(query)
+
+        def once() -> Any:
+            conn = self._new_conn(self.timeout)
+            try:
+                conn.request("GET", target, headers=h)
+                r = conn.getresponse()
+            except BaseException:
+                conn.close()
+                raise
+            if r.status // 100 != 2:
+                body = r.read()
+                conn.close()
+                return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, body,
+                                "GET", url)
+            if conn.sock is not None:
+                conn.sock.settimeout(idle_timeout)
+            r.cube_conn = conn
+            return r
+
+        r = self._retrying("GET", url, self.timeout, once)
+        if isinstance(r, Response):
+            raise from_response("GET", url, r.status, r.ctype, r.data)
+        return r
+
+
+def _backoff(attempt: int) -> float:
+    cap = min(2.0, 0.05 * (2 ** (attempt - 1)))
+    return random.uniform(cap / 2, cap)
+
+
+def _retry_after(resp: Any) -> float:
+    v = getattr(resp, "headers", {}).get("retry-after", "")
+    try:
+        return min(10.0, max(0.0, float(v)))
+    except ValueError:
+        return 0.0
