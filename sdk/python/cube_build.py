@@ -35,7 +35,10 @@ def _version() -> str:
 
 def _metadata() -> str:
     readme = os.path.join(HERE, "README.md")
-    body = open(readme, encoding="utf-8").read() if os.path.exists(readme) else ""
+    body = ""
+    if os.path.exists(readme):
+        with open(readme, encoding="utf-8") as f:
+            body = f.read()
     return (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {_version()}\n"
             f"Summary: {SUMMARY}\nLicense: Apache-2.0\nRequires-Python: >=3.9\n"
             "Classifier: Programming Language :: Python :: 3\n"

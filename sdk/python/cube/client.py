@@ -77,7 +77,8 @@ class Client:
                                    verify=verify)
         self.server = self.transport.server
         self._project = s.project
-        self._kinds = KindIndex(lambda: self.request("GET", "/api/v1/kinds").json(),
+        t = self.transport      # not self: no cycle, a dropped Client closes at once
+        self._kinds = KindIndex(lambda: t.request("GET", "/api/v1/kinds").json(),
                                 self.server + "/api/v1/kinds")
 
     def __repr__(self) -> str:
@@ -164,7 +165,7 @@ class Client:
 
             job = c.get("jobs", "train")
         """
-        return _obj(self.request("GET", self.path(kind, name, project)).json())
+        return _obj(self.request("GET", self.path(kind, check_name(name), project)).json())
 
     def list_page(self, kind: Union[str, Kind], *, project: Optional[str] = None,
                   selector: Optional[str] = None, limit: Optional[int] = None,
@@ -305,7 +306,7 @@ class Client:
         """
         if not isinstance(patch, Mapping):
             raise TypeError("a merge patch is a dict")
-        return _obj(self.request("PATCH", self.path(kind, name, project),
+        return _obj(self.request("PATCH", self.path(kind, check_name(name), project),
                                  body=dict(patch),
                                  headers={"Content-Type": "application/merge-patch+json"}
                                  ).json())
@@ -318,7 +319,7 @@ class Client:
 
             c.delete("notebooks", "lab", wait=True)
         """
-        path = self.path(kind, name, project)
+        path = self.path(kind, check_name(name), project)
         try:
             self.request("DELETE", path)
         except NotFound:
@@ -349,7 +350,7 @@ class Client:
                           f"{', '.join(sorted(k.actions)) or 'none'})", code="Invalid",
                           field="action")
         m = (method or k.actions[action]).upper()
-        r = self.request(m, self.path(k, name, project, action),
+        r = self.request(m, self.path(k, check_name(name), project, action),
                          body=None if m == "GET" else dict(body or {}))
         if "json" in r.ctype:
             doc = r.json()
@@ -399,7 +400,7 @@ class Client:
                 print(line)
         """
         from .watch import follow_log
-        p = path or self.path(kind, name, project, "logs")
+        p = path or self.path(kind, check_name(name), project, "logs")
         q: Dict[str, Any] = {"replica": replica, "stream": stream}
         return follow_log(self, p, q, follow, offset, idle_timeout, done)
 

@@ -15,7 +15,7 @@ import json
 import random
 import threading
 import time
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import quote, urlencode, urlsplit
 
 from ._version import __version__
@@ -80,7 +80,8 @@ class Transport:
         self.token, self.timeout, self.retry_deadline = token, timeout, retry_deadline
         self.ca_file, self.verify = ca_file, verify
         self._ssl: Any = None
-        self._local = threading.local()
+        # thread id -> [connection, last used (monotonic), served a call]
+        self._pool: Dict[int, List[Any]] = {}
         self.headers = {"User-Agent": f"cube-python/{__version__}",
                         "Accept": "application/json"}
         if token:
@@ -104,28 +105,39 @@ class Transport:
 
     def _pooled(self, timeout: float) -> Tuple[Any, bool]:
         """This thread's connection and whether it served a call before."""
-        loc = self._local
-        conn = getattr(loc, "conn", None)
-        if conn is not None and time.monotonic() - loc.used > IDLE_REOPEN_S:
-            conn.close()
-            conn = None
-        if conn is None:
-            conn = loc.conn = self._new_conn(timeout)
-            loc.reused = False
-        elif conn.sock is not None:
+        slot = self._pool.get(threading.get_ident())
+        if slot is not None and time.monotonic() - slot[1] > IDLE_REOPEN_S:
+            slot[0].close()
+            slot = None
+        if slot is None:
+            slot = self._pool[threading.get_ident()] = [self._new_conn(timeout), 0.0, False]
+        conn = slot[0]
+        if conn.sock is not None:
             conn.sock.settimeout(timeout)
         conn.timeout = timeout
-        return conn, loc.reused
+        return conn, slot[2]
+
+    def _used(self) -> None:
+        slot = self._pool.get(threading.get_ident())
+        if slot is not None:
+            slot[1], slot[2] = time.monotonic(), True
 
     def _drop(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        slot = self._pool.pop(threading.get_ident(), None)
+        if slot is not None:
+            slot[0].close()
 
     def close(self) -> None:
-        """Closes this thread's kept-alive connection."""
-        self._drop()
+        """Closes the kept-alive connections (every thread's)."""
+        pool, self._pool = self._pool, {}
+        for slot in pool.values():
+            slot[0].close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:   # at interpreter exit, best effort
+            pass
 
     # -- requests -----------------------------------------------------------
 
@@ -182,8 +194,7 @@ class Transport:
             self._drop()
             e.reused = reused        # type: ignore[attr-defined]
             raise
-        self._local.used = time.monotonic()
-        self._local.reused = True
+        self._used()
         hdrs = {k.lower(): v for k, v in r.getheaders()}
         if hdrs.get("content-encoding") == "gzip":
             import gzip
