@@ -132,13 +132,11 @@ class Watch:
                 self.relists += 1
                 yield from self._relist(initial=False)
                 continue
-            except Error:
-                raise       # the server cannot be reached even after retries
             except Exception as e:
-                if not _broken(e):
-                    raise
                 if self._closed:
-                    return
+                    return  # close() from another thread broke the read
+                if isinstance(e, Error) or not _broken(e):
+                    raise   # e.g. the server cannot be reached even after retries
             finally:
                 self._resp = None
             if self._closed:
