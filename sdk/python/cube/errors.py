@@ -101,8 +101,17 @@ def _snippet(data: bytes, n: int = 120) -> str:
 
 
 def from_response(method: str, url: str, status: int, ctype: str,
-                  data: bytes) -> Error:
-    """The typed error for a non-2xx answer."""
+                  data: bytes, note: str = "") -> Error:
+    """The typed error for a non-2xx answer (``note`` is appended to the
+    message: how long it was retried)."""
+    e = _from_response(method, url, status, ctype, data)
+    if note:
+        e.message += f" ({note})"
+        e.args = (e._text(),)
+    return e
+
+
+def _from_response(method: str, url: str, status: int, ctype: str, data: bytes) -> Error:
     cls = _BY_STATUS.get(status, Error)
     err: Any = None
     if "json" in ctype:

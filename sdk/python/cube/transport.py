@@ -80,6 +80,7 @@ class Transport:
         self.token, self.timeout, self.retry_deadline = token, timeout, retry_deadline
         self.ca_file, self.verify = ca_file, verify
         self._ssl: Any = None
+        self.retries = 0          # calls sent again (503, 429, dropped connections)
         # thread id -> [connection, last used (monotonic), served a call]
         self._pool: Dict[int, List[Any]] = {}
         self.headers = {"User-Agent": f"cube-python/{__version__}",
@@ -177,11 +178,15 @@ class Transport:
         target = self.prefix + path + self._query(query)
         url = self.server + path + self._query(query)
         t = self.timeout if timeout is None else timeout
+        t0 = time.monotonic()
         resp = self._retrying(method, url, t,
                               lambda: self._once(method, target, data, h, t, url))
         if 200 <= resp.status < 300 or (ok404 and resp.status == 404):
             return resp
-        raise from_response(method, url, resp.status, resp.ctype, resp.data)
+        spent = time.monotonic() - t0
+        raise from_response(method, url, resp.status, resp.ctype, resp.data,
+                            f"retried for {spent:.1f} s" if spent > 0.05 and
+                            resp.status in (429, 502, 503, 504) else "")
 
     def _once(self, method: str, target: str, data: Optional[bytes], h: Dict[str, str],
               timeout: float, url: str) -> Response:
@@ -234,6 +239,7 @@ class Transport:
                 if last_err is not None:
                     raise last_err
                 return last_resp
+            self.retries += 1
             time.sleep(wait)
 
     def _classify(self, e: Exception, method: str, url: str, attempt: int,
