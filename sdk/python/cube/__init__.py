@@ -15,8 +15,7 @@ module dropped in here, nothing to register.
 from __future__ import annotations
 
 import importlib
-import threading
-from typing import Any, Optional
+import _thread
 
 from ._version import __version__
 from .client import Client, check_name
@@ -24,13 +23,17 @@ from .errors import (BadResponse, ConfigError, Conflict, Error, Forbidden, Gone,
                      NotFound, Timeout, Unauthorized, Unavailable, UnknownKind)
 from .obj import AttrDict, Obj
 
+TYPE_CHECKING = False   # typing is not imported at run time: `import cube` stays fast
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Optional
+
 __all__ = ["Client", "Obj", "AttrDict", "Error", "NotFound", "UnknownKind", "Conflict",
            "Invalid", "Unauthorized", "Forbidden", "Gone", "Unavailable", "Timeout",
            "BadResponse", "ConfigError", "check_name", "default_client",
            "set_default_client", "__version__"]
 
 _default: Optional[Client] = None
-_default_mu = threading.Lock()
+_default_mu = _thread.allocate_lock()
 
 
 def default_client() -> Client:

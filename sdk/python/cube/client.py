@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from collections.abc import Mapping
 
 from . import config
 from .errors import ConfigError, Conflict, Error, Invalid, NotFound, Timeout
@@ -20,8 +20,13 @@ from .kinds import Kind, KindIndex
 from .obj import Obj
 from .transport import Response, Transport, segment
 
+TYPE_CHECKING = False   # typing is not imported at run time: `import cube` stays fast
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+
+    Body = Mapping[str, Any]
+
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
-Body = Mapping[str, Any]
 
 
 def check_name(name: Any, field: str = "metadata.name") -> str:

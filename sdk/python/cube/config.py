@@ -23,18 +23,28 @@ before):
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, NamedTuple, Optional
 
 from .errors import ConfigError
 
+TYPE_CHECKING = False   # typing is not imported at run time: `import cube` stays fast
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Dict, Optional
 
-class Settings(NamedTuple):
-    server: Optional[str]
-    token: Optional[str]
-    project: Optional[str]
-    context: Optional[str]
-    ca_file: Optional[str]
-    source: str          # where server came from, for messages
+
+class Settings:
+    """The effective settings: ``server``, ``token``, ``project``,
+    ``context``, ``ca_file`` and ``source`` (where server came from)."""
+
+    __slots__ = ("server", "token", "project", "context", "ca_file", "source")
+
+    def __init__(self, server: Optional[str], token: Optional[str], project: Optional[str],
+                 context: Optional[str], ca_file: Optional[str], source: str) -> None:
+        self.server, self.token, self.project = server, token, project
+        self.context, self.ca_file, self.source = context, ca_file, source
+
+    def __repr__(self) -> str:
+        return (f"Settings(server={self.server!r}, project={self.project!r}, "
+                f"context={self.context!r}, token={'set' if self.token else None})")
 
 
 def path() -> Optional[str]:

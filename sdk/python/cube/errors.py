@@ -16,7 +16,10 @@ anything else (an HTML page from a proxy, a cut-off body) is
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+TYPE_CHECKING = False   # typing is not imported at run time: `import cube` stays fast
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Optional
+
 
 
 class Error(Exception):

@@ -8,11 +8,14 @@ change::
 """
 from __future__ import annotations
 
-import threading
-from typing import Any, Dict, List, Optional
+import _thread
 
 from .errors import UnknownKind
 from .transport import segment
+
+TYPE_CHECKING = False   # typing is not imported at run time: `import cube` stays fast
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Dict, List, Optional
 
 
 class Kind:
@@ -61,7 +64,7 @@ class KindIndex:
         self._fetch, self._where = fetch, where
         self._by: Optional[Dict[str, Kind]] = None
         self._all: List[Kind] = []
-        self._mu = threading.Lock()
+        self._mu = _thread.allocate_lock()
 
     def all(self, refresh: bool = False) -> List[Kind]:
         with self._mu:

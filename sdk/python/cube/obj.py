@@ -14,7 +14,10 @@ the object has none). A key that is also a dict method (``items``,
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+TYPE_CHECKING = False   # typing is not imported at run time: `import cube` stays fast
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Optional
+
 
 
 class AttrDict(dict):

@@ -12,14 +12,16 @@ http.client and ssl are imported on the first call, not with the package.
 from __future__ import annotations
 
 import json
-import random
-import threading
+import _thread
 import time
-from typing import Any, Dict, List, Mapping, Optional, Tuple
-from urllib.parse import quote, urlencode, urlsplit
 
 from ._version import __version__
+from ._http import Conn, ProtocolError
 from .errors import BadResponse, ConfigError, Error, Timeout, Unavailable, from_response
+
+TYPE_CHECKING = False   # typing is not imported at run time: `import cube` stays fast
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 IDEMPOTENT = frozenset(("GET", "HEAD", "PUT", "DELETE", "OPTIONS"))
 IDLE_REOPEN_S = 10.0      # a kept-alive connection idle this long is reopened
@@ -59,9 +61,38 @@ class Response:
         return self.data.decode("utf-8", "replace")
 
 
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
 def segment(s: str) -> str:
-    """A path segment, escaped (names are checked before, this is a belt)."""
-    return quote(s, safe="")
+    """s percent-encoded but for RFC 3986's unreserved characters: a path
+    segment or a query value (names are checked before; this is a belt)."""
+    if all(c in _UNRESERVED for c in s):
+        return s
+    return "".join(chr(b) if chr(b) in _UNRESERVED else f"%{b:02X}" for b in s.encode("utf-8"))
+
+
+def split_server(server: str) -> Tuple[str, str, int, str]:
+    """(scheme, host, port, path prefix) of an http(s) URL; ConfigError
+    for anything else (credentials, a query, a bad port)."""
+    bad = ConfigError(f"the server must be an http:// or https:// URL such as "
+                      f"https://cube.example.com, got {server!r}")
+    scheme, sep, rest = server.partition("://")
+    scheme = scheme.lower()
+    if not sep or scheme not in ("http", "https") or any(c in rest for c in "?# \t\r\n"):
+        raise bad
+    hostport, slash, path = rest.partition("/")
+    if "@" in hostport:
+        raise ConfigError("the server URL holds credentials (user@): give a token instead")
+    if hostport.startswith("["):
+        host, _, after = hostport[1:].partition("]")
+        port = after[1:] if after.startswith(":") else ("" if not after else "x")
+    else:
+        host, _, port = hostport.partition(":")
+    if not host or (port and (not port.isdigit() or not 0 < int(port) < 65536)):
+        raise bad
+    return scheme, host, int(port) if port else (443 if scheme == "https" else 80), \
+        ("/" + path).rstrip("/") if slash else ""
 
 
 class Transport:
@@ -70,30 +101,30 @@ class Transport:
     def __init__(self, server: str, token: Optional[str] = None, *, timeout: float = 30.0,
                  retry_deadline: float = 30.0, ca_file: Optional[str] = None,
                  verify: bool = True) -> None:
-        u = urlsplit(server)
-        if u.scheme not in ("http", "https") or not u.hostname:
-            raise ConfigError(f"the server must be an http:// or https:// URL, got {server!r}")
+        self.scheme, self.host, self.port, self.prefix = split_server(server)
         self.server = server.rstrip("/")
-        self.scheme, self.host = u.scheme, u.hostname
-        self.port = u.port or (443 if u.scheme == "https" else 80)
-        self.prefix = u.path.rstrip("/")
         self.token, self.timeout, self.retry_deadline = token, timeout, retry_deadline
         self.ca_file, self.verify = ca_file, verify
         self._ssl: Any = None
         self.retries = 0          # calls sent again (503, 429, dropped connections)
         # thread id -> [connection, last used (monotonic), served a call]
         self._pool: Dict[int, List[Any]] = {}
-        self.headers = {"User-Agent": f"cube-python/{__version__}",
+        if token and (any(c in token for c in "\r\n\0") or token != token.strip()):
+            raise ConfigError("the token holds white space or control characters: is it the "
+                              "whole token, on one line?")
+        host = self.host if ":" not in self.host else f"[{self.host}]"
+        self.headers = {"Host": f"{host}:{self.port}",
+                        "User-Agent": f"cube-python/{__version__}",
                         "Accept": "application/json"}
         if token:
             self.headers["Authorization"] = "Bearer " + token
+        self._fixed = "".join(f"{k}: {v}\r\n" for k, v in self.headers.items())
 
     # -- connections --------------------------------------------------------
 
-    def _new_conn(self, timeout: float) -> Any:
-        import http.client
+    def _ssl_ctx(self) -> Any:
         if self.scheme == "http":
-            return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+            return None
         if self._ssl is None:
             import ssl
             ctx = ssl.create_default_context(cafile=self.ca_file)
@@ -101,30 +132,35 @@ class Transport:
                 ctx.check_hostname = False
                 ctx.verify_mode = ssl.CERT_NONE
             self._ssl = ctx
+        return self._ssl
+
+    def _new_conn(self, timeout: float) -> Any:
+        """An http.client connection, for streams."""
+        import http.client
+        if self.scheme == "http":
+            return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         return http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
-                                           context=self._ssl)
+                                           context=self._ssl_ctx())
 
     def _pooled(self, timeout: float) -> Tuple[Any, bool]:
         """This thread's connection and whether it served a call before."""
-        slot = self._pool.get(threading.get_ident())
+        slot = self._pool.get(_thread.get_ident())
         if slot is not None and time.monotonic() - slot[1] > IDLE_REOPEN_S:
             slot[0].close()
             slot = None
         if slot is None:
-            slot = self._pool[threading.get_ident()] = [self._new_conn(timeout), 0.0, False]
-        conn = slot[0]
-        if conn.sock is not None:
-            conn.sock.settimeout(timeout)
-        conn.timeout = timeout
-        return conn, slot[2]
+            conn = Conn(self.host, self.port, timeout, self._ssl_ctx())
+            slot = self._pool[_thread.get_ident()] = [conn, 0.0, False]
+        slot[0].settimeout(timeout)
+        return slot[0], slot[2]
 
     def _used(self) -> None:
-        slot = self._pool.get(threading.get_ident())
+        slot = self._pool.get(_thread.get_ident())
         if slot is not None:
             slot[1], slot[2] = time.monotonic(), True
 
     def _drop(self) -> None:
-        slot = self._pool.pop(threading.get_ident(), None)
+        slot = self._pool.pop(_thread.get_ident(), None)
         if slot is not None:
             slot[0].close()
 
@@ -151,7 +187,8 @@ class Transport:
             return ""
         q = {k: ("true" if v is True else v) for k, v in query.items()
              if v is not None and v is not False and v != ""}
-        return "?" + urlencode(q) if q else ""
+        return "?" + "&".join(f"{segment(str(k))}={segment(str(v))}"
+                              for k, v in q.items()) if q else ""
 
     def _body(self, body: Any, headers: Dict[str, str]) -> Optional[bytes]:
         if body is None:
@@ -172,15 +209,27 @@ class Transport:
                 timeout: Optional[float] = None, ok404: bool = False) -> Response:
         """One call; returns the 2xx answer, raises the typed error for
         any other (a 404 is returned as is when ok404)."""
-        h = dict(self.headers)
-        h.update(headers or {})
+        h = dict(headers) if headers else {}
         data = self._body(body, h)
-        target = self.prefix + path + self._query(query)
-        url = self.server + path + self._query(query)
+        q = self._query(query)
+        target, url = self.prefix + path + q, self.server + path + q
+        for k, v in h.items():
+            if any(c in f"{k}{v}" for c in "\r\n\0"):
+                raise ValueError(f"header {k!r} holds a line break")
+        if any(c in target for c in " \r\n\0"):
+            raise ValueError(f"the path {target!r} holds a space or a line break")
+        extra = "".join(f"{k}: {v}\r\n" for k, v in h.items() if k not in self.headers)
+        over = {k: v for k, v in h.items() if k in self.headers}
+        fixed = self._fixed if not over else "".join(
+            f"{k}: {over.get(k, v)}\r\n" for k, v in self.headers.items())
+        head = (f"{method} {target} HTTP/1.1\r\n{fixed}{extra}"
+                f"Content-Length: {len(data) if data is not None else 0}\r\n\r\n"
+                if data is not None or method in ("POST", "PUT", "PATCH") else
+                f"{method} {target} HTTP/1.1\r\n{fixed}{extra}\r\n").encode("utf-8")
         t = self.timeout if timeout is None else timeout
         t0 = time.monotonic()
         resp = self._retrying(method, url, t,
-                              lambda: self._once(method, target, data, h, t, url))
+                              lambda: self._once(method, head, data, t, url))
         if 200 <= resp.status < 300 or (ok404 and resp.status == 404):
             return resp
         spent = time.monotonic() - t0
@@ -188,25 +237,23 @@ class Transport:
                             f"retried for {spent:.1f} s" if spent > 0.05 and
                             resp.status in (429, 502, 503, 504) else "")
 
-    def _once(self, method: str, target: str, data: Optional[bytes], h: Dict[str, str],
-              timeout: float, url: str) -> Response:
+    def _once(self, method: str, head: bytes, data: Optional[bytes], timeout: float,
+              url: str) -> Response:
         conn, reused = self._pooled(timeout)
         try:
-            conn.request(method, target, body=data, headers=h)
-            r = conn.getresponse()
-            raw = r.read()
+            status, hdrs, raw, closed = conn.roundtrip(head, data, method == "HEAD")
         except BaseException as e:
             self._drop()
             e.reused = reused        # type: ignore[attr-defined]
             raise
-        self._used()
-        hdrs = {k.lower(): v for k, v in r.getheaders()}
+        if closed:
+            self._drop()
+        else:
+            self._used()
         if hdrs.get("content-encoding") == "gzip":
             import gzip
             raw = gzip.decompress(raw)
-        if r.will_close:
-            self._drop()
-        return Response(r.status, hdrs, raw, method, url)
+        return Response(status, hdrs, raw, method, url)
 
     def _retrying(self, method: str, url: str, timeout: float, once: Any) -> Any:
         start = time.monotonic()
@@ -248,6 +295,9 @@ class Transport:
         import socket
         if isinstance(e, Error):
             return e, False
+        if isinstance(e, ProtocolError):
+            return BadResponse(f"{e} (is this a Cube server, and is the scheme right?)",
+                               method=method, url=url), False
         if isinstance(e, (socket.timeout, TimeoutError)) and not isinstance(
                 e, ConnectionError):
             return Timeout(f"no answer within {timeout:g} s", method=method,
@@ -307,6 +357,8 @@ class Transport:
 
 
 def _backoff(attempt: int) -> float:
+    """Exponential, capped at 2 s, with jitter (half to all of it)."""
+    import random
     cap = min(2.0, 0.05 * (2 ** (attempt - 1)))
     return random.uniform(cap / 2, cap)
 
