@@ -11,13 +11,11 @@ import json
 import os
 import subprocess
 import sys
-import time
-import unittest
 
 import cube
 from cube import jobs, notebooks, pipelines
 from cube.pipelines import Pipeline
-from sdktest import PY, SOURCE_ROOT, Test, main, start, url, wait_for  # noqa: F401
+from sdktest import PY, SOURCE_ROOT, Test, main, url
 
 P = "lab"
 SDK_DIR = os.path.realpath(os.path.join(SOURCE_ROOT, "sdk", "python"))

@@ -10,7 +10,7 @@ import socket
 
 TYPE_CHECKING = False   # typing is not imported at run time: `import cube` stays fast
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Dict, Optional, Tuple
+    from typing import Any, Dict, List, Optional, Tuple
 
 MAX_HEAD = 64 * 1024
 
@@ -113,7 +113,7 @@ class Conn:
         return status, headers, data, close
 
     def _chunked(self, buf: bytes) -> Tuple[bytes, bytes]:
-        out = []
+        out: List[bytes] = []
         while True:
             while b"\r\n" not in buf:
                 buf += self._more()

@@ -19,7 +19,7 @@ with it.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from .errors import Timeout
 from .obj import Obj
@@ -40,7 +40,7 @@ class Handle:
     """One object of ``plural`` by name. ``obj`` is the last copy read."""
 
     plural = ""
-    done: tuple = ()          # the phases wait() stops at by default
+    done: Tuple[str, ...] = ()   # the phases wait() stops at by default
 
     def __init__(self, name: str, *, client: "Optional[Client]" = None,
                  project: Optional[str] = None, obj: Optional[Obj] = None) -> None:
@@ -92,7 +92,7 @@ class Handle:
         """The object's events, newest first."""
         return self.client.events(self.plural, self.name, project=self.project)
 
-    def action(self, action: str, body: Optional[dict] = None) -> Any:
+    def action(self, action: str, body: Optional[Dict[str, Any]] = None) -> Any:
         """One of the kind's actions."""
         return self.client.action(self.plural, self.name, action, body, project=self.project)
 

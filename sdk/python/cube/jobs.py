@@ -32,7 +32,7 @@ class Job(Handle):
     plural = "jobs"
     done = DONE
 
-    def wait(self, timeout: Optional[float] = None, until: Any = None,  # type: ignore[override]
+    def wait(self, timeout: Optional[float] = None, until: Any = None,
              condition: Any = None, check: bool = False) -> Obj:
         """Until the Job ends (Succeeded, Failed, Cancelled); with
         ``check`` a Job that did not succeed raises :class:`JobFailed`."""

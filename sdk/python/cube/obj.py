@@ -16,11 +16,14 @@ from __future__ import annotations
 
 TYPE_CHECKING = False   # typing is not imported at run time: `import cube` stays fast
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Optional
+    from typing import Any, Dict, Optional
+    _DictBase = Dict[str, Any]
+else:
+    _DictBase = dict
 
 
 
-class AttrDict(dict):
+class AttrDict(_DictBase):
     """A dict whose keys read as attributes; nested dicts become AttrDicts
     (in place) the first time they are reached that way."""
 
@@ -78,17 +81,21 @@ class Obj(AttrDict):
 
     @property
     def name(self) -> Optional[str]:
-        return self._part("metadata").get("name")
+        v = self._part("metadata").get("name")
+        return v if isinstance(v, str) else None
 
     @property
     def project(self) -> Optional[str]:
-        return self._part("metadata").get("project")
+        v = self._part("metadata").get("project")
+        return v if isinstance(v, str) else None
 
     @property
     def resource_version(self) -> Optional[str]:
-        return self._part("metadata").get("resourceVersion")
+        rv = self._part("metadata").get("resourceVersion")
+        return rv if isinstance(rv, str) else None
 
     @property
     def outcome(self) -> Optional[str]:
-        return self._outcome
+        out: Optional[str] = self._outcome
+        return out
 

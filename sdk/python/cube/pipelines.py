@@ -401,5 +401,5 @@ def import_(text: str, *, name: Optional[str] = None, client: Any = None,
 def templates(*, client: Any = None, project: Optional[str] = None) -> List[str]:
     """The template names tasks may use: the project's, then the catalog's."""
     c = resolve(client)
-    names = [t.name for t in c.list("projectjobtemplates", project=project)]
-    return names + [t.name for t in c.list("jobtemplates") if t.name not in names]
+    names = [str(t.name) for t in c.list("projectjobtemplates", project=project)]
+    return names + [str(t.name) for t in c.list("jobtemplates") if t.name not in names]

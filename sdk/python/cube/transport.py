@@ -228,8 +228,8 @@ class Transport:
                 f"{method} {target} HTTP/1.1\r\n{fixed}{extra}\r\n").encode("utf-8")
         t = self.timeout if timeout is None else timeout
         t0 = time.monotonic()
-        resp = self._retrying(method, url, t,
-                              lambda: self._once(method, head, data, t, url))
+        resp: Response = self._retrying(method, url, t,
+                                        lambda: self._once(method, head, data, t, url))
         if 200 <= resp.status < 300 or (ok404 and resp.status == 404):
             return resp
         spent = time.monotonic() - t0

@@ -76,7 +76,7 @@ def get_next_parameter() -> Dict[str, Any]:
                     raise ValueError("CUBE_TRIAL_PARAMETERS must be a JSON object, got "
                                      f"{type(params).__name__}")
             _state["params"] = params
-        return dict(_state["params"])
+        return dict(_state["params"] or {})
 
 
 def get_current_parameter(tag: Optional[str] = None) -> Any:

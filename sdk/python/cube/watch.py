@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any, Dict, Iterator, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from .errors import BadResponse, Error, Gone, Unavailable
 from .obj import Obj
@@ -227,9 +227,9 @@ def _close(r: Any) -> None:
         pass
 
 
-def _sse(r: Any) -> Iterator[tuple]:
+def _sse(r: Any) -> Iterator[Tuple[str, str]]:
     """(event, data) of each server-sent event; comments (pings) skipped."""
-    event, data = "", []
+    event, data = "", []   # type: str, List[str]
     while True:
         line = r.readline(1 << 24)
         if not line:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-./]*\Z")
 
@@ -197,8 +197,8 @@ class _Reader:
             return self.seq(ind)     # "key:" then "- x" at the same indent
         return None
 
-    def map(self, ind: int) -> dict:
-        out: dict = {}
+    def map(self, ind: int) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
         while self.i < len(self.lines):
             n, got, text = self.lines[self.i]
             if got < ind:
@@ -214,8 +214,8 @@ class _Reader:
             out[kv[0]] = self.item_value(kv[1], n, ind)
         return out
 
-    def seq(self, ind: int) -> list:
-        out: list = []
+    def seq(self, ind: int) -> List[Any]:
+        out: List[Any] = []
         while self.i < len(self.lines):
             n, got, text = self.lines[self.i]
             if got < ind or not (text.startswith("- ") or text == "-"):
