@@ -238,25 +238,21 @@ class Pipeline:
                     raise _bad(f, "a task cannot depend on itself")
                 if u not in self.tasks:
                     raise _bad(f, f'no task is named "{u}"')
-        state: Dict[str, int] = {}
-
-        def visit(n: str) -> Optional[str]:
-            state[n] = 1
-            for u in deps[n]:
-                if state.get(u) == 1:
-                    return n
-                if state.get(u) is None:
-                    bad = visit(u)
-                    if bad:
-                        return bad
-            state[n] = 2
-            return None
-        for n in order:
-            if state.get(n) is None:
-                bad = visit(n)
-                if bad:
-                    raise _bad(f"spec.tasks[{order.index(bad)}].upstream",
-                               f'task "{bad}" is on a dependency cycle')
+        # Kahn's algorithm, as the server: the first task (in order) left
+        # with an upstream not done is named
+        indeg = {n: len(deps[n]) for n in order}
+        ready = [n for n in order if not indeg[n]]
+        while ready:
+            done = ready.pop()
+            for n in order:
+                if done in deps[n]:
+                    indeg[n] -= deps[n].count(done)
+                    if not indeg[n]:
+                        ready.append(n)
+        left = [n for n in order if indeg[n] > 0]
+        if left:
+            raise _bad(f"spec.tasks[{order.index(left[0])}].upstream",
+                       f'task "{left[0]}" is on a dependency cycle')
 
     def spec(self) -> Dict[str, Any]:
         """The Pipeline's ``spec``."""
