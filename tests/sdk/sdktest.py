@@ -54,9 +54,13 @@ def plugin_dir(names):
 
 
 def start(plugins, cube=None, env=None):
-    """A cubed with plugins ({name: config}) and the admin token."""
-    return Cubed(plugins=plugins, plugin_dir=plugin_dir(list(plugins)), cube=cube,
-                 env=dict({"CUBE_ADMIN_TOKEN": TOKEN}, **(env or {})))
+    """A cubed with plugins ({name: config}) and the admin token; its
+    plugin dir is kept in args_plugin_dir (for a second cubed)."""
+    d = plugin_dir(list(plugins))
+    c = Cubed(plugins=plugins, plugin_dir=d, cube=cube,
+              env=dict({"CUBE_ADMIN_TOKEN": TOKEN}, **(env or {})))
+    c.args_plugin_dir = d
+    return c
 
 
 def url(server, port=None):

@@ -7,6 +7,7 @@ HTML-answering proxy, a server that never answers; the config file and
 contexts cubectl writes; `python3 -m cube version`; pip installs."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,7 +15,7 @@ import time
 import zipfile
 
 import cube
-from cubetest import free_port
+from cubetest import Cubed, free_port
 from sdktest import (PY, SOURCE_ROOT, TOKEN, FakeServer, Test, html_answer, main, url,
                      wait_for)
 
@@ -312,6 +313,56 @@ class Config(Test):
         c = cube.Client()
         self.assertEqual((c.me().user.name, c.project), ("admin", P))
         self.assertEqual(cube.Client(project="public").project, "public")
+
+
+class Tls(Test):
+    def test_verified_with_a_ca_bundle(self):
+        openssl = shutil.which("openssl")
+        if not openssl:
+            self.skipTest("openssl is not installed")
+        with tempfile.TemporaryDirectory() as d:
+            key, cert = os.path.join(d, "key.pem"), os.path.join(d, "cert.pem")
+            subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                            key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                            "-addext", "subjectAltName=IP:127.0.0.1"], check=True,
+                           capture_output=True)
+            srv = Cubed(plugins={"testkinds": None}, plugin_dir=self.server.args_plugin_dir,
+                        cube={"tls": {"cert": cert, "key": key}},
+                        env={"CUBE_ADMIN_TOKEN": TOKEN}, wait=False)
+            srv.log = open(srv.log_path, "w")
+            srv.proc = subprocess.Popen([os.path.abspath(os.environ.get("CUBED", "")), "-c",
+                                         srv.config_path], stdout=srv.log,
+                                        stderr=subprocess.STDOUT, cwd=srv.dir, env=srv.env)
+            try:
+                api = f"https://127.0.0.1:{srv.port}"
+                c = cube.Client(api, token=TOKEN, project="public", ca_file=cert)
+                self.assertTrue(wait_for(lambda: _up(c), 10), srv.output())
+                self.assertIn("version", c.version())
+                _, rv, _ = c.list_page("notes")
+                c.create("notes", note("over-tls"))
+                w = c.watch("notes", resource_version=rv, timeout=5)
+                self.assertEqual(next(w).object.name, "over-tls")
+                w.close()
+                with self.assertRaises(cube.Unavailable) as e:
+                    cube.Client(api, token=TOKEN).version()
+                self.assertIn("TLS", str(e.exception))
+                self.assertIn("ca_file", str(e.exception))
+                self.assertIn("version", cube.Client(api, token=TOKEN, verify=False).version())
+                os.environ["CUBE_CA_FILE"] = cert
+                try:
+                    self.assertIn("version", cube.Client(api, token=TOKEN).version())
+                finally:
+                    del os.environ["CUBE_CA_FILE"]
+            finally:
+                srv.close()
+
+
+def _up(c):
+    try:
+        c.version()
+        return True
+    except cube.Error:
+        return False
 
 
 class Tools(Test):
