@@ -165,6 +165,19 @@ class Wire(unittest.TestCase):
         with self.assertRaises(cube.Unavailable):   # cut off mid-answer, retried, then given up
             self.get(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{")
 
+    def test_a_write_cut_off_mid_answer_is_not_sent_twice(self):
+        fake = FakeServer(b"HTTP/1.1 201 Created\r\nContent-Length: 100\r\n\r\n{")
+        try:
+            c = cube.Client(f"http://127.0.0.1:{fake.port}", token="t", retry_deadline=1)
+            with self.assertRaises(cube.Unavailable):
+                c.request("POST", "/api/v1/projects/p/notes", body={})
+            self.assertEqual(len(fake.conns), 1)
+            with self.assertRaises(cube.Unavailable):   # a read is tried again
+                c.request("GET", "/api/v1/projects/p/notes")
+            self.assertGreater(len(fake.conns), 2)
+        finally:
+            fake.close()
+
     def test_refused_before_sending(self):
         for bad in ("ftp://h", "http://user:pw@h", "http://h:99999", "h:80", "http://h/a?b"):
             with self.assertRaises(cube.ConfigError):

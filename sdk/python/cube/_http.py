@@ -19,6 +19,11 @@ class ServerClosed(ConnectionResetError):
     """The server closed the connection before (all of) its answer came."""
 
 
+class CutOff(ConnectionAbortedError):
+    """The connection ended in the middle of an answer (some of it came:
+    the request was seen, so it is not sent again unless idempotent)."""
+
+
 class ProtocolError(OSError):
     """Bytes that are not an HTTP/1.x answer."""
 
@@ -30,6 +35,7 @@ class Conn:
         self.host, self.port, self.timeout, self.ssl_ctx = host, port, timeout, ssl_ctx
         self.sock: Optional[socket.socket] = None
         self.buf = b""
+        self.started = False      # some of the current answer has come
 
     def connect(self) -> None:
         s = socket.create_connection((self.host, self.port), self.timeout)
@@ -56,7 +62,10 @@ class Conn:
         assert self.sock is not None
         data = self.sock.recv(262144)
         if not data:
+            if self.started:
+                raise CutOff("the server closed the connection in the middle of its answer")
             raise ServerClosed("the server closed the connection")
+        self.started = True
         return data
 
     def roundtrip(self, head: bytes, body: Optional[bytes],
@@ -68,6 +77,7 @@ class Conn:
         assert self.sock is not None
         self.sock.sendall(head + body if body else head)
         buf = self.buf
+        self.started = bool(buf)
         while True:
             end = buf.find(b"\r\n\r\n")
             if end >= 0:
@@ -104,7 +114,7 @@ class Conn:
             try:
                 while True:
                     chunks.append(self._more())
-            except ServerClosed:
+            except (ServerClosed, CutOff):
                 pass
             data, buf, close = b"".join(chunks), b"", True
         self.buf = buf

@@ -18,7 +18,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
-from .errors import BadResponse, Error, Gone, Unavailable
+from .errors import BadResponse, Error, Gone, NotFound, Unavailable
 from .obj import Obj
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -259,10 +259,16 @@ def follow_log(client: "Client", path: str, query: Dict[str, Any], follow: bool,
     stream ends or ``done()`` (called at each silence) says it is over."""
     pos = offset
     tail = b""
+    gave_up = False
     while True:
         q = dict(query, offset=pos or None, follow="1" if follow else None)
-        r = client.transport.open_stream(path, q, "text/plain, application/json",
-                                         idle_timeout)
+        try:
+            r = client.transport.open_stream(path, q, "text/plain, application/json",
+                                             idle_timeout)
+        except NotFound:
+            if gave_up:
+                break       # the object ended without ever having a log
+            raise
         ended = False
         try:
             while True:
@@ -286,7 +292,7 @@ def follow_log(client: "Client", path: str, query: Dict[str, Any], follow: bool,
         if ended or not follow:
             break
         if done is not None and done():
-            follow = False          # read what is left once more, then stop
+            follow, gave_up = False, True   # read what is left once more, then stop
         time.sleep(RESUME_PAUSE_S)
     if tail:
         yield tail.decode("utf-8", "replace")
