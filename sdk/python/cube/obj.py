@@ -79,20 +79,21 @@ class Obj(AttrDict):
     def status(self) -> AttrDict:
         return self._part("status")
 
+    def _meta(self, key: str) -> Optional[str]:
+        v = self._part("metadata").get(key)
+        return v if isinstance(v, str) else None
+
     @property
     def name(self) -> Optional[str]:
-        v = self._part("metadata").get("name")
-        return v if isinstance(v, str) else None
+        return self._meta("name")
 
     @property
     def project(self) -> Optional[str]:
-        v = self._part("metadata").get("project")
-        return v if isinstance(v, str) else None
+        return self._meta("project")
 
     @property
     def resource_version(self) -> Optional[str]:
-        rv = self._part("metadata").get("resourceVersion")
-        return rv if isinstance(rv, str) else None
+        return self._meta("resourceVersion")
 
     @property
     def outcome(self) -> Optional[str]:
