@@ -297,8 +297,11 @@ class Config(Test):
         self.write(json.dumps({"server": server, "token": TOKEN, "project": "public"}))
         self.assertEqual(cube.Client().me().user.name, "admin")
         self.write("contexts: [\n")
-        with self.assertRaises(cube.ConfigError):
+        with self.assertRaises(cube.ConfigError) as e:
             cube.Client()
+        self.assertIn(os.environ["CUBE_CONFIG"], str(e.exception))
+        # a server and a token from elsewhere (a Job's environment) need no file
+        self.assertEqual(cube.Client(server, token=TOKEN).me().user.name, "admin")
 
     def test_environment_wins_and_the_token_stays_with_its_server(self):
         server = url(self.server)

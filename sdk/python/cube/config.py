@@ -101,10 +101,19 @@ def load(server: Optional[str] = None, token: Optional[str] = None,
     got: Dict[str, Any] = {}
     file_server = file_token = None
     source = "nowhere"
+    # with a server and a token from elsewhere (a Job's environment), a
+    # broken file in the home directory does not stop the SDK
+    elsewhere = bool((server or os.environ.get("CUBE_API")) and
+                     (token or os.environ.get("CUBE_TOKEN")) and not context)
     if p:
-        doc = _read(p)
+        try:
+            doc = _read(p)
+            ctx = _pick(doc, context, p) if doc else {}
+        except ConfigError:
+            if not elsewhere:
+                raise
+            doc = ctx = {}
         if doc:
-            ctx = _pick(doc, context, p)
             got = {k: ctx.get(k) for k in ("server", "project")
                    if isinstance(ctx.get(k), str) and ctx.get(k)}
             file_server = got.get("server")
