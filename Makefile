@@ -60,6 +60,7 @@ bench:
 	bash tests/bench/proxy.sh
 	bash tests/bench/notebook.sh
 	bash tests/bench/pipeline.sh
+	bash tests/bench/sdk.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

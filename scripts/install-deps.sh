@@ -14,7 +14,7 @@ profile=${1:-run}
 
 run_pkgs=(meson ninja-build gcc pkg-config libmicrohttpd-dev libcjson-dev libcurl4-openssl-dev
           libyaml-dev libssl-dev zlib1g-dev libsqlite3-dev libpq-dev libldap-dev passwd)
-test_pkgs=(libcmocka-dev python3 openssl curl prometheus json-schema-test-suite
+test_pkgs=(libcmocka-dev python3 python3-mypy python3-pyflakes openssl curl prometheus json-schema-test-suite
            binutils postgresql slapd ldap-utils bubblewrap python3-torch
            chromium python3-sklearn python3-xgboost python3-matplotlib python3-pandas
            python3-croniter python3-websocket jupyter-notebook jupyterhub fonts-wqy-microhei)

@@ -776,6 +776,120 @@ struct cube_host {
                          int healthy, const char *reason);
 
     /* ---------------------------------------------------------------- */
+    /* since 1.5: streamed bodies and files                               */
+    /* ---------------------------------------------------------------- */
+
+    /** From the handler of a stream_body route (see cube_route_desc),
+     *  before it answers: asks for the request body, which the host hands
+     *  to desc's callbacks in chunks as it arrives, never gathering it
+     *  (see struct cube_body_desc, copied here). The handler then returns
+     *  CUBE_OK without answering; desc->end answers once the body is in.
+     *  A request without a body gets end at once. From CUBE_OK on, close
+     *  is called exactly once (also when the handler answers or fails
+     *  after this call: CUBE_ESTATE or its code). Returns CUBE_OK,
+     *  CUBE_EINVAL (desc NULL, too small, data or end NULL) or CUBE_ESTATE
+     *  (not a stream_body route's handler, called twice, or answered
+     *  already; close is then not called). Thread: the handler's; does not
+     *  block. */
+    int (*req_body_stream)(cube_req *req, const struct cube_body_desc *desc);
+
+    /* Files of the host's file store, open as handles, for data too large
+     * for file_write (datasets, models, uploads). `project` names the
+     * store: a project's files (as file_write: <data dir>/projects/<p>/,
+     * which the files API and the project's Jobs see), or NULL for the
+     * plugin's own area, <data_dir>/files/, which nothing else reads. Paths
+     * are relative, "/"-separated, without "..", "." or empty segments or
+     * segments starting with '.', at most 1024 bytes (CUBE_EINVAL). No
+     * symlink is followed (CUBE_EPERM). No size cap but the disk's: the
+     * plugin bounds what it takes (its route's max_body_bytes, its own
+     * quota).
+     *
+     * Writing is never in place. CUBE_FILE_WRITE opens the path's pending
+     * upload, a hidden file of the store that no path, listing or reader
+     * sees; file_commit publishes it under the path atomically
+     * (readers see the old file or the whole new one, never a part) and
+     * file_abort deletes it. A pending upload outlives its handle, and
+     * cubed restarts: a later file_open with CUBE_FILE_WRITE resumes it
+     * (file_size tells how much is there), which is how an interrupted
+     * upload goes on from where it broke. The host never expires one. One
+     * write handle per pending upload at a time (a second file_open gets
+     * CUBE_ECONFLICT until the first is closed). The SHA-256 of the content
+     * is computed by the host beside the writes, on a thread of its own,
+     * while bytes come (in order from offset 0, or resumed at the end),
+     * and finished at commit, which hashes whatever is left.
+     *
+     * Every handle is released with file_close, whatever happened. Slots
+     * on one handle are not called from two threads at once; they may
+     * block on the disk (do not call them from a stream's read callback),
+     * never on the network. Results besides those named: CUBE_ENOMEM,
+     * CUBE_EIO, CUBE_EUNAVAIL (no space left). Since 1.5. */
+
+    /** Opens path in the store `project` names (NULL: the plugin's area)
+     *  with `flags` (CUBE_FILE_*, see cube_http.h): READ the published
+     *  file, or WRITE its pending upload (made when missing, its bytes
+     *  kept unless TRUNCATE; directories are made only at commit). Returns
+     *  the handle or NULL with *rc: CUBE_EINVAL (bad flags, project or
+     *  path), CUBE_ENOTFOUND (READ: no such file), CUBE_EPERM (a symlink
+     *  or not a regular file on the way), CUBE_ECONFLICT (WRITE: another
+     *  handle writes it). */
+    cube_file *(*file_open)(cube_plugin *self, const char *project,
+                            const char *path, unsigned flags, int *rc);
+    /** The file's size now into *size (a pending upload's: one past its
+     *  last byte written). CUBE_OK, CUBE_ESTATE (aborted). */
+    int (*file_size)(cube_file *file, uint64_t *size);
+    /** Reads up to max bytes at offset into buf; *got gets the count (0
+     *  at or past the end). Any handle but an aborted one (CUBE_ESTATE):
+     *  a WRITE handle reads its pending bytes. CUBE_OK, CUBE_EINVAL. */
+    int (*file_pread)(cube_file *file, uint64_t offset, void *buf, size_t max,
+                      size_t *got);
+    /** Writes len bytes of data (borrowed) at offset of the pending upload,
+     *  all of them or an error; a gap reads as zeros. CUBE_OK, CUBE_EINVAL
+     *  (data NULL with len), CUBE_ESTATE (not a WRITE handle, or committed
+     *  or aborted), CUBE_ETOOBIG (past 2^63 bytes or the file system's
+     *  largest file), CUBE_EUNAVAIL (no space left: what landed is kept,
+     *  write it again). */
+    int (*file_write_at)(cube_file *file, uint64_t offset, const void *data,
+                         size_t len);
+    /** Publishes the pending upload under the handle's path, replacing a
+     *  file there, after making its directories and syncing it to disk.
+     *  sha256_out (may be NULL; CUBE_SHA256_HEX_SIZE bytes) gets the
+     *  content's SHA-256 as lowercase hex. With expect_sha256 (64 hex
+     *  digits, either case; NULL or "": no check) a content that differs
+     *  is refused with CUBE_EDIGEST: nothing is published and the upload
+     *  stays pending and writable (sha256_out still tells what it is).
+     *  After CUBE_OK the handle reads the published file (file_pread,
+     *  resp_file). CUBE_EINVAL (expect_sha256 not 64 hex digits),
+     *  CUBE_ESTATE (not a pending WRITE handle), CUBE_EEXIST (a directory
+     *  is at the path, or a file where a directory is needed), CUBE_EPERM
+     *  (a symlink on the way). Blocks while it hashes what came out of
+     *  order (after a resume, all of it) and while it syncs. */
+    int (*file_commit)(cube_file *file, const char *expect_sha256,
+                       char *sha256_out);
+    /** Deletes the pending upload (the published file, if any, stays).
+     *  CUBE_OK, CUBE_ESTATE (not a pending WRITE handle). The handle is
+     *  still released with file_close. */
+    int (*file_abort)(cube_file *file);
+    /** Releases the handle (NULL is fine); a pending upload stays pending
+     *  for a later file_open. The handle is invalid afterwards. */
+    void (*file_close)(cube_file *file);
+    /** Answers the request with the bytes of the file (a READ handle, or a
+     *  committed one), streamed from the disk by the host (never read into
+     *  memory), with content_type (NULL: application/octet-stream),
+     *  Content-Length, Last-Modified, a strong ETag (changes whenever the
+     *  path is published again), Accept-Ranges and, since the bytes are
+     *  often a user's, X-Content-Type-Options: nosniff and a sandboxing
+     *  Content-Security-Policy. A GET or HEAD with If-None-Match naming
+     *  the ETag gets 304; one byte range (Range: bytes=a-b, a-, -n; with
+     *  If-Range only when it names the ETag) gets 206 with Content-Range,
+     *  a range past the end 416; several ranges get the whole file (200).
+     *  The host keeps its own reference: the plugin may close the handle
+     *  as soon as this returns. Headers added with resp_header go too.
+     *  CUBE_OK, CUBE_EINVAL (content_type with CR/LF), CUBE_ESTATE (a
+     *  pending or aborted handle, or answered already). Thread: the
+     *  request's (a handler, or a body's end). */
+    int (*resp_file)(cube_req *req, cube_file *file, const char *content_type);
+
+    /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */
     /* ---------------------------------------------------------------- */
 };

@@ -1,5 +1,7 @@
 /*
- * cube_http.h — descriptors for HTTP routes and streaming responses.
+ * cube_http.h — descriptors for HTTP routes and streaming responses, and
+ * (since 1.5) streamed request bodies and the file handles they are
+ * written into.
  *
  * Part of the Cube plugin ABI (append-only; see cube_plugin.h). Every
  * descriptor starts with `size`: fill it with `sizeof` of the struct as you
@@ -74,6 +76,30 @@ struct cube_route_desc {
     cube_route_fn handler;
     /** One line for the OpenAPI document and logs; may be NULL. */
     const char *summary;
+    /* since 1.5 */
+    /**
+     * Nonzero: the route streams its request body (see struct
+     * cube_body_desc). The host checks the permission, then the declared
+     * Content-Length against max_body_bytes (413 past it), and calls
+     * `handler` as soon as the request's head is in, before a single body
+     * byte is read: the handler looks at the head (params, query,
+     * headers, req_user) and either answers at once (the body is then
+     * never read and the connection closes after the answer) or calls
+     * cube_host.req_body_stream to receive the body in chunks as they
+     * arrive. The host never gathers such a body: req_body gives "", and
+     * no JSON check is made.
+     */
+    int stream_body;
+    /**
+     * For stream_body routes, the most body bytes the route takes: a
+     * larger Content-Length is answered 413 before the handler runs, and
+     * a chunked body that grows past it is stopped there (413; no byte
+     * past the limit reaches the plugin). 0 means limits.max_body_bytes,
+     * the server's cap on buffered bodies (8 MiB by default);
+     * UINT64_MAX means no limit. Must be 0 when stream_body is 0
+     * (register_route: CUBE_EINVAL).
+     */
+    uint64_t max_body_bytes;
 };
 
 /** Returned by a stream's read callback when the stream is finished. */
@@ -104,6 +130,74 @@ struct cube_stream_desc {
     /** Call read again after this many ms even without a wake (0: 1000). */
     unsigned idle_ms;
 };
+
+/* ------------------------------------------------------------------ */
+/* since 1.5: streamed request bodies and files                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Receives a streamed request body; passed to cube_host.req_body_stream by
+ * the handler of a stream_body route, which the host copies (fill `size`).
+ *
+ * Callbacks run on the request's HTTP thread, one at a time and in order;
+ * they may call any slot, take `req` for the request accessors and resp_*
+ * (valid until close), and may block on the disk (file_write_at) but should
+ * not wait on the network: the connection's thread waits with them.
+ * Errors follow the one rule of the 1.5 callbacks (cube_host.h, "One error
+ * channel"): a return code, explained with set_error or set_error_field,
+ * which the host then answers with the code's status and that message and
+ * field; or an answer the callback makes itself.
+ */
+struct cube_body_desc {
+    /* since 1.5 */
+    size_t size;      /**< sizeof(struct cube_body_desc) */
+    /**
+     * Required. The next `len` (>= 1) bytes of the body, borrowed for the
+     * call. Return CUBE_OK for more. Returning an error, or answering
+     * (resp_*), stops the body: no further data or end call; the host
+     * reads the rest of the body and drops it (at most
+     * limits.max_body_bytes more, else it closes the connection without an
+     * answer), then sends the callback's answer, or for an error without
+     * one the status a handler's code gives (see cube_route_fn) with the
+     * callback's set_error message.
+     */
+    int (*data)(void *cls, cube_req *req, const char *data, size_t len);
+    /**
+     * Required. The whole body is in (every byte went through data). Answer
+     * the request here with exactly one resp_* call (resp_file included)
+     * and return CUBE_OK, or return an error code as a handler does.
+     */
+    int (*end)(void *cls, cube_req *req);
+    /**
+     * Optional. Called exactly once, after the last data or end call, when
+     * the host is done with cls: release it here (file_close, or file_abort
+     * to drop what was written). `rc` is CUBE_OK when end ran and returned
+     * CUBE_OK; else why the body stopped: CUBE_ETOOBIG (past the route's
+     * max_body_bytes; the host answers 413), CUBE_EIO (the client went away
+     * or the connection broke before the body was in), CUBE_ESTATE (the
+     * request was answered before the body was read, or the server is
+     * shutting down), or the code data, end or the handler returned. No
+     * request is passed: it may be gone.
+     */
+    void (*close)(void *cls, int rc);
+    void *cls;        /**< passed to the callbacks; owned by the plugin */
+};
+
+/** An open file of the host's file store (see cube_host.file_open). Owned
+ *  by the plugin from file_open until file_close, which frees it. A handle
+ *  is used by one thread at a time. */
+typedef struct cube_file cube_file;
+
+/** file_open flags: exactly one of READ and WRITE; TRUNCATE with WRITE. */
+/** Read the published file (file_pread, resp_file). */
+#define CUBE_FILE_READ 0x1u
+/** Write the path's pending upload (file_write_at, then file_commit or
+ *  file_abort); made empty when there is none, resumed when there is. */
+#define CUBE_FILE_WRITE 0x2u
+/** With CUBE_FILE_WRITE: start the pending upload over, empty. */
+#define CUBE_FILE_TRUNCATE 0x4u
+/** Bytes of a SHA-256 in hex with its NUL (file_commit). */
+#define CUBE_SHA256_HEX_SIZE 65
 
 #ifdef __cplusplus
 }

@@ -98,6 +98,10 @@ enum cube_status {
      *  that leaves the decision to others). */
     CUBE_DECLINED = -14,
     CUBE_ETIMEDOUT = -15, /**< a deadline passed (an outbound fetch's timeout) */
+    /** The content is not what the caller said it is: a file's sha256
+     *  differs from the one file_commit was told to expect (nothing is
+     *  published). */
+    CUBE_EDIGEST = -16,
 };
 
 /** Log levels for cube_host.log (ordered: a higher value is more severe). */

@@ -150,16 +150,16 @@ int auth_token_routes_register(struct cube_auth *a)
 {
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "POST", "/api/v1/auth/tokens", CUBE_PERM_USER, create_token,
-         "Create an API token {name, expires_in}; the token is shown once"},
+         "Create an API token {name, expires_in}; the token is shown once", 0, 0},
         {sizeof routes[0], "GET", "/api/v1/auth/tokens", CUBE_PERM_USER, list_tokens,
-         "The caller's API tokens (without secrets)"},
+         "The caller's API tokens (without secrets)", 0, 0},
         {sizeof routes[0], "DELETE", "/api/v1/auth/tokens/{id}", CUBE_PERM_USER, revoke_token,
-         "Revoke one of the caller's tokens"},
+         "Revoke one of the caller's tokens", 0, 0},
         {sizeof routes[0], "POST", "/api/v1/auth/password", CUBE_PERM_USER, change_own,
-         "Change one's own password {current, password}"},
+         "Change one's own password {current, password}", 0, 0},
         {sizeof routes[0], "POST", "/api/v1/users/{name}/password", CUBE_PERM_ADMIN,
          admin_reset, "Set a user's password {password[, revokeTokens]}: their sessions end "
-         "and their API tokens are revoked (unless revokeTokens is false)"},
+         "and their API tokens are revoked (unless revokeTokens is false)", 0, 0},
     };
     return cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "token");
 }

@@ -149,6 +149,20 @@ static int key_secret_key_file(struct loader *L, const cJSON *v, const char *pat
     return take_string(L, v, path, &L->cfg->secret_key_file, 0);
 }
 
+/* "auto" (NULL), "" (none) or an absolute directory. */
+static int key_sdk_pythonpath(struct loader *L, const cJSON *v, const char *path)
+{
+    const char *s = cJSON_GetStringValue(v);
+    if (!s || (*s && *s != '/' && strcmp(s, "auto") != 0))
+        return expected(L, v, path, "\"auto\", \"\" or an absolute path");
+    if (!strcmp(s, "auto")) {
+        free(L->cfg->sdk_pythonpath);
+        L->cfg->sdk_pythonpath = NULL;
+        return 0;
+    }
+    return set_str(L, v, &L->cfg->sdk_pythonpath, s);
+}
+
 static int key_conf_dir(struct loader *L, const cJSON *v, const char *path)
 {
     if (take_string(L, v, path, &L->cfg->conf_dir, 0)) {
@@ -329,6 +343,7 @@ static const struct key_rule top_rules[] = {
     {"apps_origin", key_apps},    {"console_origin", key_apps},
     {"secret_key_file", key_secret_key_file},
     {"egress", key_egress},
+    {"sdk_pythonpath", key_sdk_pythonpath},
     {0, 0}};
 
 static int apply_root(struct loader *L, const cJSON *root)
@@ -465,7 +480,8 @@ void cube_config_free(struct cube_config *cfg)
                        cfg->database,   cfg->plugin_dir,  cfg->conf_dir,
                        cfg->web_root,   cfg->tls_cert,    cfg->tls_key,
                        cfg->apps_listen_host, cfg->apps_origin, cfg->console_origin,
-                       cfg->secret_key_file, cfg->egress_ca_file, cfg->egress_proxy};
+                       cfg->secret_key_file, cfg->egress_ca_file, cfg->egress_proxy,
+                       cfg->sdk_pythonpath};
     for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
         free(strings[i]);
     for (size_t i = 0; i < cfg->n_plugins; i++) {

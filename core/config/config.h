@@ -90,6 +90,10 @@ struct cube_config {
     char *egress_proxy;        /* NULL: direct */
     struct cube_plugin_conf *plugins;  /* in conf.d file-name order */
     size_t n_plugins;
+    /* the Python SDK on Jobs' PYTHONPATH (sched/job_sdk.c): NULL "auto"
+     * (the installed SDK, the source's in a build tree), "" none, or an
+     * absolute directory */
+    char *sdk_pythonpath;
 };
 
 /* Sets every field to its default. */

@@ -193,6 +193,11 @@ int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
                  d.permission);
         return CUBE_EINVAL;
     }
+    if (d.max_body_bytes && !d.stream_body) {
+        snprintf(err, errlen, "max_body_bytes: only for stream_body routes (others take "
+                 "limits.max_body_bytes)");
+        return CUBE_EINVAL;
+    }
     struct cube_route_entry *e = calloc(1, sizeof *e);
     if (!e || !(e->method = strdup(d.method ? d.method : "")) ||
         !(e->path = strdup(d.path ? d.path : "")) ||
@@ -204,6 +209,8 @@ int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
     e->plugin = plugin;
     e->handler = d.handler;
     e->perm = perm;
+    e->stream_body = d.stream_body != 0;
+    e->max_body_bytes = d.max_body_bytes;
     int is_core = plugin == &ctx->core;
     if (!is_core && !plugin->scratch_router &&
         !(plugin->scratch_router = cube_router_new())) {

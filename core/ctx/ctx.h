@@ -64,6 +64,8 @@ struct cube_route_entry {
     cube_route_fn handler;
     int perm;                      /* enum cube_perm (auth.h) */
     char *method, *path, *summary;
+    int stream_body;               /* since 1.5: the body goes to the plugin in chunks */
+    uint64_t max_body_bytes;       /* its limit (stream_body only; 0: limits') */
     struct cube_route_entry *next;
 };
 

@@ -26,7 +26,7 @@
 
 #define PATH_MAX_BYTES 1024
 #define FILE_MODE 0640
-#define DIR_MODE 0750
+#define DIR_MODE CUBE_FILES_DIR_MODE
 #define OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 /* relative, '/'-separated, no empty segment, none starting with '.' (so no
@@ -53,7 +53,7 @@ int cube_files_path_ok(const char *path)
 /* The CUBE_E code for a failed open or stat of `name` in dirfd: a symlink
  * is refused; a file where a directory is wanted is "not found" when
  * reading and "exists" when writing. */
-static int seg_error(int dirfd, const char *name, int err, int writing)
+int cube_files_seg_error(int dirfd, const char *name, int err, int writing)
 {
     struct stat sb;
     if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -67,13 +67,28 @@ static int seg_error(int dirfd, const char *name, int err, int writing)
     case EISDIR: return CUBE_EEXIST;
     case ENAMETOOLONG: return CUBE_EINVAL;
     case ENOMEM: return CUBE_ENOMEM;
+    case ENOSPC: case EDQUOT: return CUBE_EUNAVAIL;
     default: return CUBE_EIO;
     }
 }
 
-/* Opens the project's directory (creating it when `create`); -1 + *rc. */
-static int open_root(struct cube_files *files, const char *project,
-                     int create, int *rc)
+#define seg_error cube_files_seg_error
+
+int cube_files_open_dir(const char *dir, int create, int *rc)
+{
+    if (create && cube_mkdir_p(dir, DIR_MODE) < 0) {
+        *rc = errno == ENOSPC || errno == EDQUOT ? CUBE_EUNAVAIL : CUBE_EIO;
+        return -1;
+    }
+    int fd = open(dir, OPEN_DIR);
+    if (fd < 0)
+        *rc = errno == ENOENT ? CUBE_ENOTFOUND
+              : errno == ELOOP || errno == ENOTDIR ? CUBE_EPERM : CUBE_EIO;
+    return fd;
+}
+
+int cube_files_open_project(struct cube_files *files, const char *project, int create,
+                            int *rc)
 {
     if (!cube_fs_name_ok(project)) {
         *rc = CUBE_EINVAL;
@@ -84,32 +99,13 @@ static int open_root(struct cube_files *files, const char *project,
         *rc = CUBE_ENOMEM;
         return -1;
     }
-    if (create && cube_mkdir_p(root, DIR_MODE) < 0) {
-        free(root);
-        *rc = CUBE_EIO;
-        return -1;
-    }
-    int fd = open(root, OPEN_DIR);
-    int err = errno;
+    int fd = cube_files_open_dir(root, create, rc);
     free(root);
-    if (fd < 0) {
-        *rc = err == ENOENT ? CUBE_ENOTFOUND
-              : err == ELOOP || err == ENOTDIR ? CUBE_EPERM : CUBE_EIO;
-        return -1;
-    }
     return fd;
 }
 
-/* Walks path (a writable copy) from the project dir down to the directory
- * holding its last segment, creating missing directories when `create`.
- * Returns that directory's fd and sets *last to the last segment, or -1
- * with *rc. */
-static int walk(struct cube_files *files, const char *project, char *path,
-                int create, char **last, int *rc)
+int cube_files_walk_from(int cur, char *path, int create, char **last, int *rc)
 {
-    int cur = open_root(files, project, create, rc);
-    if (cur < 0)
-        return -1;
     char *seg = path;
     for (char *slash; (slash = strchr(seg, '/')) != NULL; seg = slash + 1) {
         *slash = '\0';
@@ -132,6 +128,17 @@ static int walk(struct cube_files *files, const char *project, char *path,
     }
     *last = seg;
     return cur;
+}
+
+/* Walks path (a writable copy) from the project dir down to the directory
+ * holding its last segment, creating missing directories when `create`.
+ * Returns that directory's fd and sets *last to the last segment, or -1
+ * with *rc. */
+static int walk(struct cube_files *files, const char *project, char *path,
+                int create, char **last, int *rc)
+{
+    int cur = cube_files_open_project(files, project, create, rc);
+    return cur < 0 ? -1 : cube_files_walk_from(cur, path, create, last, rc);
 }
 
 struct cube_files *cube_files_new(const char *data_dir, uint64_t max_file_bytes)
@@ -415,7 +422,7 @@ char *cube_files_list(struct cube_files *files, const char *project,
         return NULL;
     }
     if (!dir || !*dir) {
-        int fd = open_root(files, project, 0, rc);
+        int fd = cube_files_open_project(files, project, 0, rc);
         if (fd < 0) {
             if (*rc != CUBE_ENOTFOUND)
                 return NULL;

@@ -34,4 +34,20 @@ char *cube_files_path(struct cube_files *files, const char *project, const char 
 char *cube_files_list(struct cube_files *files, const char *project,
                       const char *dir, int *rc);
 
+/* -- open files for plugins (ABI 1.5; files_handle.c, resp_file in
+ * files_bytes.c). The contracts are cube_host.h's. */
+cube_file *cube_slot_file_open(cube_plugin *self, const char *project, const char *path,
+                               unsigned flags, int *rc);
+int cube_slot_file_size(cube_file *file, uint64_t *size);
+int cube_slot_file_pread(cube_file *file, uint64_t offset, void *buf, size_t max,
+                         size_t *got);
+int cube_slot_file_write_at(cube_file *file, uint64_t offset, const void *data, size_t len);
+int cube_slot_file_commit(cube_file *file, const char *expect_sha256, char *sha256_out);
+int cube_slot_file_abort(cube_file *file);
+void cube_slot_file_close(cube_file *file);
+int cube_slot_resp_file(cube_req *req, cube_file *file, const char *content_type);
+/* The fd of a handle that reads a published file (READ, or committed), or
+ * -1 (borrowed: the handle keeps it). */
+int cube_files_handle_fd(const cube_file *file);
+
 #endif

@@ -186,8 +186,12 @@ static void run_handler(cube_req *req, const struct cube_route_entry *route)
         return;
     }
     int rc = route->handler(route->plugin->state, req);
-    if (req->answered)
-        return;
+    if (!req->answered)
+        cube_http_unanswered(req, route, rc);
+}
+
+void cube_http_unanswered(cube_req *req, const struct cube_route_entry *route, int rc)
+{
     if (rc == CUBE_OK) {
         cube_log(CUBE_LOG_ERROR, route->plugin->log_component,
                  "%s %s returned without answering", route->method, route->path);
@@ -214,8 +218,10 @@ static void dispatch(cube_req *req)
         cube_http_answer_error(req, 503, "Unavailable", "out of memory");
         return;
     }
-    switch (cube_router_match(req->ctx->router, req->method, req->raw_path,
-                              &req->match)) {
+    if (!req->matched)
+        req->match_rc = (int)cube_router_match(req->ctx->router, req->method,
+                                               req->raw_path, &req->match);
+    switch ((enum cube_route_result)req->match_rc) {
     case CUBE_ROUTE_FOUND:
         run_handler(req, req->match.target);
         return;
@@ -273,6 +279,17 @@ static enum MHD_Result begin(struct cube_http *http, struct MHD_Connection *conn
     }
     if (cube_proxy_begin(req))
         return MHD_YES;
+    /* Routed at the head: a stream_body route runs its handler now. The
+     * apps origin never routes (dispatch refuses there). */
+    if (!http->apps) {
+        req->matched = 1;
+        req->match_rc = (int)cube_router_match(http->ctx->router, method, url, &req->match);
+        const struct cube_route_entry *route = req->match.target;
+        if (req->match_rc == CUBE_ROUTE_FOUND && route->stream_body) {
+            cube_http_body_begin(req, route);
+            return MHD_YES;
+        }
+    }
     const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  "Content-Length");
     if (cl && strtoull(cl, NULL, 10) > cfg->max_body_bytes) {
@@ -291,6 +308,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
     cube_req *req = *con_cls;
     if (!req || !req->begun)
         return begin(http, conn, url, method, version, con_cls);
+    if (req->stream_in)
+        return cube_http_body_step(req, upload, upload_size);
     if (req->answered) {
         *upload_size = 0; /* discard the rest of a refused body */
         return MHD_YES;
@@ -353,7 +372,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
                          void **con_cls, enum MHD_RequestTerminationCode toe)
 {
     (void)conn;
-    (void)toe;
     struct cube_http *http = cls;
     cube_req *req = *con_cls;
     if (!req)
@@ -365,6 +383,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
         return;
     }
     cube_proxy_req_done(req);
+    cube_http_body_done(req, toe);
     double seconds = (double)(cube_now_ns() - req->start_ns) / 1e9;
     char status[8];
     status_text(status, req->status ? req->status : 499);

@@ -61,6 +61,9 @@ struct cube_req {
     char csrf[72];                 /* the session's CSRF token (via SESSION) */
     int csrf_exempt;               /* proxied prefix: no X-CSRF-Token check */
     struct proxy_call *proxy;      /* proxied request state (proxy_req.c) */
+    int matched;                   /* match_rc and match are the router's (begin) */
+    int match_rc;                  /* enum cube_route_result */
+    struct cube_body *stream_in;   /* a stream_body route's body (http_body.c) */
 };
 
 /* The server; defined in http.c, stream state used by http_stream.c. */
@@ -147,5 +150,29 @@ const char *cube_req_header(cube_req *req, const char *name);
 const char *cube_req_client(cube_req *req);
 /* Maps a CUBE_E* code to an HTTP status and error code word. */
 int cube_status_for(int rc, const char **code);
+/* Answers for a route handler (or a body callback) that returned rc
+ * without answering: CUBE_OK is a bug (logged, 500), an error its status
+ * (http.c). */
+void cube_http_unanswered(cube_req *req, const struct cube_route_entry *route, int rc);
+
+/* -- streamed request bodies: stream_body routes (http_body.c) ---------- */
+
+/* Runs a stream_body route at the request's head, before any body byte is
+ * read: the permission, the declared length against the route's limit,
+ * then the handler, which answers or asks for the body. */
+void cube_http_body_begin(cube_req *req, const struct cube_route_entry *route);
+/* The access handler's later calls for such a request: a chunk (taken
+ * whole: *upload_size becomes 0), or the end when *upload_size is 0.
+ * MHD_NO closes the connection. */
+enum MHD_Result cube_http_body_step(cube_req *req, const char *upload, size_t *upload_size);
+/* The request is over (on_completed): the plugin's close runs if it has
+ * not, and the body's state is freed. */
+void cube_http_body_done(cube_req *req, enum MHD_RequestTerminationCode toe);
+/* Keeps an answer made while the body is still coming (MHD takes none
+ * then) to send once it has been read: 1 when it took resp over, 0 when
+ * the answer may go now (cube_http_queue). */
+int cube_http_body_defer(cube_req *req, int status, struct MHD_Response *resp);
+/* The req_body_stream slot (cube_host.h). */
+int cube_slot_req_body_stream(cube_req *req, const struct cube_body_desc *desc);
 
 #endif

@@ -62,6 +62,8 @@ int cube_http_queue(cube_req *req, int status, struct MHD_Response *resp)
         MHD_add_response_header(resp, h->name, h->value);
     req->answered = 1;
     req->status = status;
+    if (req->stream_in && cube_http_body_defer(req, status, resp))
+        return CUBE_OK;   /* goes once the rest of the body is read */
     enum MHD_Result ok = MHD_queue_response(req->conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     return ok == MHD_YES ? CUBE_OK : CUBE_EIO;

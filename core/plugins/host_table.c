@@ -3,11 +3,13 @@
  * the ABI minor that added it. The slots are implemented by the subsystem
  * that owns what they reach: plugins/ (host.c, host_objects.c,
  * host_owner.c, ui_ext.c), auth/host_auth.c, sched/sched_registry.c,
- * proxy/proxy.c; http/ and metrics/ functions serve some slots directly.
+ * proxy/proxy.c, files/files_handle.c (open files); http/ (http_body.c:
+ * streamed bodies) and metrics/ functions serve some slots directly.
  * A new ABI slot is added here, at the end, and nowhere else. */
 #include <string.h>
 
 #include "auth/auth.h"
+#include "files/files.h"
 #include "host_slots.h"
 #include "http/http_req.h"
 #include "metrics/metrics.h"
@@ -128,4 +130,14 @@ void cube_host_table_init(struct cube_host *h)
     h->proxy_stats = cube_slot_proxy_stats;
     /* ABI 1.5: device pinning and health */
     h->device_health = cube_slot_device_health;
+    /* ABI 1.5: streamed bodies and files */
+    h->req_body_stream = cube_slot_req_body_stream;
+    h->file_open = cube_slot_file_open;
+    h->file_size = cube_slot_file_size;
+    h->file_pread = cube_slot_file_pread;
+    h->file_write_at = cube_slot_file_write_at;
+    h->file_commit = cube_slot_file_commit;
+    h->file_abort = cube_slot_file_abort;
+    h->file_close = cube_slot_file_close;
+    h->resp_file = cube_slot_resp_file;
 }

@@ -18,6 +18,7 @@
 #include "ctx/ctx.h"
 #include "http/http_req.h"
 #include "jobs.h"
+#include "job_sdk.h"
 #include "objects/kinds.h"
 #include "base/log.h"
 #include "files/files.h"
@@ -258,6 +259,7 @@ char *job_replica_doc(struct cube_sched *s, const cJSON *job, int i)
     cJSON_AddItemToObject(doc, "limits", limits(spec));
     project_env(s, str(meta, "project"), env);
     merge(env, cJSON_GetObjectItemCaseSensitive(spec, "env"));
+    job_sdk_env(s->ctx->cfg, env);   /* the Python SDK, last on PYTHONPATH */
     cube_env(s, job, i, env);
     distributed_env(s, job, i, env);
     port_env(rep, env);

@@ -74,6 +74,28 @@ static int find_launcher(struct nb *nb, char *msg, size_t len)
     return 0;
 }
 
+#ifndef NB_SDK_INSTALLED
+#define NB_SDK_INSTALLED "/usr/local/share/cube/python"
+#define NB_SDK_SOURCE ""
+#define NB_BUILD_ROOT ""
+#endif
+
+/* sdk_pythonpath "auto": the Python SDK meson installs, or the source's
+ * sdk/python while this .so runs from the build tree it was built in;
+ * "" when that directory holds no cube/__init__.py (a malloc'd string). */
+static char *sdk_auto(void)
+{
+    Dl_info info;
+    char so[PATH_MAX], root[PATH_MAX], probe[PATH_MAX];
+    const char *dir = NB_SDK_INSTALLED;
+    if (*NB_BUILD_ROOT && dladdr((void *)sdk_auto, &info) && info.dli_fname &&
+        realpath(info.dli_fname, so) && realpath(NB_BUILD_ROOT, root) &&
+        !strncmp(so, root, strlen(root)) && so[strlen(root)] == '/')
+        dir = NB_SDK_SOURCE;
+    snprintf(probe, sizeof probe, "%s/cube/__init__.py", dir);
+    return strdup(access(probe, R_OK) == 0 ? dir : "");
+}
+
 int nb_conf_load(struct nb *nb, char *msg, size_t len)
 {
     const struct cube_host *h = nb->host;
@@ -90,7 +112,11 @@ int nb_conf_load(struct nb *nb, char *msg, size_t len)
     c->vscode_enabled = h->config_bool(nb->self, "vscode.enabled", 0);
     c->jupyter_command = dup_conf(nb, "jupyter_command", "");
     c->python = dup_conf(nb, "python", "/usr/bin/python3");
-    c->pythonpath = dup_conf(nb, "sdk_pythonpath", "");
+    c->pythonpath = dup_conf(nb, "sdk_pythonpath", "auto");
+    if (c->pythonpath && !strcmp(c->pythonpath, "auto")) {
+        free(c->pythonpath);
+        c->pythonpath = sdk_auto();
+    }
     c->pool = dup_conf(nb, "pool", "default");
     c->vscode_version = dup_conf(nb, "vscode.version", "4.96.4");
     c->vscode_command = dup_conf(nb, "vscode.command", "");

@@ -344,6 +344,17 @@ static void dump_host_1_5(void)
     /* device pinning and health */
     FIELD(cube_host, device_health,
           int (*)(cube_plugin *, const char *, const char *, int, const char *));
+    /* streamed bodies and files */
+    FIELD(cube_host, req_body_stream, int (*)(cube_req *, const struct cube_body_desc *));
+    FIELD(cube_host, file_open,
+          cube_file *(*)(cube_plugin *, const char *, const char *, unsigned, int *));
+    FIELD(cube_host, file_size, int (*)(cube_file *, uint64_t *));
+    FIELD(cube_host, file_pread, int (*)(cube_file *, uint64_t, void *, size_t, size_t *));
+    FIELD(cube_host, file_write_at, int (*)(cube_file *, uint64_t, const void *, size_t));
+    FIELD(cube_host, file_commit, int (*)(cube_file *, const char *, char *));
+    FIELD(cube_host, file_abort, int (*)(cube_file *));
+    FIELD(cube_host, file_close, void (*)(cube_file *));
+    FIELD(cube_host, resp_file, int (*)(cube_req *, cube_file *, const char *));
 }
 
 static void dump_watch_descriptors(void)
@@ -393,6 +404,22 @@ static void dump_fetch_descriptors(void)
     CONST(cube_status, CUBE_DECLINED);
     CONST(cube_status, CUBE_ETIMEDOUT);
     MACRO_INT(CUBE_FETCH_NO_REDIRECTS);
+}
+
+static void dump_body_descriptors(void)
+{
+    BEGIN(cube_body_desc);
+    FIELD(cube_body_desc, size, size_t);
+    FIELD(cube_body_desc, data, int (*)(void *, cube_req *, const char *, size_t));
+    FIELD(cube_body_desc, end, int (*)(void *, cube_req *));
+    FIELD(cube_body_desc, close, void (*)(void *, int));
+    FIELD(cube_body_desc, cls, void *);
+    END(cube_body_desc);
+    CONST(cube_status, CUBE_EDIGEST);
+    MACRO_HEX(CUBE_FILE_READ);
+    MACRO_HEX(CUBE_FILE_WRITE);
+    MACRO_HEX(CUBE_FILE_TRUNCATE);
+    MACRO_INT(CUBE_SHA256_HEX_SIZE);
 }
 #endif
 
@@ -526,6 +553,10 @@ static void dump_descriptors(void)
     FIELD(cube_route_desc, permission, const char *);
     FIELD(cube_route_desc, handler, int (*)(void *, cube_req *));
     FIELD(cube_route_desc, summary, const char *);
+#if CUBE_ABI_MINOR >= 5
+    FIELD(cube_route_desc, stream_body, int);
+    FIELD(cube_route_desc, max_body_bytes, uint64_t);
+#endif
     END(cube_route_desc);
 
     BEGIN(cube_stream_desc);
@@ -647,6 +678,7 @@ int main(void)
 #if CUBE_ABI_MINOR >= 5
     dump_watch_descriptors();
     dump_fetch_descriptors();
+    dump_body_descriptors();
 #endif
     dump_enums();
     dump_macros_and_typedefs();

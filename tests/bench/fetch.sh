@@ -54,28 +54,10 @@ start_nginx "$FILE" <<EOF
 EOF
 
 CPORT=$(free_port "$NPORT") || die "no free loopback port"
-mkdir -p "$TMP/data" "$TMP/conf.d"
-cat >"$TMP/cube.yaml" <<EOF
-listen: "127.0.0.1:$CPORT"
-data_dir: "$TMP/data"
-database: sqlite
-plugin_dir: "$PLUGIN_DIR"
-conf_dir: "$TMP/conf.d"
-web_root: ""
-log: {level: warn, access: "off"}
-limits: {threads: $THREADS}
+bench_cube_yaml fetchprobe <<EOF
 egress: {allow: ["127.0.0.1:$NPORT"]}
 EOF
-printf 'plugin: fetchprobe\n' >"$TMP/conf.d/10-fetchprobe.yaml"
-"$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
-CPID=$!
-for i in $(seq 1 3000); do
-    cubed_running "$TMP/cubed.err" cubed || die "cubed could not start (see its log)"
-    http_status "$CPORT" /readyz 2>/dev/null
-    [ "$HTTP_STATUS" = 200 ] && break
-    [ "$i" = 3000 ] && die "cubed not ready after 15 s"
-    msleep 0.005
-done
+start_bench_cubed
 
 command -v cc >/dev/null 2>&1 || die "a C compiler (cc) is needed for fetch_peer"
 cc -O2 -o "$TMP/fetch_peer" "$HERE/fetch_peer.c" -lcurl || die "cannot build fetch_peer (libcurl headers?)"

@@ -203,6 +203,41 @@ http_status() { # port path
     return 0
 }
 
+# Writes $TMP/cube.yaml for a bench cubed on 127.0.0.1:$CPORT (data in
+# $TMP/data, SQLite, plugins from $PLUGIN_DIR, no console, quiet logs,
+# $THREADS threads) with one probe plugin enabled; YAML lines on stdin are
+# added to cube.yaml: bench_cube_yaml plugin <<EOF ... EOF.
+bench_cube_yaml() { # plugin
+    mkdir -p "$TMP/data" "$TMP/conf.d"
+    { cat <<EOF
+listen: "127.0.0.1:$CPORT"
+data_dir: "$TMP/data"
+database: sqlite
+plugin_dir: "$PLUGIN_DIR"
+conf_dir: "$TMP/conf.d"
+web_root: ""
+log: {level: warn, access: "off"}
+limits: {threads: $THREADS}
+EOF
+      cat; } >"$TMP/cube.yaml"
+    printf 'plugin: %s\n' "$1" >"$TMP/conf.d/10-$1.yaml"
+}
+
+# Starts $CUBED on $TMP/cube.yaml (pid in CPID; output in $TMP/cubed.out
+# and .err) and waits until /readyz answers 200 (15 s at most).
+start_bench_cubed() {
+    local i
+    "$CUBED" -c "$TMP/cube.yaml" >"$TMP/cubed.out" 2>"$TMP/cubed.err" &
+    CPID=$!
+    for i in $(seq 1 3000); do
+        cubed_running "$TMP/cubed.err" cubed || die "cubed could not start (see its log)"
+        http_status "$CPORT" /readyz 2>/dev/null
+        [ "$HTTP_STATUS" = 200 ] && return 0
+        msleep 0.005
+    done
+    die "cubed not ready after 15 s"
+}
+
 # Sets TOKEN to an API token of the administrator, minted with the break-glass
 # admin token (every request of which cubed audits: load carries this one).
 mint_token() { # port admin-token

@@ -7,6 +7,7 @@
 #include "cube_mock_priv.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,16 +22,6 @@
 #define MAX_SERIES 32
 
 struct cube_plugin { int unused; };
-struct cube_req {
-    const char *method, *path, *query, *header, *body;
-    char params[8][2][256];
-    int n_params;
-    char scratch[8][256]; /* req_query answers: each stays valid for the request */
-    int n_scratch;
-    struct cube_mock_response *out;
-    struct cube_stream_desc stream;
-    int has_stream;
-};
 struct cube_stream { int unused; };
 struct cube_timer { cube_task_fn fn; void *state, *arg; int active, repeat; };
 struct cube_metric {
@@ -144,9 +135,14 @@ void cube_mock_set_data_dir(const char *dir)
 static int register_route(cube_plugin *s, const struct cube_route_desc *d)
 {
     (void)s;
-    if (M.n_routes == MAX_ROUTES || !d || !d->handler || !d->path || !d->method)
+    if (M.n_routes == MAX_ROUTES || !d || !d->handler || !d->path || !d->method ||
+        d->size < offsetof(struct cube_route_desc, summary) + sizeof d->summary)
         return CUBE_EINVAL;
-    M.routes[M.n_routes] = *d;
+    struct cube_route_desc *copy = &M.routes[M.n_routes];
+    memset(copy, 0, sizeof *copy);
+    memcpy(copy, d, d->size < sizeof *copy ? d->size : sizeof *copy);
+    if (copy->max_body_bytes && !copy->stream_body)
+        return CUBE_EINVAL;   /* as cubed: a limit only for stream_body routes */
     snprintf(M.paths[M.n_routes], sizeof M.paths[0], "%s", d->path);
     snprintf(M.methods[M.n_routes], sizeof M.methods[0], "%s", d->method);
     M.n_routes++;
@@ -204,9 +200,9 @@ static const char *req_header(cube_req *r, const char *name)
 
 static const char *req_body(cube_req *r, size_t *len)
 {
-    const char *b = r->body ? r->body : "";
+    const char *b = r->body && !r->streaming ? r->body : "";
     if (len)
-        *len = strlen(b);
+        *len = r->body && !r->streaming ? r->body_len : 0;
     return b;
 }
 
@@ -360,6 +356,7 @@ static void host_init(void)
     mock_watch_install(h);
     mock_state_install(h);
     mock_fetch_install(h);
+    mock_streams_install(h);
 }
 
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)
@@ -416,29 +413,6 @@ static int match(const char *tmpl, const char *path, cube_req *r)
         tmpl += tl, path += pl;
     }
     return *tmpl == '\0' && *path == '\0';
-}
-
-static void drain_stream(cube_req *r)
-{
-    char buf[4096];
-    int idle = 0;
-    while (idle < 1000) {
-        long n = r->stream.read(r->stream.cls, buf, sizeof buf);
-        if (n < 0)
-            break;
-        if (n == 0) {
-            idle++;
-            cube_mock_run_timers();
-            continue;
-        }
-        struct cube_mock_response *o = r->out;
-        o->body = realloc(o->body, o->body_len + (size_t)n + 1);
-        memcpy(o->body + o->body_len, buf, (size_t)n);
-        o->body_len += (size_t)n;
-        o->body[o->body_len] = '\0';
-    }
-    if (r->stream.close)
-        r->stream.close(r->stream.cls);
 }
 
 int cube_mock_proxy_resolve(int i, const char *path, struct cube_proxy_upstream *up)
@@ -508,17 +482,30 @@ struct cube_mock_response cube_mock_request(const char *method, const char *path
                                             const char *query, const char *header,
                                             const char *body)
 {
+    return cube_mock_request_stream(method, path, query, header, body,
+                                    body ? strlen(body) : 0, 0, (size_t)-1);
+}
+
+struct cube_mock_response cube_mock_request_stream(const char *method, const char *path,
+                                                   const char *query, const char *header,
+                                                   const void *body, size_t len,
+                                                   size_t chunk, size_t cut_at)
+{
     struct cube_mock_response out = {0};
     cube_req r = {.method = method, .path = path, .query = query, .header = header,
-                  .body = body, .out = &out};
+                  .body = body, .body_len = len, .out = &out};
     for (int i = 0; i < M.n_routes; i++) {
         if (strcmp(M.methods[i], method) != 0 || !match(M.paths[i], path, &r))
             continue;
         if (refused(&r, M.routes[i].permission, NULL))
             return out;
+        if (M.routes[i].stream_body) {
+            mock_body_run(&r, &M.routes[i], chunk, cut_at);
+            return out;
+        }
         out.handler_rc = M.routes[i].handler(M.state, &r);
         if (r.has_stream)
-            drain_stream(&r);
+            mock_stream_drain(&r);
         return out;
     }
     /* Registered actions: the host checks the object exists first. */
@@ -540,7 +527,7 @@ struct cube_mock_response cube_mock_request(const char *method, const char *path
         else
             out.handler_rc = fn(M.state, &r);
         if (r.has_stream)
-            drain_stream(&r);
+            mock_stream_drain(&r);
         return out;
     }
     out.status = 404;
@@ -603,6 +590,7 @@ void cube_mock_reset(const struct cube_plugin_desc *desc, void *state)
     mock_watch_reset();
     mock_state_reset();
     mock_calls_reset();
+    mock_streams_reset();
     cJSON_Delete(M.config);
     memset(&M, 0, sizeof M);
 }

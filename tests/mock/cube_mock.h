@@ -116,7 +116,30 @@
  *   CUBE_ESTATE for a resource no registered accelerator serves,
  *   CUBE_ETOOBIG past 4096 devices) and keeps the last push per device
  *   (cube_mock_device_health); local_devices shows it ("healthy",
- *   "healthReason"). No scheduler runs here. */
+ *   "healthReason"). No scheduler runs here.
+ *
+ * The ABI 1.5 streamed bodies and files (cube_mock_streams.c):
+ * - A stream_body route gets what cubed gives it: the permission check,
+ *   then the body's length against the route's max_body_bytes (413, the
+ *   handler not called), then the handler; after req_body_stream the body
+ *   goes to desc.data in chunks (cube_mock_request_stream chooses their
+ *   size; cube_mock_request sends its NUL-terminated body as one),
+ *   then end, then close with cubed's codes; each callback in a call frame.
+ *   An answer or error from data stops the body (close gets it); an error
+ *   from data or end without an answer is answered as cubed does (the
+ *   code's status, the frame's set_error message; handler_rc the code). A
+ *   client that leaves (cut_at) gets no answer and close gets CUBE_EIO.
+ *   req_body is "" on such routes.
+ * - file_open and the other file slots keep files in memory: a project's
+ *   are the project files of the 1.1 slots (file_read sees a committed
+ *   file), the plugin's area (project NULL) a store of its own. Pending
+ *   uploads are kept per (store, path) until commit or abort, across
+ *   handles (resume), one writer at a time (CUBE_ECONFLICT), and commit
+ *   checks the sha256 (OpenSSL) as cubed does (CUBE_EDIGEST).
+ * - resp_file answers with the bytes, honouring one Range (206, 416),
+ *   If-None-Match (304) and If-Range against an ETag of the content (not
+ *   cubed's value: compare the ETag a response gave, never a spelled one);
+ *   the request's one header decides. */
 #ifndef CUBE_MOCK_H
 #define CUBE_MOCK_H
 
@@ -162,6 +185,14 @@ int cube_mock_init(const struct cube_plugin_desc *desc, const char *config_json,
 struct cube_mock_response cube_mock_request(const char *method, const char *path,
                                             const char *query, const char *header,
                                             const char *body);
+/* As cube_mock_request with a body of len bytes (binary; may be NULL when
+ * 0): a stream_body route gets it in chunks of `chunk` bytes (0: one), and
+ * when cut_at < len the client leaves after cut_at bytes (no answer:
+ * status 0). Other routes get it whole. ABI 1.5. */
+struct cube_mock_response cube_mock_request_stream(const char *method, const char *path,
+                                                   const char *query, const char *header,
+                                                   const void *body, size_t len,
+                                                   size_t chunk, size_t cut_at);
 /* Runs every due timer and submitted task once. Returns how many ran. */
 int cube_mock_run_timers(void);
 /* The value of a metric for a label set (label values joined by ','), or

@@ -8,7 +8,27 @@
 #include <cube/cube.h>
 #include <cjson/cJSON.h>
 
+#include "cube_mock.h"
+
 /* -- cube_mock.c ---------------------------------------------------- */
+
+/* A request of cube_mock_request (or _stream): the fake host's cube_req. */
+struct cube_req {
+    const char *method, *path, *query, *header;
+    const char *body;            /* len bytes (a stream_body route gets them in chunks) */
+    size_t body_len;
+    char params[8][2][256];
+    int n_params;
+    char scratch[8][256]; /* req_query answers: each stays valid for the request */
+    int n_scratch;
+    struct cube_mock_response *out;
+    struct cube_stream_desc stream;
+    int has_stream;
+    int streaming;               /* a stream_body route: req_body gives "" */
+    int body_phase;              /* cube_mock_streams.c: 1 in the handler */
+    struct cube_body_desc body_desc;
+    int has_body_desc;
+};
 
 /* The plugin's state as init left it (NULL before init). */
 void *mock_state(void);
@@ -164,6 +184,21 @@ void mock_state_before_init(const struct cube_plugin_desc *desc);
 void mock_state_after_init(const struct cube_plugin_desc *desc, int rc);
 /* Forgets APIs, and keys and secrets unless cube_mock_keep_state(1). */
 void mock_state_reset(void);
+
+/* -- cube_mock_streams.c: the 1.5 streamed bodies and file handles ---- */
+
+void mock_streams_install(struct cube_host *h);
+/* Forgets every file of the plugin's area and every pending upload. */
+void mock_streams_reset(void);
+/* Runs a stream_body route for r (its permission passed): the declared
+ * length against the route's limit (413), the handler, then the body in
+ * chunks of `chunk` bytes (0: one) to the plugin's desc, as cubed does;
+ * the client leaves after cut_at bytes when cut_at < r->body_len. */
+void mock_body_run(cube_req *r, const struct cube_route_desc *route, size_t chunk,
+                   size_t cut_at);
+/* Reads a resp_stream answer until END or ERROR into r->out, running the
+ * timers whenever read returns 0 (at most 1000 times), then closes it. */
+void mock_stream_drain(cube_req *r);
 
 /* -- cube_mock_fetch.c: the 1.5 fetch slots (libcurl, a thread each) -- */
 

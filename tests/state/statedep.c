@@ -60,8 +60,9 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
     SELF = self;
     *state = NULL;
     const struct cube_route_desc routes[] = {
-        {sizeof routes[0], "GET", "/api/v1/" DEP_NAME "/hello", CUBE_PERM_ADMIN, hello, NULL},
-        {sizeof routes[0], "GET", "/api/v1/" DEP_NAME "/kv/{key}", CUBE_PERM_ADMIN, kv_get, NULL},
+        {sizeof routes[0], "GET", "/api/v1/" DEP_NAME "/hello", CUBE_PERM_ADMIN, hello, NULL, 0, 0},
+        {sizeof routes[0], "GET", "/api/v1/" DEP_NAME "/kv/{key}", CUBE_PERM_ADMIN, kv_get,
+         NULL, 0, 0},
     };
     for (size_t i = 0; i < 2; i++)
         if (host->register_route(self, &routes[i]) != CUBE_OK)
