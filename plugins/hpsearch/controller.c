@@ -36,6 +36,8 @@ static void follow(struct hs_pass *ps)
     struct hs_exp *x = ps->x;
     for (int i = 0; i < x->n; i++) {
         struct hs_trial *t = &x->trials[i];
+        if (t->creating)
+            continue;   /* its Job is being made (create.c) */
         if (hs_trial_active(t)) {
             hs_trial_refresh(ps->p, x, t, NULL);
             if (!hs_trial_active(t) || x->spec.assessor)
@@ -58,7 +60,7 @@ static void stop_all(struct hs_pass *ps)
 {
     for (int i = 0; i < ps->x->n; i++) {
         struct hs_trial *t = &ps->x->trials[i];
-        if (hs_trial_active(t) && !t->stop_sent)
+        if (hs_trial_active(t) && !t->stop_sent && !t->creating)
             hs_trial_stop(ps->p, ps->x, t, NULL);
     }
 }
@@ -123,6 +125,16 @@ static void decide(struct hs_pass *ps)
 {
     const struct hs_spec *sp = &ps->x->spec;
     char why[300];
+    const cJSON *refused = cJSON_GetObjectItemCaseSensitive(ps->st, "refused");
+    if (refused) {   /* a trial's Job was refused (create.c) */
+        snprintf(why, sizeof why, "%.280s", cu_str_or(refused, "message", "a trial was refused"));
+        stop_all(ps);
+        if (ps->active == 0)
+            hs_pass_finish(ps, "Failed", why);
+        else
+            cu_set_str(ps->st, "message", why);
+        return;
+    }
     if (cu_bool(ps->st, "stopRequested", 0)) {
         stop_all(ps);
         if (ps->active == 0)
@@ -167,16 +179,30 @@ static void start(struct hs_pass *ps)
         cu_set_str(ps->st, "activeSince", ps->now);
 }
 
+/* Later, not now: the same phase, written less than status_write_ms ago. */
+static int put_off(struct hs_pass *ps, const cJSON *stored)
+{
+    const char *was = cu_str(stored, "phase"), *phase = cu_str(ps->st, "phase");
+    double gap = (double)ps->p->status_write_ms / 1000, left = ps->x->written_at + gap - hs_clock();
+    if (!was || !phase || strcmp(was, phase) || terminal(phase) || left <= 0)
+        return 0;
+    int ms = (int)(left * 1000) + 1;
+    if (ps->retry_ms <= 0 || ms < ps->retry_ms)
+        ps->retry_ms = ms;
+    return 1;
+}
+
 static int write_status(struct hs_pass *ps, const cJSON *stored)
 {
-    const char *phase = cu_str(ps->st, "phase");
     cJSON *st = hs_status_build(ps->x, ps->st, NULL, NULL, ps->now);
     int rc = CUBE_OK;
     if (!st)
         return CUBE_ENOMEM;
-    (void)phase;
-    if (!stored || !cJSON_Compare(st, stored, 1))
+    if ((!stored || !cJSON_Compare(st, stored, 1)) && !put_off(ps, stored)) {
         rc = hs_status_write(ps->p, ps->x, st, cu_meta(ps->obj, "resourceVersion"));
+        if (rc == CUBE_OK)
+            ps->x->written_at = hs_clock();
+    }
     cJSON_Delete(st);
     if (rc == CUBE_ECONFLICT) {   /* an action wrote meanwhile: soon again, with it */
         ps->p->host->retry_after(ps->p->self, 20);

@@ -41,6 +41,7 @@ struct hs {
     cube_plugin *self;
     int64_t max_trials;          /* config: the largest spec.maxTrials */
     int64_t max_concurrency;     /* config: the largest spec.trialConcurrency */
+    int64_t status_write_ms;     /* config: the least time between two status writes */
     pthread_mutex_t mu;          /* guards exps */
     struct hs_exp **exps;
     int n_exps, cap_exps;
@@ -106,6 +107,7 @@ struct hs_trial {
     char started[40], finished[40];
     char message[300];
     int stop_sent;               /* its Job was asked to stop */
+    int creating;                /* its Job is being made (create.c) */
     int finals_read;             /* results read after its Job ended */
     int64_t assessed_step;       /* the assessor's last look */
 };
@@ -120,7 +122,7 @@ struct hs_exp {
     int n, cap;
     int last_n;                  /* the highest trial number made */
     int tuner_done;              /* the tuner said DONE */
-    char *written;               /* the status last written (owned) */
+    double written_at;           /* hs_clock() of the last status write */
     /* the table's bookkeeping (memo.c), under struct hs.mu */
     struct hs *owner;
     int refs, dead, built;
@@ -147,9 +149,17 @@ int hs_trial_from_job(struct hs *p, struct hs_exp *x, const cJSON *job, struct h
 /* Follows t's Job (obj_get): phase, times; job_out (may be NULL) gets the
  * Job (caller frees). Returns 0, or -1 when the Job is gone (t Failed). */
 int hs_trial_refresh(struct hs *p, struct hs_exp *x, struct hs_trial *t, cJSON **job_out);
-/* Builds the Job of trial t and creates it. Returns CUBE_OK (or CUBE_EEXIST:
- * adopted), else the error, with msg saying why. */
-int hs_trial_create(struct hs *p, struct hs_exp *x, const cJSON *exp, struct hs_trial *t,
+/* The Job of trial t as JSON text (malloc'ed), or NULL with msg (a
+ * {{ }} that does not render). */
+char *hs_trial_doc(const struct hs_exp *x, const cJSON *exp, const struct hs_trial *t,
+                   char *msg, size_t mlen);
+/* 1 when job is a trial of x (its controller ownerReference). */
+int hs_job_is_trial(const struct hs_exp *x, const cJSON *job);
+/* Makes t's Job off the controller's thread (create.c): t->creating until
+ * it exists; a refusal marks t Failed and records status.refused, which
+ * the controller fails the experiment with. Returns CUBE_OK, or an error
+ * with msg when nothing was started. */
+int hs_trial_submit(struct hs *p, struct hs_exp *x, const cJSON *exp, struct hs_trial *t,
                     char *msg, size_t mlen);
 /* Asks t's Job to stop (its status' stopRequested); early (may be NULL):
  * the assessor's reason, recorded on the Job first. */

@@ -4,8 +4,7 @@
  * restart cut the pass short, is dropped), then the tuner's, numbered on
  * from the highest trial so far, until the tuner has made maxTrials or
  * has nothing more (a grid enumerated) or must wait (a hyperband rung
- * still running). A trial Job the host refuses fails the experiment with
- * the reason. */
+ * still running). Their Jobs are made off this thread (create.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +33,7 @@ static int has_request(const struct hs_exp *x, const char *id)
 static int from_request(struct hs_pass *ps, struct hs_trial *t)
 {
     cJSON *reqs = cJSON_GetObjectItemCaseSensitive(ps->st, "requests");
+    memset(t, 0, sizeof *t);
     while (cJSON_GetArraySize(reqs) > 0) {
         cJSON *r = cJSON_DetachItemFromArray(reqs, 0);
         const char *id = cu_str_or(r, "id", "");
@@ -89,14 +89,13 @@ int hs_make_trials(struct hs_pass *ps)
         t.n = x->last_n + 1;
         snprintf(t.job, sizeof t.job, "%.50s-%d", x->name, t.n);
         char msg[400] = "";
-        int rc = hs_trial_create(ps->p, x, ps->obj, &t, msg, sizeof msg);
-        if (rc != CUBE_OK && rc != CUBE_EEXIST) {
+        int rc = hs_trial_submit(ps->p, x, ps->obj, &t, msg, sizeof msg);
+        if (rc != CUBE_OK) {
             hs_trial_free(&t);
-            if (rc == CUBE_EINVAL || rc == CUBE_EPERM) {
+            if (rc == CUBE_EINVAL) {
                 hs_pass_finish(ps, "Failed", msg);
                 return -1;
             }
-            ps->retry_ms = 1000;   /* the store: try again soon */
             break;
         }
         int own = !t.foreign;

@@ -17,7 +17,6 @@ static void exp_free(struct hs_exp *x)
     for (int i = 0; i < x->n; i++)
         hs_trial_free(&x->trials[i]);
     free(x->trials);
-    free(x->written);
     hs_spec_free(&x->spec);
     pthread_mutex_destroy(&x->mu);
     free(x);

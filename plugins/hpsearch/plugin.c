@@ -48,6 +48,7 @@ static int hs_init(const struct cube_host *host, cube_plugin *self, void **state
     pthread_mutex_init(&p->mu, NULL);
     p->max_trials = host->config_int(self, "max_trials", 10000);
     p->max_concurrency = host->config_int(self, "max_concurrency", 64);
+    p->status_write_ms = host->config_int(self, "status_write_ms", 200);
     metrics(p);
     if (hs_kinds_register(p) < 0 || hs_actions_register(p) < 0) {
         pthread_mutex_destroy(&p->mu);

@@ -40,38 +40,66 @@ static cJSON *points(struct hs *p, struct hs_exp *x, struct hs_trial *t, const c
     return doc;
 }
 
-int hs_results_read(struct hs *p, struct hs_exp *x, struct hs_trial *t)
+/* Every name in doc's points (ordered by name: one each) into out. */
+static void names_of(const cJSON *doc, char *out, size_t len)
 {
-    int rc = CUBE_OK;
-    cJSON *doc = points(p, x, t, x->spec.metric, t->seen_step, &rc);
+    const cJSON *pt, *list = cJSON_GetObjectItemCaseSensitive(doc, "metrics");
+    size_t n = 0;
+    out[0] = '\0';
+    cJSON_ArrayForEach(pt, list) {
+        const char *name = cu_str_or(pt, "name", "");
+        if (pt != list->child && !strcmp(cu_str_or(pt->prev, "name", ""), name))
+            continue;
+        int w = snprintf(out + n, len - n, "%s%s", n ? ", " : "", name);
+        if (w < 0 || (size_t)w >= len - n)
+            break;
+        n += (size_t)w;
+    }
+}
+
+/* The intermediate points of doc (only its metric's when all is set). */
+static void take_curve(struct hs_exp *x, struct hs_trial *t, const cJSON *doc, int all)
+{
     const cJSON *pt;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(doc, "metrics")) {
+        if (all && strcmp(cu_str_or(pt, "name", ""), x->spec.metric))
+            continue;
         int64_t step = (int64_t)cu_num(pt, "step", 0);
         curve_put(t, step, cu_num(pt, "value", NAN));
         if (step > t->seen_step)
             t->seen_step = step;
     }
-    cJSON_Delete(doc);
-    if (rc != CUBE_OK && rc != CUBE_ENOTFOUND)
-        return rc;
-    if (!t->job_ended || t->finals_read)
-        return CUBE_OK;
+}
+
+int hs_results_read(struct hs *p, struct hs_exp *x, struct hs_trial *t)
+{
+    int rc = CUBE_OK;
+    if (!t->job_ended || t->finals_read) {   /* running: the new intermediate points */
+        cJSON *doc = points(p, x, t, x->spec.metric, t->seen_step, &rc);
+        take_curve(x, t, doc, 0);
+        cJSON_Delete(doc);
+        return rc == CUBE_ENOTFOUND ? CUBE_OK : rc;
+    }
+    /* ended: everything at once (one read): the curve, the final, the names */
+    cJSON *doc = points(p, x, t, NULL, -1, &rc);
+    if (!doc)
+        return rc == CUBE_ENOTFOUND ? CUBE_OK : rc;
     char final[160];
     snprintf(final, sizeof final, HS_FINAL_PREFIX "%s", x->spec.metric);
-    doc = points(p, x, t, final, -1, &rc);
-    if (!doc && rc != CUBE_ENOTFOUND)
-        return rc;
+    take_curve(x, t, doc, 1);
     t->value = NAN;
+    const cJSON *pt;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(doc, "metrics"))
-        t->value = cu_num(pt, "value", NAN);   /* the last reported */
-    cJSON_Delete(doc);
+        if (!strcmp(cu_str_or(pt, "name", ""), final))
+            t->value = cu_num(pt, "value", NAN);   /* the last reported */
     t->finals_read = 1;
     if (t->phase == HS_SUCCEEDED && isnan(t->value) && !*t->message) {
         char names[200];
-        hs_results_names(p, x, t, names, sizeof names);
+        names_of(doc, names, sizeof names);
         snprintf(t->message, sizeof t->message, "it reported no %.130s%s%.120s", final,
                  *names ? "; it reported " : "", names);
     }
+    cJSON_Delete(doc);
     return CUBE_OK;
 }
 
@@ -80,18 +108,6 @@ void hs_results_names(struct hs *p, struct hs_exp *x, struct hs_trial *t, char *
 {
     int rc;
     cJSON *doc = points(p, x, t, NULL, -1, &rc);
-    const cJSON *pt;
-    size_t n = 0;
-    out[0] = '\0';
-    cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(doc, "metrics")) {
-        const char *name = cu_str_or(pt, "name", "");
-        if (pt->prev && pt != cJSON_GetObjectItemCaseSensitive(doc, "metrics")->child &&
-            !strcmp(cu_str_or(pt->prev, "name", ""), name))
-            continue;   /* ordered by name: one each */
-        int w = snprintf(out + n, len - n, "%s%s", n ? ", " : "", name);
-        if (w < 0 || (size_t)w >= len - n)
-            break;
-        n += (size_t)w;
-    }
+    names_of(doc, out, len);
     cJSON_Delete(doc);
 }

@@ -241,40 +241,18 @@ static cJSON *job_doc(const struct hs_exp *x, const cJSON *exp, const struct hs_
     return j;
 }
 
-int hs_trial_create(struct hs *p, struct hs_exp *x, const cJSON *exp, struct hs_trial *t,
-                    char *msg, size_t mlen)
+char *hs_trial_doc(const struct hs_exp *x, const cJSON *exp, const struct hs_trial *t,
+                   char *msg, size_t mlen)
 {
-    int rc = CUBE_ENOMEM;
     cJSON *j = job_doc(x, exp, t, msg, mlen);
     char *doc = j ? cJSON_PrintUnformatted(j) : NULL;
     cJSON_Delete(j);
-    if (!doc)
-        return j ? CUBE_ENOMEM : CUBE_EINVAL;
-    cJSON *made = cu_json_take(p->host, p->host->obj_create(p->self, doc, &rc));
-    free(doc);
-    if (made) {
-        apply_status(t, made);
-        cJSON_Delete(made);
-        return CUBE_OK;
-    }
-    if (rc == CUBE_EEXIST) {   /* made before a restart cut the pass short: adopt it */
-        struct hs_trial old;
-        cJSON *job = cu_json_take(p->host, p->host->obj_get(p->self, "Job", x->project,
-                                                            t->job, &rc));
-        int ok = job && hs_trial_from_job(p, x, job, &old) == 0;
-        cJSON_Delete(job);
-        if (!ok) {
-            snprintf(msg, mlen, "a Job named %s exists and is not this experiment's trial",
-                     t->job);
-            return CUBE_EEXIST;
-        }
-        hs_trial_free(t);
-        *t = old;
-        return CUBE_EEXIST;
-    }
-    snprintf(msg, mlen, "the Job of trial %d was refused (%d; the cubed log says why)", t->n,
-             rc);
-    return rc;
+    return doc;
+}
+
+int hs_job_is_trial(const struct hs_exp *x, const cJSON *job)
+{
+    return owned_by(job, x);
 }
 
 /* The Job, annotated with the assessor's reason (metadata only). */
