@@ -99,8 +99,8 @@ void hs_pass_finish(struct hs_pass *ps, const char *phase, const char *message)
 static void no_result_message(struct hs_pass *ps, char *out, size_t len)
 {
     char names[200] = "";
-    for (int i = ps->x->n - 1; i >= 0 && !*names; i--)
-        if (ps->x->trials[i].phase == HS_SUCCEEDED)
+    for (int i = ps->x->n - 1, looked = 0; i >= 0 && !*names && looked < 20; i--)
+        if (!hs_trial_active(&ps->x->trials[i]) && ++looked)   /* the last few that ended */
             hs_results_names(ps->p, ps->x, &ps->x->trials[i], names, sizeof names);
     snprintf(out, len, "no trial reported final/%s (spec.objective.metric)%s%s",
              ps->x->spec.metric, *names ? "; the trials reported " : "", names);
