@@ -18,7 +18,7 @@ test_pkgs=(libcmocka-dev python3 python3-mypy python3-pyflakes openssl curl prom
            binutils postgresql slapd ldap-utils bubblewrap python3-torch
            chromium python3-sklearn python3-xgboost python3-matplotlib python3-pandas
            python3-croniter python3-websocket jupyter-notebook jupyterhub fonts-wqy-microhei)
-all_pkgs=(clang libclang-rt-14-dev wrk nginx-light slurm-wlm)
+all_pkgs=(clang libclang-rt-14-dev wrk nginx-light slurm-wlm python3-optuna)
 
 case "$profile" in
   run) want=("${run_pkgs[@]}") ;;

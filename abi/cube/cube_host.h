@@ -890,6 +890,31 @@ struct cube_host {
     int (*resp_file)(cube_req *req, cube_file *file, const char *content_type);
 
     /* ---------------------------------------------------------------- */
+    /* since 1.5: why an object write was refused                         */
+    /* ---------------------------------------------------------------- */
+
+    /* The object slots (obj_get, obj_list, obj_list_page, obj_create,
+     * obj_create_for, obj_update, obj_update_status, obj_delete) answer a
+     * refusal with a return code and log the reason. A controller that
+     * writes objects for a user (a trial's Job, a task's Job) needs the
+     * reason itself, as the API would have answered it, to show it where
+     * the user looks (its own object's status). */
+
+    /** The refusal of the last object slot call this plugin made on the
+     *  calling thread, when that call failed: a new JSON string (release
+     *  with free)
+     *    {"status": 422, "code": "Invalid", "field": "spec.image",
+     *     "message": "spec.image: not supported: ..."}
+     *  ("field" absent when none is at fault), the same words the API
+     *  answers a client with; never a secret (the API shows it to the
+     *  writer). NULL when that call succeeded, when the thread made no
+     *  object slot call since the plugin's init, or out of memory. Each
+     *  object slot call of the plugin on the thread replaces what this
+     *  answers; calls of other plugins or threads do not. Any thread;
+     *  does not block. */
+    char *(*obj_error)(cube_plugin *self);
+
+    /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */
     /* ---------------------------------------------------------------- */
 };

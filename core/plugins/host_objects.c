@@ -54,6 +54,7 @@ int cube_slot_register_action(cube_plugin *self, const struct cube_action_desc *
 /* Maps an operation failure to a return code, logging the reason. */
 static int op_rc(cube_plugin *self, const struct cube_op_error *e)
 {
+    cube_host_refusal_op(self, e);
     if (e->status >= 500 || e->status == 400 || e->status == 422)
         cube_log(e->status >= 500 ? CUBE_LOG_WARN : CUBE_LOG_INFO, self->log_component,
                  "%s", e->message);
@@ -70,6 +71,8 @@ static const struct cube_kind *find_kind(cube_plugin *self, const char *kind, in
     const struct cube_kind *k = kind ? cube_kinds_by_kind(&self->ctx->kinds, kind) : NULL;
     if (!k) {
         cube_log(CUBE_LOG_INFO, self->log_component, "unknown kind '%s'", kind ? kind : "");
+        cube_host_refusal_set(self, 422, "Invalid", "kind", "kind: unknown kind \"%.100s\"",
+                              kind ? kind : "");
         *rc = CUBE_EINVAL;
     }
     return k;
@@ -92,6 +95,7 @@ static char *result(cube_plugin *self, int ok, cJSON *tree, const struct cube_op
 char *cube_slot_obj_get(cube_plugin *self, const char *kind, const char *project,
                         const char *name, int *rc)
 {
+    cube_host_refusal_clear(self);
     const struct cube_kind *k = find_kind(self, kind, rc);
     cJSON *out = NULL;
     struct cube_op_error e;
@@ -106,6 +110,7 @@ char *cube_slot_obj_get(cube_plugin *self, const char *kind, const char *project
 char *cube_slot_obj_list(cube_plugin *self, const char *kind, const char *project,
                          const char *selector, int *rc)
 {
+    cube_host_refusal_clear(self);
     const struct cube_kind *k = find_kind(self, kind, rc);
     char err[200];
     if (!k)
@@ -113,6 +118,7 @@ char *cube_slot_obj_list(cube_plugin *self, const char *kind, const char *projec
     struct cube_selector *sel = cube_selector_parse(selector, err, sizeof err);
     if (!sel) {
         cube_log(CUBE_LOG_INFO, self->log_component, "obj_list: %s", err);
+        cube_host_refusal_set(self, 400, "BadRequest", "labelSelector", "labelSelector: %s", err);
         return *rc = CUBE_EINVAL, NULL;
     }
     /* All pages: plugins get the whole list. */
@@ -169,6 +175,8 @@ static const struct cube_kind *body_target(cube_plugin *self, const cJSON *body,
     *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "name"));
     if (k && k->scope == CUBE_SCOPE_PROJECT && !*project) {
         cube_log(CUBE_LOG_INFO, self->log_component, "metadata.project is required");
+        cube_host_refusal_set(self, 422, "Invalid", "metadata.project",
+                              "metadata.project: required for kind %s", k->kind);
         *rc = CUBE_EINVAL;
         return NULL;
     }
@@ -185,12 +193,17 @@ static char *obj_write(cube_plugin *self, cube_req *req, const char *json, int *
     char owner[CUBE_OWNER_MAX] = "";
     struct cube_op_error e;
     struct cube_actor who = plugin_actor(self);
+    cube_host_refusal_clear(self);
     const struct cube_kind *k = body ? body_target(self, body, &project, &name, rc) : NULL;
-    if (!body)
+    if (!body) {
         *rc = CUBE_EINVAL;
+        cube_host_refusal_set(self, 400, "BadRequest", NULL, "the object is not JSON");
+    }
     if (!k || (!create && !name)) {
-        if (k)
+        if (k) {
             *rc = CUBE_EINVAL;
+            cube_host_refusal_set(self, 422, "Invalid", "metadata.name", "metadata.name: required");
+        }
         cJSON_Delete(body);
         return NULL;
     }
@@ -228,11 +241,15 @@ char *cube_slot_obj_update_status(cube_plugin *self, const char *kind, const cha
                                   const char *name, const char *status_json,
                                   const char *resource_version, int *rc)
 {
+    cube_host_refusal_clear(self);
     const struct cube_kind *k = find_kind(self, kind, rc);
     cJSON *status = status_json ? cJSON_Parse(status_json) : NULL, *out = NULL;
     struct cube_op_error e;
     struct cube_actor who = plugin_actor(self);
     if (!k || !status || !name) {
+        if (k)
+            cube_host_refusal_set(self, 400, "BadRequest", !name ? "metadata.name" : "status",
+                                  !name ? "metadata.name: required" : "status: not JSON");
         cJSON_Delete(status);
         return *rc = CUBE_EINVAL, NULL;
     }
@@ -246,6 +263,7 @@ int cube_slot_obj_delete(cube_plugin *self, const char *kind, const char *projec
                          const char *name)
 {
     int rc = CUBE_OK;
+    cube_host_refusal_clear(self);
     const struct cube_kind *k = find_kind(self, kind, &rc);
     struct cube_op_error e;
     struct cube_actor who = plugin_actor(self);
@@ -259,6 +277,7 @@ char *cube_slot_obj_list_page(cube_plugin *self, const char *kind, const char *p
                               const char *selector, unsigned limit, const char *cont,
                               int *rc)
 {
+    cube_host_refusal_clear(self);
     const struct cube_kind *k = find_kind(self, kind, rc);
     char err[200];
     if (!k)
@@ -266,6 +285,7 @@ char *cube_slot_obj_list_page(cube_plugin *self, const char *kind, const char *p
     struct cube_selector *sel = cube_selector_parse(selector, err, sizeof err);
     if (!sel) {
         cube_log(CUBE_LOG_INFO, self->log_component, "obj_list_page: %s", err);
+        cube_host_refusal_set(self, 400, "BadRequest", "labelSelector", "labelSelector: %s", err);
         return *rc = CUBE_EINVAL, NULL;
     }
     cJSON *page = NULL;

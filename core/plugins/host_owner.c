@@ -25,6 +25,9 @@ int cube_host_owner_of_request(cube_plugin *self, cube_req *req, const struct cu
     if (!p->via || !may || !cube_owner_is_user(p->user)) {
         cube_log(CUBE_LOG_INFO, self->log_component, "%s may not create %s in %s",
                  p->via ? p->user : "anonymous", k->plural, project ? project : "the cluster");
+        cube_host_refusal_set(self, p->via ? 403 : 401, p->via ? "Forbidden" : "Unauthorized",
+                              NULL, "%s may not create %s in %s", p->via ? p->user : "anonymous",
+                              k->plural, project ? project : "the cluster");
         *rc = CUBE_EPERM;
         return -1;
     }
@@ -75,6 +78,7 @@ char *cube_slot_obj_create_for(cube_plugin *self, cube_req *req, const char *obj
                                int *rc)
 {
     if (!req) {
+        cube_host_refusal_set(self, 400, "BadRequest", NULL, "obj_create_for needs the request");
         *rc = CUBE_EINVAL;
         return NULL;
     }

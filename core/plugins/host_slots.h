@@ -32,6 +32,19 @@ int cube_host_owner_of_request(cube_plugin *self, cube_req *req, const struct cu
 void cube_host_owner_inherited(cube_plugin *self, const cJSON *body, const char *project,
                                char owner[CUBE_OWNER_MAX]);
 
+/* -- why an object slot call was refused (host_refusal.c, ABI 1.5) ------ */
+
+struct cube_op_error;
+/* Forgets the calling thread's refusal (an object slot call starts). */
+void cube_host_refusal_clear(cube_plugin *self);
+/* Records an operation's refusal, or one the slot itself makes (status,
+ * code, field or NULL, message). */
+void cube_host_refusal_op(cube_plugin *self, const struct cube_op_error *e);
+void cube_host_refusal_set(cube_plugin *self, int status, const char *code, const char *field,
+                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* obj_error: the refusal as JSON (free), or NULL. */
+char *cube_slot_obj_error(cube_plugin *self);
+
 /* Fills the whole table, every slot in ABI order (host_table.c). */
 void cube_host_table_init(struct cube_host *h);
 /* Refuses the plugin's further submits (CUBE_ESTATE) and waits until every

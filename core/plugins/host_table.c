@@ -140,4 +140,6 @@ void cube_host_table_init(struct cube_host *h)
     h->file_abort = cube_slot_file_abort;
     h->file_close = cube_slot_file_close;
     h->resp_file = cube_slot_resp_file;
+    /* ABI 1.5: why an object write was refused */
+    h->obj_error = cube_slot_obj_error;
 }

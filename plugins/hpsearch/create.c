@@ -4,7 +4,7 @@
  * and keeps it in memory as creating, and a host worker makes its Job, so
  * several trials' Jobs are made at once while the pass goes on. The Job's
  * creation brings the Experiment back to its controller (it owns the Job).
- * A refused Job (or a Job of that name that is not this experiment's)
+ * A refused Job (its reason, as the API would answer it, from obj_error) (or a Job of that name that is not this experiment's)
  * marks the trial Failed and records status.refused {trial, message} on
  * the Experiment, which the next pass fails the experiment with. */
 #include <stdio.h>
@@ -63,17 +63,17 @@ static int existing_is_ours(struct hs *p, struct hs_exp *x, const struct make_ta
     return ours;
 }
 
-static void finish_task(struct hs *p, const struct make_task *m, int rc)
+static void finish_task(struct hs *p, const struct make_task *m, int rc, const char *why)
 {
-    char msg[400] = "";
+    char msg[700] = "";
     struct hs_exp *x = hs_memo_find(p, m->project, m->name);
     if (x && !strcmp(x->uid, m->uid)) {
         if (rc == CUBE_EEXIST && !existing_is_ours(p, x, m)) {
             snprintf(msg, sizeof msg, "a Job named %s exists and is not this experiment's trial",
                      m->job);
         } else if (rc != CUBE_OK && rc != CUBE_EEXIST) {
-            snprintf(msg, sizeof msg, "the Job of trial %d was refused (%d; the cubed log says "
-                     "why)", m->n, rc);
+            snprintf(msg, sizeof msg, "the Job of trial %d was refused: %.600s", m->n,
+                     why && *why ? why : "(see the cubed log)");
         }
         struct hs_trial *t = hs_exp_trial(x, m->n);
         if (t) {
@@ -97,7 +97,10 @@ static void make_job(void *state, void *arg)
     struct make_task *m = arg;
     int rc;
     p->host->free(p->host->obj_create(p->self, m->doc, &rc));
-    finish_task(p, m, rc);
+    /* why, as the API would have answered (ABI 1.5 obj_error) */
+    cJSON *why = rc == CUBE_OK ? NULL : cu_json_take(p->host, p->host->obj_error(p->self));
+    finish_task(p, m, rc, cu_str(why, "message"));
+    cJSON_Delete(why);
     free(m->doc);
     free(m);
 }

@@ -355,6 +355,8 @@ static void dump_host_1_5(void)
     FIELD(cube_host, file_abort, int (*)(cube_file *));
     FIELD(cube_host, file_close, void (*)(cube_file *));
     FIELD(cube_host, resp_file, int (*)(cube_req *, cube_file *, const char *));
+    /* why an object write was refused */
+    FIELD(cube_host, obj_error, char *(*)(cube_plugin *));
 }
 
 static void dump_watch_descriptors(void)

@@ -357,6 +357,7 @@ static void host_init(void)
     mock_state_install(h);
     mock_fetch_install(h);
     mock_streams_install(h);
+    mock_refusal_install(h);   /* last: it wraps the object slots */
 }
 
 const struct cube_host *cube_mock_host(const char *config_json, cube_plugin **self)

@@ -102,6 +102,11 @@
  * - log_stat and log_append_at follow cubed's resume rule over the
  *   in-memory streams.
  *
+ * The ABI 1.5 obj_error: every object slot is wrapped; a failed call
+ * records its refusal for the calling thread (the status and code cubed
+ * answers for its return code, the reason it logged as the message, the
+ * field that reason starts with), any call clears it first.
+ *
  * The ABI 1.5 proxy serving slots: proxy_wake marks parked requests and
  * proxy_stats reads the counters of the requests a test sends with
  * cube_mock_proxy_send (below), which runs resolve, parks, samples mirror

@@ -203,6 +203,8 @@ void mock_stream_drain(cube_req *r);
 /* -- cube_mock_fetch.c: the 1.5 fetch slots (libcurl, a thread each) -- */
 
 void mock_fetch_install(struct cube_host *h);
+/* obj_error: wraps the object slots already installed (cube_mock_refusal.c). */
+void mock_refusal_install(struct cube_host *h);
 /* Cancels and joins every fetch, forgets the egress rules. */
 void mock_fetch_reset(void);
 

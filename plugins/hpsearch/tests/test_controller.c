@@ -268,6 +268,7 @@ static void a_refused_job_fails_the_experiment(void **st)
     cJSON *s = status_of("refused");
     assert_string_equal(cu_str(s, "phase"), "Failed");
     assert_non_null(strstr(cu_str(s, "message"), "refused"));
+    assert_non_null(strstr(cu_str(s, "message"), "image"));   /* why: obj_error */
     cJSON_Delete(s);
 }
 

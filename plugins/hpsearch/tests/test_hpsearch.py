@@ -214,6 +214,15 @@ class Hpsearch(unittest.TestCase):
         self.assertIn("no trial reported final/accuracy", st["message"])
         self.assertIn("final/default", st["message"])
 
+    def test_a_refused_trial_job_says_why(self):
+        # the host refuses the trial's Job (no executor runs images): the
+        # experiment fails with the reason cubed gave (ABI 1.5 obj_error)
+        self.create("refused", {"searchSpace": SPACE, "trial": trial(QUADRATIC, image="busybox"),
+                                "maxTrials": 2})
+        st = self.wait("refused")
+        self.assertEqual(st["phase"], "Failed", st)
+        self.assertIn("the Job of trial 1 was refused: spec.image: not supported", st["message"])
+
     def test_medianstop_stops_a_bad_trial_early(self):
         # trials 1-3 (the first, a batch) complete with good curves; trial 4's
         # curve is far below: stopped at step start_step.
