@@ -120,6 +120,17 @@ static void end_when_idle(struct hs_pass *ps, const char *why)
     hs_pass_finish(ps, "Failed", msg);
 }
 
+/* The running trials are stopped; the experiment ends in phase once none
+ * runs, with why as its message meanwhile too. */
+static void stop_then(struct hs_pass *ps, const char *phase, const char *why)
+{
+    stop_all(ps);
+    if (ps->active == 0)
+        hs_pass_finish(ps, phase, why);
+    else
+        cu_set_str(ps->st, "message", why);
+}
+
 /* Step 2. */
 static void decide(struct hs_pass *ps)
 {
@@ -128,27 +139,17 @@ static void decide(struct hs_pass *ps)
     const cJSON *refused = cJSON_GetObjectItemCaseSensitive(ps->st, "refused");
     if (refused) {   /* a trial's Job was refused (create.c) */
         snprintf(why, sizeof why, "%.280s", cu_str_or(refused, "message", "a trial was refused"));
-        stop_all(ps);
-        if (ps->active == 0)
-            hs_pass_finish(ps, "Failed", why);
-        else
-            cu_set_str(ps->st, "message", why);
+        stop_then(ps, "Failed", why);
         return;
     }
     if (cu_bool(ps->st, "stopRequested", 0)) {
-        stop_all(ps);
-        if (ps->active == 0)
-            hs_pass_finish(ps, "Stopped", "stopped on request");
+        stop_then(ps, "Stopped", "stopped on request");
         return;
     }
     if (sp->max_failed >= 0 && ps->failed > sp->max_failed) {
         snprintf(why, sizeof why, "%d trials failed, more than maxFailedTrials (%lld)",
                  ps->failed, (long long)sp->max_failed);
-        stop_all(ps);
-        if (ps->active == 0)
-            hs_pass_finish(ps, "Failed", why);
-        else
-            cu_set_str(ps->st, "message", why);
+        stop_then(ps, "Failed", why);
         return;
     }
     if (sp->max_duration > 0) {

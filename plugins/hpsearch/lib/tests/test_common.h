@@ -101,4 +101,22 @@ static inline double median_of(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The median over seeds seed0 .. seed0 + seeds - 1 (at most 32) of the
+ * best loss of `trials` trials of tuner name on the space of text. */
+static inline double median_best_of(const char *space_text, objective_fn f, const char *name,
+                                    const char *args, int trials, int seeds, uint64_t seed0)
+{
+    struct hp_space *s = space_of(space_text);
+    double best[32];
+    for (int k = 0; k < seeds && k < 32; k++) {
+        struct hp_tuner *t = tuner_of(name, args, s, seed0 + (uint64_t)k);
+        struct run r = run_tuner(t, s, trials, f);
+        best[k] = r.best;
+        run_free(&r);
+        hp_tuner_free(t);
+    }
+    hp_space_free(s);
+    return median_of(best, seeds < 32 ? seeds : 32);
+}
+
 #endif

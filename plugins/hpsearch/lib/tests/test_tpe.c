@@ -67,17 +67,7 @@ static double branin(const struct hp_space *s, const double *x)
 
 static double median_best(const char *name, const char *args, int trials)
 {
-    struct hp_space *s = space_of(BRANIN);
-    double best[10];
-    for (int k = 0; k < 10; k++) {
-        struct hp_tuner *t = tuner_of(name, args, s, 1000 + (uint64_t)k);
-        struct run r = run_tuner(t, s, trials, branin);
-        best[k] = r.best;
-        run_free(&r);
-        hp_tuner_free(t);
-    }
-    hp_space_free(s);
-    return median_of(best, 10);
+    return median_best_of(BRANIN, branin, name, args, trials, 10, 1000);
 }
 
 static void tpe_beats_random_on_branin(void **st)

@@ -124,17 +124,7 @@ static const char BOWL[] =
 
 static double median_best(const char *name, const char *args, int trials, int seeds)
 {
-    struct hp_space *s = space_of(BOWL);
-    double best[32];
-    for (int k = 0; k < seeds; k++) {
-        struct hp_tuner *t = tuner_of(name, args, s, 100 + (uint64_t)k);
-        struct run r = run_tuner(t, s, trials, bowl);
-        best[k] = r.best;
-        run_free(&r);
-        hp_tuner_free(t);
-    }
-    hp_space_free(s);
-    return median_of(best, seeds);
+    return median_best_of(BOWL, bowl, name, args, trials, seeds, 100);
 }
 
 static void anneal_and_evolution_beat_random(void **st)
