@@ -71,9 +71,6 @@ build_driver() {
         -o "$TMP/hpsearch_tuners" || die "cannot build hpsearch_tuners.c (libcjson-dev?)"
 }
 
-median() { jget "$1" median; }
-ms() { jget "$1" ms; }
-
 # --- quality and speed -------------------------------------------------------------
 
 run_quality() {
