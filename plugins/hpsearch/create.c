@@ -33,6 +33,10 @@ static void record_refusal(struct hs *p, const struct make_task *m, const char *
             return;
         }
         const cJSON *stored = cJSON_GetObjectItemCaseSensitive(obj, "status");
+        if (cJSON_GetObjectItemCaseSensitive(stored, "refused")) {   /* the first one says it */
+            cJSON_Delete(obj);
+            return;
+        }
         cJSON *st = stored ? cJSON_Duplicate(stored, 1) : cJSON_CreateObject();
         cJSON *r = cJSON_CreateObject();
         cJSON_AddNumberToObject(r, "trial", m->n);
