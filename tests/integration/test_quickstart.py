@@ -58,6 +58,14 @@ def tasks_for(names):
          "args": {"--code": "import json, os\n"
                             "json.dump({'answer': 42}, open(os.environ['CUBE_OUTPUTS'], 'w'))"}},
     ]
+    # hpsearch (enabled by default): a 4-trial grid whose trials import the
+    # SDK's nni from the default PYTHONPATH, under make run's command line.
+    tasks.append({"name": "search", "template": "hyperparam-search",
+                  "args": {"--search_space": {"x": {"_type": "choice", "_value": [1, 2, 3, 4]}},
+                           "--command": "python3 -c \"import nni; p = nni.get_next_parameter(); "
+                                        "nni.report_final_result(-(p['x'] - 3) ** 2)\"",
+                           "--tuner": "grid", "--max_trials": 4, "--concurrency": 2,
+                           "--trial_cpu": "100m", "--trial_memory": "128Mi"}})
     left_out = {}
     sk = has_modules("sklearn", "pandas", "matplotlib")
     if not sk:
@@ -187,6 +195,7 @@ class MakeRun(unittest.TestCase):
         t = st["tasks"]
         self.assertEqual(t["command"]["outputs"], {"greeting": "hello"})
         self.assertEqual(t["script"]["outputs"], {"answer": 42})
+        self.assertEqual(float(t["search"]["outputs"]["best_x"]), 3)
         if "evaluate" in t:
             self.assertGreater(float(t["evaluate"]["outputs"]["accuracy"]), 0.8)
         self.rerun_with_relative_snapshot(a, run)
