@@ -93,6 +93,10 @@ void sp_index_update(struct sp_node *n)
 {
     if (!n->cls)
         return;
+    if (n->unsched) {   /* no new work: out of every bucket */
+        sp_index_remove(n);
+        return;
+    }
     int bk = (int)sp_node_free_primary(n), fk = frac_key(n);
     int ck = sp_cpu_level(n->cap.v[CUBE_SP_CPU] - n->used.v[CUBE_SP_CPU]);
     if (bk != n->bkey || ck != n->ckey) {

@@ -15,6 +15,7 @@ void sp_node_free(struct sp_node *n)
     free(n->devs);
     free(n->labels);
     free(n->name);
+    free(n->unsched_msg);
     free(n);
 }
 
@@ -194,6 +195,11 @@ static int node_build(struct cube_sched_policy *p, const struct cube_sp_node *s,
         qsort(n->labels, n->n_labels, sizeof *n->labels, cmp_kv);
     n->cap.v[CUBE_SP_CPU] = s->cpu_milli;
     n->cap.v[CUBE_SP_MEMORY] = s->memory;
+    n->unsched = s->unschedulable;
+    if (n->unsched && s->message && *s->message && !(n->unsched_msg = strdup(s->message))) {
+        rc = sp_fail(p, CUBE_ENOMEM, "out of memory");
+        goto fail;
+    }
     n->bkey = n->ckey = n->fkey = -1;
     n->epoch = 1;
     if ((rc = node_devices(p, s, n)) < 0)
@@ -286,6 +292,7 @@ static int node_attach(struct sp_pool *pool, struct sp_node *n)
             n->cls->max_cap.v[r] = n->cap.v[r];
     }
     pool->n_nodes++;
+    pool->n_unsched += n->unsched;
     sp_index_update(n);
     return 0;
 }
@@ -298,6 +305,7 @@ static void node_detach(struct sp_node *n)
     for (int r = 0; r < CUBE_SP_NRES; r++)
         n->pool->cap.v[r] -= n->cap.v[r];
     n->pool->n_nodes--;
+    n->pool->n_unsched -= n->unsched;
 }
 
 /* -- losing work ---------------------------------------------------------- */

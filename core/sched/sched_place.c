@@ -125,6 +125,8 @@ bool sp_node_fit(const struct sp_node *n, const struct sp_job *j,
                  const struct sp_opts *o, struct sp_pick *pick)
 {
     uint64_t avoid = 0;
+    if (n->unsched)
+        return false;
     if (n->cap.v[CUBE_SP_CPU] - n->used.v[CUBE_SP_CPU] < j->req.v[CUBE_SP_CPU] ||
         n->cap.v[CUBE_SP_MEMORY] - n->used.v[CUBE_SP_MEMORY] < j->req.v[CUBE_SP_MEMORY])
         return false;

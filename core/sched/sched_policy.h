@@ -155,6 +155,11 @@ struct cube_sp_node {
     int64_t memory;       /**< allocatable bytes */
     const struct cube_sp_device *devices;
     size_t n_devices;     /**< at most CUBE_SP_MAX_DEVICES */
+    /** Nonzero: no new replica is placed here (the executor says its
+     *  engine will not run work there: a drained or down Slurm node);
+     *  replicas already placed stay. */
+    int unschedulable;
+    const char *message;  /**< why, for waiting Jobs' reasons; NULL: none */
 };
 
 /** A project's quota in one pool. */

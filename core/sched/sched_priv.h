@@ -93,6 +93,10 @@ struct sp_node {
     sp_res resv, bf;
     uint64_t resv_devs;
     uint32_t epoch;
+    /* not schedulable (cube_sp_node.unschedulable): kept out of the
+     * index, so placement, backfill and preemption never look at it */
+    bool unsched;
+    char *unsched_msg;              /* why, or NULL */
 };
 
 /* A job's pending queue of one priority: sorted by seq once per cycle. */
@@ -138,6 +142,7 @@ struct sp_pool {
     unsigned preempt_budget;        /* searches left this cycle */
     unsigned rank;                  /* waiting jobs seen this cycle */
     unsigned drop_rank;             /* rank when a reservation last went */
+    size_t n_unsched;               /* its nodes not schedulable */
 };
 
 enum sp_state { SP_PENDING = 1, SP_RUNNING = 2, SP_GONE = 3 };

@@ -99,6 +99,38 @@ static void put_request(const struct cube_sched_policy *p, const struct sp_job *
             p->str[j->sel[i].value]);
 }
 
+/* The first node of pool (the cls) that is not schedulable, into *out. */
+struct unsched_find {
+    const struct sp_pool *pool;
+    const struct sp_node *found;
+};
+
+static int find_unsched(void *cls, const char *name, void *value)
+{
+    (void)name;
+    struct unsched_find *f = cls;
+    const struct sp_node *n = value;
+    if (n->unsched && n->pool == f->pool && !f->found)
+        f->found = n;
+    return f->found != NULL;
+}
+
+/* "; 2 nodes of pool slurm are not schedulable (n3: drained)" when some
+ * are: why a Job that would fit on them waits. */
+static void put_unsched(const struct cube_sched_policy *p, const struct sp_pool *pool,
+                        struct text *t)
+{
+    if (!pool->n_unsched)
+        return;
+    struct unsched_find f = {pool, NULL};
+    cube_strmap_each(p->nodes, find_unsched, &f);
+    put(t, "; %zu node%s of pool %s %s not schedulable", pool->n_unsched,
+        pool->n_unsched == 1 ? "" : "s", pool->name, pool->n_unsched == 1 ? "is" : "are");
+    if (f.found)
+        put(t, " (%s: %s)", f.found->name,
+            f.found->unsched_msg ? f.found->unsched_msg : "no reason given");
+}
+
 static void put_nofit(const struct cube_sched_policy *p, const struct sp_job *j,
                       struct text *t)
 {
@@ -115,6 +147,7 @@ static void put_nofit(const struct cube_sched_policy *p, const struct sp_job *j,
     else if (head && head->n_resv)
         put(t, "; %zu node%s reserved for job %s", head->n_resv,
             head->n_resv == 1 ? " is" : "s are", head->id);
+    put_unsched(p, j->pq->pool, t);
 }
 
 void sp_reason_text(const struct cube_sched_policy *p, const struct sp_job *j, char *out,

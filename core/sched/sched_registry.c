@@ -332,6 +332,15 @@ static int set_node(struct cube_sched *s, struct sched_executor *ex, cJSON *doc,
     const cJSON *ports = cJSON_GetObjectItemCaseSensitive(doc, "jobPorts");
     if (ports && !job_ports_range_ok(ports))
         return *why = "jobPorts: needs integers 1024 <= min <= max <= 65535", CUBE_EINVAL;
+    /* since 1.5: a node the executor's engine will not run new work on */
+    const cJSON *sched = cJSON_GetObjectItemCaseSensitive(doc, "schedulable");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(doc, "message");
+    if (sched && !cJSON_IsBool(sched))
+        return *why = "schedulable: must be true or false", CUBE_EINVAL;
+    if (msg && (!cJSON_IsString(msg) || strlen(msg->valuestring) > 255))
+        return *why = "message: must be a string of at most 255 bytes", CUBE_EINVAL;
+    sp.unschedulable = cJSON_IsFalse(sched);
+    sp.message = msg ? msg->valuestring : NULL;
     if (!cJSON_IsObject(cap) ||
         cube_qty_milli(cJSON_GetObjectItemCaseSensitive(cap, "cpu"), &sp.cpu_milli, why) < 0 ||
         cube_qty_bytes(cJSON_GetObjectItemCaseSensitive(cap, "memory"), &sp.memory, why) < 0)

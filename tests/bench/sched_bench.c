@@ -102,7 +102,7 @@ static void add_nodes(struct bench *b)
         struct cube_sp_label labels[] = {{"zone", zones[i % 4]}, {"ib", "hdr"}};
         snprintf(name, sizeof name, "node-%05u", i);
         struct cube_sp_node n = {name, NULL, labels, i % 10 == 0 ? 2 : 1, 192000,
-                                 2048 * GI, devs, 8};
+                                 2048 * GI, devs, 8, 0, NULL};
         if (cube_sp_node_set(b->p, &n, NULL, NULL) < 0)
             die("node_set", b->p);
     }

@@ -17,7 +17,8 @@
 # free): node nK is 10.RR.SS.(10+K), slurmctld listens on the bridge's
 # 10.RR.SS.1 in the machine's own namespace, so cubed's sbatch/squeue reach
 # it as a login node would. Each slurmd sees its own /etc/hosts (the node
-# names and the controller, bound in a mount namespace), so srun's I/O
+# names and the controller, bound in a mount namespace) and its node name
+# as hostname (a UTS namespace), so srun's I/O
 # connections and torch's MASTER_ADDR cross the bridge for real. munged
 # runs as user munge on DIR/munge/munge.socket (never the system one).
 #
@@ -233,10 +234,12 @@ node_start() {
     mkdir -p "$dir/spool/$n"
     # nsenter, not `ip netns exec`: that remounts /sys, hiding the cgroup
     # hierarchies slurmd's cgroup plugins need. The namespace's own
-    # /etc/hosts is bound in a mount namespace of slurmd's own.
-    nsenter --net="/run/netns/$CLUSTER_NETNS_PREFIX-$n" unshare -m --propagation private \
-        sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh \
-        "/etc/netns/$CLUSTER_NETNS_PREFIX-$n/hosts" slurmd -D -f "$SLURM_CONF" -N "$n" \
+    # /etc/hosts is bound in a mount namespace of slurmd's own, and a UTS
+    # namespace gives it its node's hostname (as a real node has: torch's
+    # gloo finds its interface by resolving it).
+    nsenter --net="/run/netns/$CLUSTER_NETNS_PREFIX-$n" unshare -m -u --propagation private \
+        sh -c 'mount --bind "$1" /etc/hosts && hostname "$2" && shift 2 && exec "$@"' sh \
+        "/etc/netns/$CLUSTER_NETNS_PREFIX-$n/hosts" "$n" slurmd -D -f "$SLURM_CONF" -N "$n" \
         >>"$dir/log/slurmd-$n.out" 2>&1 &
     echo $! >"$dir/pids/slurmd-$n"
 }

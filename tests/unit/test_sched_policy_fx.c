@@ -37,7 +37,7 @@ void fx_node(struct cube_sched_policy *p, const char *name, const char *pool, in
                                           i < ngpu / 2 ? "nvl-0" : "nvl-1", 141 * GI,
                                           i < ngpu / 2 ? 0 : 1, 1};
     }
-    struct cube_sp_node n = {name, pool, labels, nl, 64000, 512 * GI, devs, (size_t)ngpu};
+    struct cube_sp_node n = {name, pool, labels, nl, 64000, 512 * GI, devs, (size_t)ngpu, 0, NULL};
     assert_int_equal(cube_sp_node_set(p, &n, NULL, NULL), CUBE_OK);
 }
 

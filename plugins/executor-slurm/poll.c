@@ -1,0 +1,358 @@
+/* poll.c — the plugin's thread: every poll_ms one `squeue` for the state of
+ * every submitted group, the replicas' output tailed into their log
+ * streams (log_append_at: resumable and never duplicated), Pending/Running
+ * reported (replica_status), timeouts and stop grace enforced (scancel),
+ * and each replica's end reported from its exit file and Slurm's state;
+ * nodes are refreshed every node_refresh_ms or when asked. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm.h"
+
+#define CHUNK 65536
+
+void sl_poll_kick(struct sl *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->refresh_now |= 2;   /* 2: a job round now */
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+int sl_cancel(struct sl *s, long slurm_id, int sig)
+{
+    char id[32], sg[32];
+    snprintf(id, sizeof id, "%ld", slurm_id);
+    snprintf(sg, sizeof sg, "--signal=%d", sig);
+    /* not --full: the signal goes to every job step (the replicas) and not
+     * to the batch shell, which then sees them end and exits itself */
+    char *a1[] = {"scancel", sg, id, NULL};
+    char *a2[] = {"scancel", id, NULL};
+    struct sl_cmd_out o;
+    int rc = sl_cmd(&s->conf, sig ? a1 : a2, (uid_t)-1, 0, NULL, &o);
+    if (rc == CUBE_OK && o.status != 0) {
+        char why[256];
+        sl_cmd_why(&o, why, sizeof why);
+        s->host->log(s->self, CUBE_LOG_WARN, "scancel %s %ld: %s", sig ? sg : "", slurm_id, why);
+        rc = CUBE_EIO;
+    }
+    sl_cmd_free(&o);
+    return rc;
+}
+
+/* Ships what replica i wrote since the last call (without mu: the
+ * offsets are the poll thread's). */
+static void pump(struct sl *s, struct sl_group *g, int i)
+{
+    struct sl_rep *r = &g->reps[i];
+    char path[900];
+    static __thread char buf[CHUNK];
+    snprintf(path, sizeof path, "%s/r%d.out", g->dir, i);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    for (int rounds = 0; rounds < 64; rounds++) {
+        ssize_t n = pread(fd, buf, sizeof buf, (off_t)r->log_off);
+        if (n <= 0)
+            break;
+        int rc = s->host->log_append_at(s->self, r->log.kind, r->log.project, r->log.name,
+                                        r->log.stream, r->log_off, buf, (size_t)n);
+        if (rc != CUBE_OK && rc != CUBE_ESTATE) {
+            if (rc == CUBE_ECONFLICT)   /* the stream is shorter: resync */
+                s->host->log_stat(s->self, r->log.kind, r->log.project, r->log.name,
+                                  r->log.stream, &r->log_off, NULL);
+            break;
+        }
+        r->log_off += (uint64_t)n;
+    }
+    close(fd);
+}
+
+/* Replica i's exit file: 1 with code and oom when present. */
+static int read_exit(const struct sl_group *g, int i, int *code, int *oom)
+{
+    char path[900], buf[64] = "";
+    snprintf(path, sizeof path, "%s/r%d.exit", g->dir, i);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    *code = 0, *oom = 0;
+    return sscanf(buf, "%d %d", code, oom) >= 1;
+}
+
+/* srun's own complaint about replica i's step into out (its first error
+ * line; "" when it said nothing); 1 when it said the step ran out of
+ * memory. */
+static int launch_said(const struct sl_group *g, int i, char *out, size_t len)
+{
+    char path[900], buf[8192];
+    snprintf(path, sizeof path, "%s/r%d.launch", g->dir, i);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    const char *e = strstr(buf, "error: ");
+    if (out && len)
+        snprintf(out, len, "%.*s", e ? (int)strcspn(e + 7, "\n") : 0, e ? e + 7 : "");
+    return strstr(buf, "Out Of Memory") != NULL;
+}
+
+static int terminal(const char *st)
+{
+    static const char *const T[] = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT",
+                                    "OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
+                                    "DEADLINE", "REVOKED", "SPECIAL_EXIT", NULL};
+    for (int i = 0; T[i]; i++)
+        if (strcmp(st, T[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* How replica i ended: code, reason and message. */
+static void end_of(struct sl_group *g, int i, int have, int code, int oom, int *out_code,
+                   const char **reason, char *msg, size_t len)
+{
+    const char *st = g->slurm_state;
+    *out_code = have ? code : -1;
+    if (g->start_failed) {
+        *reason = CUBE_EXIT_FAILED;
+        snprintf(msg, len, "%s", g->fail_msg);
+    } else if (g->stopped && g->stop_reason_timeout) {
+        *reason = CUBE_EXIT_TIMEOUT;
+        snprintf(msg, len, "ran past timeoutSeconds %lld (Slurm job %ld cancelled)",
+                 (long long)g->timeout_s, g->slurm_id);
+    } else if ((have && oom) || (!have && launch_said(g, i, NULL, 0)) ||
+               strcmp(st, "OUT_OF_MEMORY") == 0) {
+        *reason = CUBE_EXIT_OOM;
+        snprintf(msg, len, "killed for its memory limit (%lld MiB; Slurm job %ld)",
+                 (long long)g->reps[i].mem_mb, g->slurm_id);
+    } else if (g->stopped) {
+        *reason = CUBE_EXIT_STOPPED;
+        snprintf(msg, len, "stopped (Slurm job %ld cancelled)", g->slurm_id);
+    } else if (strcmp(st, "TIMEOUT") == 0) {
+        *reason = CUBE_EXIT_TIMEOUT;
+        snprintf(msg, len, "Slurm's time limit ended job %ld", g->slurm_id);
+    } else if (strcmp(st, "NODE_FAIL") == 0 || strcmp(st, "LOST") == 0 ||
+               strcmp(st, "BOOT_FAIL") == 0) {
+        *reason = CUBE_EXIT_LOST;
+        snprintf(msg, len, strcmp(st, "LOST") == 0 ? "Slurm has no job %ld any more"
+                                                   : "Slurm job %ld: node failure", g->slurm_id);
+    } else if (!have) {
+        char said[200];
+        launch_said(g, i, said, sizeof said);
+        *reason = strcmp(st, "CANCELLED") == 0 ? CUBE_EXIT_STOPPED : CUBE_EXIT_COMPLETED;
+        snprintf(msg, len, "Slurm job %ld ended %s%s%s without an exit status%s%s", g->slurm_id,
+                 st, g->slurm_reason[0] && strcmp(g->slurm_reason, "None") ? ": " : "",
+                 strcmp(g->slurm_reason, "None") ? g->slurm_reason : "", *said ? "; srun: " : "",
+                 said);
+    } else {
+        *reason = CUBE_EXIT_COMPLETED;
+        snprintf(msg, len, "exit code %d (Slurm job %ld)", code, g->slurm_id);
+    }
+}
+
+/* Reports the end of every replica not yet ended whose exit file is there,
+ * or all of them when the job is over (final). */
+static void ends(struct sl *s, struct sl_group *g, int final)
+{
+    for (int i = 0; i < g->n; i++) {
+        struct sl_rep *r = &g->reps[i];
+        int code = 0, oom = 0, have, out;
+        const char *reason;
+        char msg[SL_MSG];
+        if (!r->used || r->ended)
+            continue;
+        have = g->start_failed ? 0 : read_exit(g, i, &code, &oom);
+        if (!have && !final)
+            continue;
+        pump(s, g, i);
+        end_of(g, i, have, code, oom, &out, &reason, msg, sizeof msg);
+        r->ended = 1;
+        s->host->replica_exited(s->self, r->engine_id, out, reason, msg);
+    }
+}
+
+/* Reports Pending/Running when the state changed. */
+static void status(struct sl *s, struct sl_group *g)
+{
+    int running = strcmp(g->slurm_state, "RUNNING") == 0 ||
+                  strcmp(g->slurm_state, "COMPLETING") == 0;
+    char *hosts[SL_MAX_REPLICAS] = {0};
+    int nh = running ? sl_hostlist_expand(g->slurm_nodes, hosts, SL_MAX_REPLICAS) : 0;
+    if (running && !g->started_ms)
+        g->started_ms = sl_mono_ms();
+    for (int i = 0; i < g->n; i++) {
+        struct sl_rep *r = &g->reps[i];
+        char msg[256], node[96] = "";
+        if (!r->used || r->ended || (running && r->running_reported))
+            continue;
+        if (!running) {
+            snprintf(msg, sizeof msg, "Slurm job %ld %s: %s", g->slurm_id, g->slurm_state,
+                     g->slurm_reason);
+            s->host->replica_status(s->self, r->engine_id, "Pending", NULL, msg);
+            continue;
+        }
+        if (s->conf.mode == SL_MODE_SLURM && nh > 0) {
+            pthread_mutex_lock(&s->mu);
+            const char *cn = sl_node_cube(s, hosts[i < nh ? i : nh - 1]);
+            snprintf(node, sizeof node, "%s", cn ? cn : "");
+            pthread_mutex_unlock(&s->mu);
+        }
+        snprintf(msg, sizeof msg, "Slurm job %ld on %s", g->slurm_id, g->slurm_nodes);
+        if (s->host->replica_status(s->self, r->engine_id, "Running", node, msg) == CUBE_OK)
+            r->running_reported = 1;
+    }
+    for (int i = 0; i < nh; i++)
+        free(hosts[i]);
+}
+
+/* Timeout and stop grace (without mu). */
+static void deadlines(struct sl *s, struct sl_group *g)
+{
+    int64_t now = sl_mono_ms();
+    if (!g->stopped && g->timeout_s > 0 && g->started_ms &&
+        now - g->started_ms >= g->timeout_s * 1000) {
+        g->stopped = 1;
+        g->stop_reason_timeout = 1;
+        g->stop_at_ms = now + (int64_t)s->conf.stop_grace * 1000;
+        sl_cancel(s, g->slurm_id, 15);
+    } else if (g->stopped && g->stop_at_ms && now >= g->stop_at_ms) {
+        g->stop_at_ms = 0;
+        sl_cancel(s, g->slurm_id, 9);
+        sl_cancel(s, g->slurm_id, 0);
+    }
+}
+
+/* One group's round, given its line of squeue (NULL: not listed). */
+static void round_group(struct sl *s, struct sl_group *g, const char *line)
+{
+    if (line) {
+        char f[4][256] = {{0}};
+        sscanf(line, "%*[^|]|%255[^|]|%255[^|]|%255[^\n]", f[0], f[1], f[2]);
+        snprintf(g->slurm_state, sizeof g->slurm_state, "%s", f[0]);
+        snprintf(g->slurm_nodes, sizeof g->slurm_nodes, "%s", f[1]);
+        snprintf(g->slurm_reason, sizeof g->slurm_reason, "%s", f[2]);
+        g->missing_polls = 0;
+    } else if (++g->missing_polls >= 3) {   /* not a race with sbatch: gone */
+        snprintf(g->slurm_state, sizeof g->slurm_state, "LOST");
+    }
+    for (int i = 0; i < g->n; i++)
+        if (g->reps[i].used && !g->reps[i].ended)
+            pump(s, g, i);
+    int over = terminal(g->slurm_state) || strcmp(g->slurm_state, "LOST") == 0;
+    if (!over && g->slurm_state[0])
+        status(s, g);
+    if (!over)
+        deadlines(s, g);
+    ends(s, g, over);
+    if (over)
+        g->state = SL_G_DONE;
+}
+
+/* The line of squeue's output for job id (NULL). */
+static const char *line_of(const char *out, long id)
+{
+    char pre[32];
+    int n = snprintf(pre, sizeof pre, "%ld|", id);
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, pre, (size_t)n) == 0)
+            return p;
+    return NULL;
+}
+
+/* Takes the groups to look at this round off the list (caller holds mu):
+ * submitted ones, and done ones, which are freed after. */
+static void jobs_round(struct sl *s)
+{
+    char *argv[] = {"squeue", "-h", "-t", "all", "-o", "%i|%T|%N|%r", NULL};
+    struct sl_cmd_out o = {0};
+    int have_jobs = 0;
+    pthread_mutex_lock(&s->mu);
+    for (struct sl_group *g = s->groups; g; g = g->next)
+        have_jobs |= g->state == SL_G_SUBMITTED;
+    pthread_mutex_unlock(&s->mu);
+    int ok = have_jobs && sl_cmd(&s->conf, argv, (uid_t)-1, 0, NULL, &o) == CUBE_OK &&
+             o.status == 0;
+    pthread_mutex_lock(&s->mu);
+    struct sl_group **pp = &s->groups;
+    while (*pp) {
+        struct sl_group *g = *pp;
+        if (g->state == SL_G_GATHER && g->stopped) {   /* stopped before its submit */
+            g->state = SL_G_DONE;
+            snprintf(g->slurm_state, sizeof g->slurm_state, "CANCELLED");
+        }
+        if (g->state == SL_G_SUBMITTED && ok) {
+            const char *line = line_of(o.out, g->slurm_id);
+            pthread_mutex_unlock(&s->mu);
+            round_group(s, g, line);   /* the group stays: only this thread frees */
+            pthread_mutex_lock(&s->mu);
+        }
+        if (g->state == SL_G_DONE) {
+            pthread_mutex_unlock(&s->mu);
+            ends(s, g, 1);
+            char kv[128];
+            sl_kv_key(g, kv, sizeof kv);
+            if (g->slurm_id)
+                s->host->kv_delete(s->self, kv);
+            pthread_mutex_lock(&s->mu);
+            *pp = g->next;
+            sl_group_free(g);
+            continue;
+        }
+        pp = &g->next;
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (have_jobs && !ok) {
+        char why[256];
+        sl_cmd_why(&o, why, sizeof why);
+        pthread_mutex_lock(&s->mu);
+        int up = s->slurm_up;
+        s->refresh_now |= 1;   /* nodes go NotReady with the reason */
+        pthread_mutex_unlock(&s->mu);
+        if (up)
+            s->host->log(s->self, CUBE_LOG_WARN, "squeue failed (jobs keep their state until "
+                         "Slurm answers): %s", why);
+    }
+    sl_cmd_free(&o);
+}
+
+void *sl_poll_main(void *arg)
+{
+    struct sl *s = arg;
+    pthread_mutex_lock(&s->mu);
+    while (!s->quit) {
+        int64_t now = sl_mono_ms();
+        int nodes = (s->refresh_now & 1) ||
+                    now - s->last_refresh_ms >= (int64_t)s->conf.node_refresh_ms;
+        s->refresh_now = 0;
+        pthread_mutex_unlock(&s->mu);
+        if (nodes)
+            sl_nodes_refresh(s);
+        jobs_round(s);
+        pthread_mutex_lock(&s->mu);
+        if (s->quit || s->refresh_now)
+            continue;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += (long)(s->conf.poll_ms % 1000) * 1000000L;
+        ts.tv_sec += s->conf.poll_ms / 1000 + ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}

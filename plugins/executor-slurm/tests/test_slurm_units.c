@@ -1,0 +1,148 @@
+/* test_slurm_units.c — executor-slurm's pure parts: Slurm hostlists, shell
+ * quoting, `scontrol -o` fields, node documents (GRES to devices, features
+ * to labels, drain/down to schedulable:false) and config errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "slurm.h"
+
+static const char LINE_GPU[] =
+    "NodeName=gpu01 Arch=x86_64 CoresPerSocket=8  CPUAlloc=0 CPUEfctv=16 CPUTot=16 "
+    "AvailableFeatures=ib,a ActiveFeatures=ib,a Gres=gpu:h200:8(S:0-1),nic:2 "
+    "NodeAddr=10.0.0.5 NodeHostName=gpu01 OS=Linux 6.1 #1 SMP RealMemory=65536 "
+    "State=MIXED Partitions=gpu,cube Reason=none here";
+static const char LINE_DRAIN[] =
+    "NodeName=n3 CPUTot=2 ActiveFeatures=(null) Gres=(null) NodeAddr=10.1.1.13 "
+    "RealMemory=2048 State=IDLE+DRAIN Partitions=cube Reason=disk check [root@2026-12-02T10:18:45]";
+
+static void conf_default(struct sl_conf *c)
+{
+    char err[256];
+    assert_int_equal(sl_conf_load(c, "{\"partitions\":[{\"name\":\"cube\",\"pool\":\"slurm\"}],"
+                                     "\"accounts\":{\"alice\":\"c-alice\"},"
+                                     "\"account_prefix\":\"cs-\"}",
+                                  "/var/lib/cube", err, sizeof err), CUBE_OK);
+}
+
+static void test_hostlist(void **st)
+{
+    (void)st;
+    char *n[16] = {0};
+    int k = sl_hostlist_expand("n[1-3,5],gpu-01,r[08-10]x", n, 16);
+    assert_int_equal(k, 8);
+    assert_string_equal(n[0], "n1");
+    assert_string_equal(n[3], "n5");
+    assert_string_equal(n[4], "gpu-01");
+    assert_string_equal(n[5], "r08x");
+    assert_string_equal(n[7], "r10x");
+    for (int i = 0; i < 16; i++)
+        free(n[i]);
+    char *m[4] = {0};
+    assert_int_equal(sl_hostlist_expand("n[3-1]", m, 4), -1);
+    assert_int_equal(sl_hostlist_expand("n[1-9]", m, 4), -1);   /* more than max */
+    for (int i = 0; i < 4; i++)
+        free(m[i]);
+}
+
+static void test_quote_and_fields(void **st)
+{
+    (void)st;
+    char b[64] = "";
+    assert_int_equal(sl_shquote(b, sizeof b, "it's"), 0);
+    assert_string_equal(b, "'it'\\''s'");
+    char tiny[4] = "";
+    assert_int_equal(sl_shquote(tiny, sizeof tiny, "long"), -1);
+    char v[128];
+    sl_kv_field(LINE_DRAIN, "State", v, sizeof v);
+    assert_string_equal(v, "IDLE+DRAIN");
+    sl_kv_field(LINE_DRAIN, "Reason", v, sizeof v);
+    assert_string_equal(v, "disk check [root@2026-12-02T10:18:45]");
+    sl_kv_field(LINE_DRAIN, "Missing", v, sizeof v);
+    assert_string_equal(v, "");
+}
+
+static void test_node_gpu(void **st)
+{
+    (void)st;
+    struct sl_conf c;
+    struct sl_node n;
+    conf_default(&c);
+    cJSON *d = sl_node_doc(&c, LINE_GPU, "slurm", &n);
+    assert_non_null(d);
+    assert_string_equal(n.name, "gpu01");
+    assert_true(n.schedulable);
+    assert_string_equal(cJSON_GetObjectItem(d, "address")->valuestring, "10.0.0.5");
+    const cJSON *cap = cJSON_GetObjectItem(d, "capacity");
+    assert_string_equal(cJSON_GetObjectItem(cap, "cpu")->valuestring, "16");
+    assert_string_equal(cJSON_GetObjectItem(cap, "memory")->valuestring, "65536Mi");
+    const cJSON *devs = cJSON_GetObjectItem(d, "devices");
+    assert_int_equal(cJSON_GetArraySize(devs), 8);   /* nic has no mapping */
+    const cJSON *d0 = cJSON_GetArrayItem(devs, 0);
+    assert_string_equal(cJSON_GetObjectItem(d0, "resource")->valuestring, "nvidia.com/gpu");
+    assert_string_equal(cJSON_GetObjectItem(d0, "model")->valuestring, "H200");
+    const cJSON *labels = cJSON_GetObjectItem(d, "labels");
+    assert_string_equal(cJSON_GetObjectItem(labels, "slurm.cube.dev/ib")->valuestring, "true");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(d, "schedulable")));
+    cJSON_Delete(d);
+    sl_conf_free(&c);
+}
+
+static void test_node_drain(void **st)
+{
+    (void)st;
+    struct sl_conf c;
+    struct sl_node n;
+    conf_default(&c);
+    cJSON *d = sl_node_doc(&c, LINE_DRAIN, "slurm", &n);
+    assert_non_null(d);
+    assert_false(n.schedulable);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(d, "schedulable")));
+    assert_string_equal(cJSON_GetObjectItem(d, "message")->valuestring,
+                        "Slurm node state IDLE+DRAIN: disk check");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(d, "devices")), 0);
+    cJSON_Delete(d);
+    assert_null(sl_node_doc(&c, "NodeName=Bad_Name CPUTot=1", "slurm", &n));
+    sl_conf_free(&c);
+}
+
+static void test_conf(void **st)
+{
+    (void)st;
+    struct sl_conf c;
+    char err[256], acct[64];
+    conf_default(&c);
+    assert_int_equal(sl_conf_account(&c, "alice", acct, sizeof acct), 0);
+    assert_string_equal(acct, "c-alice");
+    assert_int_equal(sl_conf_account(&c, "bob", acct, sizeof acct), 0);
+    assert_string_equal(acct, "cs-bob");
+    assert_int_equal(sl_conf_account(&c, "plugin:x", acct, sizeof acct), -1);
+    assert_string_equal(sl_conf_part_of_pool(&c, "slurm")->name, "cube");
+    sl_conf_free(&c);
+    assert_int_equal(sl_conf_load(&c, "{\"partitions\":[{\"name\":\"a\",\"pool\":\"Bad Pool\"}]}",
+                                  "/d", err, sizeof err), CUBE_EINVAL);
+    assert_non_null(strstr(err, "partitions[0].pool"));
+    assert_int_equal(sl_conf_load(&c, "{\"partitions\":[{\"name\":\"a\"}],"
+                                     "\"accounts\":{\"eve\":\"root\"}}", "/d", err, sizeof err),
+                     CUBE_EINVAL);
+    assert_non_null(strstr(err, "accounts.eve"));
+    assert_int_equal(sl_conf_load(&c, "{\"partitions\":[]}", "/d", err, sizeof err), CUBE_EINVAL);
+    assert_int_equal(sl_conf_load(&c, "{\"partitions\":[{\"name\":\"a\"}],\"spool_dir\":\"rel\"}",
+                                  "/d", err, sizeof err), CUBE_EINVAL);
+    assert_non_null(strstr(err, "spool_dir"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hostlist),     cmocka_unit_test(test_quote_and_fields),
+        cmocka_unit_test(test_node_gpu),     cmocka_unit_test(test_node_drain),
+        cmocka_unit_test(test_conf),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
