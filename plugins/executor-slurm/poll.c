@@ -182,6 +182,9 @@ static void ends(struct sl *s, struct sl_group *g, int final)
         pump(s, g, i);
         end_of(g, i, have, code, oom, &out, &reason, msg, sizeof msg);
         r->ended = 1;
+        if (strcmp(reason, CUBE_EXIT_LOST) == 0)
+            s->host->log(s->self, CUBE_LOG_WARN, "Job %s/%s replica %d: %s: reported Lost",
+                         g->project, g->job, i, msg);
         s->host->replica_exited(s->self, r->engine_id, out, reason, msg);
     }
 }

@@ -8,7 +8,8 @@
 #   cluster.sh stop DIR            stops everything and removes the network
 #   cluster.sh node-stop DIR NODE  kills one slurmd (SIGKILL: a lost node)
 #   cluster.sh ctld-stop DIR       stops slurmctld only (Slurm "down")
-#   cluster.sh ctld-start DIR      starts it again from its saved state
+#   cluster.sh ctld-start DIR [clean]  starts it again from its saved state
+#                                  (clean: without it; Slurm forgets its jobs)
 #   cluster.sh check               exit 0 when this machine can run it; else
 #                                  prints why and exits 77
 #
@@ -156,11 +157,12 @@ AllowedSwapSpace=0
 CONF
 }
 
-start_ctld() {
-    local dir=$1
+start_ctld() { # dir [clean]: clean clears the saved state (Slurm forgets every job)
+    local dir=$1 clear=()
     # shellcheck disable=SC1091
     . "$dir/env"
-    slurmctld -D -f "$SLURM_CONF" >>"$dir/log/slurmctld.out" 2>&1 &
+    [ "${2:-}" = clean ] && clear=(-c)
+    slurmctld -D "${clear[@]}" -f "$SLURM_CONF" >>"$dir/log/slurmctld.out" 2>&1 &
     echo $! >"$dir/pids/slurmctld"
     export SLURM_CONF
     wait_for 20 ctld_up || die "slurmctld does not answer: $(tail -5 "$dir/log/slurmctld.log" 2>/dev/null)"
@@ -296,6 +298,6 @@ case $cmd in
         kill_pidfile "$2/pids/slurmd-$3" KILL ;;
     node-start) [ $# -ge 3 ] || die "usage: cluster.sh node-start DIR NODE"; node_start "$2" "$3" ;;
     ctld-stop) [ $# -ge 2 ] || die "usage: cluster.sh ctld-stop DIR"; kill_pidfile "$2/pids/slurmctld" TERM ;;
-    ctld-start) [ $# -ge 2 ] || die "usage: cluster.sh ctld-start DIR"; start_ctld "$2" ;;
+    ctld-start) [ $# -ge 2 ] || die "usage: cluster.sh ctld-start DIR [clean]"; start_ctld "$2" "${3:-}" ;;
     *) die "usage: cluster.sh check | start DIR [NODES] | stop DIR | node-stop DIR NODE | node-start DIR NODE | ctld-stop DIR | ctld-start DIR" ;;
 esac
