@@ -120,6 +120,17 @@ static int project_check(struct cube_ctx *ctx, const struct cube_actor *who, cJS
          ph->check_mounts(cJSON_GetObjectItemCaseSensitive(spec, "mounts"), "spec.mounts",
                            e) < 0))
         return -1;
+    /* An administrator's new project without members gets its author as
+     * the first member, a creator (the owner): someone manages it. A list
+     * the administrator wrote is kept as written. */
+    if (!old && who->admin && !cube_actor_internal(who) && cJSON_GetArraySize(members) == 0) {
+        if (!cJSON_IsArray(members) && cJSON_IsObject(spec)) {
+            cJSON_DeleteItemFromObjectCaseSensitive(spec, "members");
+            members = cJSON_AddArrayToObject(spec, "members");
+        }
+        if (cJSON_IsArray(members))
+            add_creator(members, who->user);
+    }
     if (cube_actor_trusted(who))
         return 0;
     static const char *const ADMIN_ONLY[] = {"quotas", "pools"};

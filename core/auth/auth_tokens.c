@@ -146,6 +146,24 @@ static int admin_reset(void *state, cube_req *req)
     return rc;
 }
 
+/* {password}: 200 {"ok": true} when it meets the password policy, else
+ * the 422 that setting it would answer, naming the field "password". For
+ * forms that check a password before they create what it belongs to;
+ * nothing is stored and nothing is logged. */
+static int check_password(void *state, cube_req *req)
+{
+    (void)state;
+    cJSON *b = body_object(req);
+    if (!b)
+        return CUBE_OK;
+    const char *pw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "password"));
+    const char *why = pw ? cube_password_policy(pw) : "password: required, a string";
+    int rc = why ? cube_http_answer_error_field(req, 422, "Invalid", why, "password")
+                 : cube_http_answer_json(req, 200, "{\"ok\":true}");
+    cJSON_Delete(b);
+    return rc;
+}
+
 int auth_token_routes_register(struct cube_auth *a)
 {
     const struct cube_route_desc routes[] = {
@@ -160,6 +178,9 @@ int auth_token_routes_register(struct cube_auth *a)
         {sizeof routes[0], "POST", "/api/v1/users/{name}/password", CUBE_PERM_ADMIN,
          admin_reset, "Set a user's password {password[, revokeTokens]}: their sessions end "
          "and their API tokens are revoked (unless revokeTokens is false)", 0, 0},
+        {sizeof routes[0], "POST", "/api/v1/auth/password/check", CUBE_PERM_USER,
+         check_password, "Check a password {password} against the policy without setting it",
+         0, 0},
     };
     return cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "token");
 }
