@@ -210,13 +210,16 @@ int auth_kinds_register(struct cube_auth *a)
         .size = sizeof user, .kind = "User", .plural = "users", .scope = CUBE_SCOPE_CLUSTER,
         .group = "Platform", .description = "A person who signs in to Cube",
         .spec_schema = USER_SCHEMA,
-        .printer_columns = USER_COLUMNS};
+        .printer_columns = USER_COLUMNS, .display_name = "User", .display_plural = "Users",
+        .display_name_zh = "用户", .display_plural_zh = "用户", .group_zh = "平台"};
     const struct cube_kind_desc project = {
         .size = sizeof project, .kind = "Project", .plural = "projects",
         .scope = CUBE_SCOPE_CLUSTER, .group = "Platform",
         .description = "A project group: members, roles, quotas and defaults",
         .spec_schema = PROJECT_SCHEMA,
-        .printer_columns = PROJECT_COLUMNS};
+        .printer_columns = PROJECT_COLUMNS, .display_name = "Project",
+        .display_plural = "Projects", .display_name_zh = "项目", .display_plural_zh = "项目",
+        .group_zh = "平台"};
     a->user_kind = add_kind(a, &user, &USER_CORE);
     a->project_kind = add_kind(a, &project, &PROJECT_CORE);
     return a->user_kind && a->project_kind ? 0 : -1;

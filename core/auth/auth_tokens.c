@@ -66,9 +66,34 @@ static int create_token(void *state, cube_req *req)
     return rc;
 }
 
+/* GET /api/v1/auth/tokens: the caller's own tokens only. ?job=<uid> or
+ * ?job=<project>/<name>: the tokens of that Job of the caller's (its
+ * CUBE_TOKEN); ?plugin=<name>: those a plugin issued for the caller's
+ * work (a notebook's, a pipeline task's). */
 static int list_tokens(void *state, cube_req *req)
 {
-    cJSON *items = auth_token_list(AUTH_OF(state), cube_auth_who(req)->user);
+    const char *job = cube_req_query(req, "job"), *plugin = cube_req_query(req, "plugin");
+    struct auth_token_for only = {0};
+    char proj[64];  /* a project name: a DNS label of at most 63 */
+    if (job && plugin)
+        return cube_http_answer_error_field(req, 400, "BadRequest",
+                                            "job and plugin: give one of them", "plugin");
+    if ((job && !*job) || (plugin && !*plugin))
+        return cube_http_answer_error_field(req, 400, "BadRequest",
+                                            job ? "job: a Job's uid or <project>/<name>"
+                                                : "plugin: a plugin's name", job ? "job" : "plugin");
+    const char *slash = job ? strchr(job, '/') : NULL;
+    if (slash && (size_t)(slash - job) < sizeof proj) {
+        snprintf(proj, sizeof proj, "%.*s", (int)(slash - job), job);
+        only.project = proj, only.job_name = slash + 1;
+    } else if (slash)
+        return cube_http_answer_error_field(req, 400, "BadRequest",
+                                            "job: a Job's uid or <project>/<name>", "job");
+    else
+        only.job_uid = job;
+    only.plugin = plugin;
+    cJSON *items = auth_token_list(AUTH_OF(state), cube_auth_who(req)->user,
+                                   job || plugin ? &only : NULL);
     if (!items)
         return store_error(req, CUBE_EUNAVAIL);
     cJSON *doc = cJSON_CreateObject();
@@ -170,7 +195,7 @@ int auth_token_routes_register(struct cube_auth *a)
         {sizeof routes[0], "POST", "/api/v1/auth/tokens", CUBE_PERM_USER, create_token,
          "Create an API token {name, expires_in}; the token is shown once", 0, 0},
         {sizeof routes[0], "GET", "/api/v1/auth/tokens", CUBE_PERM_USER, list_tokens,
-         "The caller's API tokens (without secrets)", 0, 0},
+         "The caller's own API tokens (without secrets); ?job= a Job's, ?plugin= a plugin's", 0, 0},
         {sizeof routes[0], "DELETE", "/api/v1/auth/tokens/{id}", CUBE_PERM_USER, revoke_token,
          "Revoke one of the caller's tokens", 0, 0},
         {sizeof routes[0], "POST", "/api/v1/auth/password", CUBE_PERM_USER, change_own,
