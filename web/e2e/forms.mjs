@@ -134,7 +134,7 @@ async function projects(sfx) {
   await page.getByRole('button', { name: 'Edit quotas' }).click();
   const q = await dialog('Edit quotas');
   await q.getByRole('button', { name: 'Add a quota' }).click();
-  await q.getByLabel('Resource 1').fill('cpu');
+  await q.getByRole('combobox', { name: 'Resource 1' }).fill('cpu');
   await q.getByLabel('Max 1').fill('lots');
   await q.getByRole('button', { name: 'Save' }).click();
   await fieldError(q, 'Not an amount').waitFor();

@@ -19,7 +19,9 @@ export function NotebookDetailPage() {
   const { data: nb, error, reload } = useApi<Notebook>(resourcePath('notebooks', project, name));
   const options = useNotebookOptions();
   const list = `/p/${encodeURIComponent(project)}/notebooks`;
-  useEffect(() => window.scrollTo(0, 0), [project, name]);
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [project, name]);
   useEffect(() => {
     const id = setInterval(reload, REFRESH_MS);
     return () => clearInterval(id);

@@ -106,7 +106,9 @@ export function JobFormPage() {
   const [saving, setSaving] = useState(false);
   const commandMode = Form.useWatch('commandMode', form) ?? 'line';
 
-  useEffect(() => window.scrollTo(0, 0), []);
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, []);
 
   const values = (): JobFormValues => ({ ...JOB_DEFAULTS, ...form.getFieldsValue(true) });
 
@@ -189,7 +191,7 @@ export function JobFormPage() {
         style={{ marginBottom: 16 }} />
       {error && <Alert type="error" showIcon role="alert" message={t('jobs.form.failed')} description={error} style={{ marginBottom: 16 }} />}
       <Form form={form} layout="vertical" initialValues={JOB_DEFAULTS} onFinish={submit}
-        style={{ display: mode === 'form' ? undefined : 'none' }} requiredMark="optional">
+        style={{ display: mode === 'form' ? undefined : 'none' }}>
         <Form.Item name="name" label={t('jobs.form.name')} required extra={t('jobs.form.nameHelp')}>
           <Input maxLength={63} autoComplete="off" />
         </Form.Item>
@@ -200,12 +202,12 @@ export function JobFormPage() {
           ]} />
         </Form.Item>
         {commandMode === 'script' ? (
-          <Form.Item name="script" label={t('jobs.form.scriptLabel')} extra={t('jobs.form.scriptHelp')}>
+          <Form.Item name="script" label={t('jobs.form.scriptLabel')} required extra={t('jobs.form.scriptHelp')}>
             <Input.TextArea autoSize={{ minRows: 6, maxRows: 24 }} spellCheck={false} style={{ fontFamily: 'monospace' }}
               placeholder={'set -e\npython3 train.py --epochs 3'} />
           </Form.Item>
         ) : (
-          <Form.Item name="commandLine" label={t('jobs.form.commandLineLabel')} extra={t('jobs.form.commandLineHelp')}>
+          <Form.Item name="commandLine" label={t('jobs.form.commandLineLabel')} required extra={t('jobs.form.commandLineHelp')}>
             <Input spellCheck={false} style={{ fontFamily: 'monospace' }} placeholder={`python3 train.py --lr 0.01 --name "run 1"`} />
           </Form.Item>
         )}
@@ -213,7 +215,7 @@ export function JobFormPage() {
         <Row gutter={16}>
           <Col xs={24} sm={8}>
             <Form.Item name="cpu" label={t('jobs.form.cpu')}>
-              <InputNumber min={0} step={0.5} addonAfter={t('jobs.form.cores')} style={{ width: '100%' }} />
+              <InputNumber min={0} step={1} addonAfter={t('jobs.form.cores')} style={{ width: '100%' }} />
             </Form.Item>
           </Col>
           <Col xs={24} sm={10}>

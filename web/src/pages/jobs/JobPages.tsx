@@ -241,7 +241,9 @@ export function JobDetailPage() {
   const { project = '', name = '' } = useParams();
   const { kind, loading, error } = useJobKind();
   // A job opens at its top, wherever the page it came from was scrolled.
-  useEffect(() => window.scrollTo(0, 0), [project, name]);
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [project, name]);
   if (error) return <Alert type="error" showIcon message={errorMessage(error)} />;
   if (loading || !kind) return <PageSkeleton />;
   return <JobDetail kind={kind} project={project} name={name} />;
