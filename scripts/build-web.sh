@@ -10,7 +10,7 @@ if ! web_have_npm; then
   exit 1
 fi
 stamp=$web/dist/index.html
-if [ -f "$stamp" ] && [ -z "$(cd "$web" && find src sdk index.html package.json package-lock.json \
+if [ -f "$stamp" ] && [ -z "$(cd "$web" && find src sdk public index.html package.json package-lock.json \
      vite.config.ts tsconfig.json scripts -newer dist/index.html -print -quit)" ]; then
   echo "build-web: web/dist is up to date"
   exit 0

@@ -107,6 +107,24 @@ struct cube_kind_desc {
      *  schema and `validate` passed, on the writer's thread (a request's or
      *  the plugin's own); may not block for long. */
     int (*check)(void *state, const char *object_json, const char *old_json);
+    /** Optional (since 1.5). What people read for the kind, in English and
+     *  in Chinese: one object ("Pipeline run", "流水线运行") and the list
+     *  ("Pipeline runs", "流水线运行记录") -- the console's sidebar entry is
+     *  the plural, from its first paint. Copied by the host at
+     *  registration (the plugin's strings may go afterwards); GET
+     *  /api/v1/kinds gives them as displayName, displayPlural,
+     *  displayNameZh, displayPluralZh. NULL: derived from the kind (English
+     *  "Pipeline run" from "PipelineRun", the plural with an "s"); a zh
+     *  member left NULL falls back to the English one. At most 63 bytes
+     *  each, no control characters (else register_kind: CUBE_EINVAL). */
+    const char *display_name;
+    const char *display_plural;
+    const char *display_name_zh;
+    const char *display_plural_zh;
+    /** Optional (since 1.5). `group` in Chinese ("流水线"), as
+     *  displayNameZh's; NULL: the console's own translation of `group` if
+     *  it has one, else `group`. Same limits. GET /api/v1/kinds: groupZh. */
+    const char *group_zh;
 };
 
 /**

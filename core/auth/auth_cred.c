@@ -244,12 +244,16 @@ void auth_session_end(struct cube_auth *a, const struct cube_principal *p)
 
 #define TOKEN_PREFIX "cube_"
 
-/* A new token of user (bound to job_uid when not NULL). */
+/* A new token of user. Work tokens carry what they are for in the stored
+ * document: a Job's ("job": uid, "project", "jobName"; the principal is
+ * bound to the uid) or a plugin's ("plugin": its name); the user's own
+ * tokens carry neither (auth_token_list tells them apart by that). */
 static int token_new(struct cube_auth *a, const char *user, const char *name,
-                     const char *job_uid, int64_t ttl_s, cJSON **out, char *secret,
-                     size_t secret_len)
+                     const struct auth_token_for *work, int64_t ttl_s, cJSON **out,
+                     char *secret, size_t secret_len)
 {
     char rnd[65], hex[65], key[72], id[17];
+    const char *job_uid = work ? work->job_uid : NULL;
     if (cube_random_hex(rnd, 32) < 0 || cube_random_hex(id, 8) < 0 || secret_len < 70 ||
         (job_uid && strlen(job_uid) >= CUBE_JOB_UID_MAX))
         return CUBE_EUNAVAIL;
@@ -263,8 +267,13 @@ static int token_new(struct cube_auth *a, const char *user, const char *name,
     cJSON_AddStringToObject(o, "name", name);
     cJSON_AddNumberToObject(o, "created", (double)now_s());
     cJSON_AddNumberToObject(o, "expires", (double)c.expires);
-    if (job_uid)
+    if (job_uid) {
         cJSON_AddStringToObject(o, "job", job_uid);
+        cJSON_AddStringToObject(o, "project", work->project ? work->project : "");
+        cJSON_AddStringToObject(o, "jobName", work->job_name ? work->job_name : "");
+    }
+    if (work && work->plugin)
+        cJSON_AddStringToObject(o, "plugin", work->plugin);
     char *doc = cJSON_PrintUnformatted(o);
     int rc = doc ? cube_store_kv_add(a->ctx->store, "token", hex, user, doc, c.expires)
                  : CUBE_ENOMEM;
@@ -286,9 +295,20 @@ int auth_token_new(struct cube_auth *a, const char *user, const char *name,
 }
 
 int auth_job_token_new(struct cube_auth *a, const char *user, const char *job_uid,
-                       int64_t ttl_s, cJSON **out, char *secret, size_t secret_len)
+                       const char *project, const char *job_name, int64_t ttl_s,
+                       cJSON **out, char *secret, size_t secret_len)
 {
-    return token_new(a, user, "job", job_uid, ttl_s, out, secret, secret_len);
+    const struct auth_token_for w = {.job_uid = job_uid ? job_uid : "", .project = project,
+                                     .job_name = job_name};
+    return token_new(a, user, "job", &w, ttl_s, out, secret, secret_len);
+}
+
+int auth_plugin_token_new(struct cube_auth *a, const char *user, const char *name,
+                          const char *plugin, int64_t ttl_s, cJSON **out, char *secret,
+                          size_t secret_len)
+{
+    const struct auth_token_for w = {.plugin = plugin};
+    return token_new(a, user, name, &w, ttl_s, out, secret, secret_len);
 }
 
 int auth_token_find(struct cube_auth *a, const char *token, struct cube_principal *p)
@@ -322,22 +342,52 @@ int auth_token_find(struct cube_auth *a, const char *token, struct cube_principa
     return 0;
 }
 
+struct token_listing {
+    cJSON *arr;
+    const struct auth_token_for *only;
+};
+
+static const char *doc_str(const cJSON *o, const char *k)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+/* Does the stored token o belong in the listing `only`? */
+static int token_wanted(const cJSON *o, const struct auth_token_for *only)
+{
+    const char *job = doc_str(o, "job"), *plugin = doc_str(o, "plugin");
+    if (!only)
+        return !job && !plugin;
+    if (only->plugin)
+        return plugin && strcmp(plugin, only->plugin) == 0;
+    if (!job)
+        return 0;
+    if (only->job_uid && strcmp(job, only->job_uid) == 0)
+        return 1;
+    const char *proj = doc_str(o, "project"), *name = doc_str(o, "jobName");
+    return only->project && only->job_name && proj && name && strcmp(proj, only->project) == 0 &&
+           strcmp(name, only->job_name) == 0;
+}
+
 static int list_token(void *cls, const struct cube_kv *kv)
 {
+    struct token_listing *l = cls;
     cJSON *o = cJSON_Parse(kv->doc);
-    if (o)
-        cJSON_AddItemToArray(cls, o);
+    if (o && token_wanted(o, l->only))
+        cJSON_AddItemToArray(l->arr, o);
+    else
+        cJSON_Delete(o);
     return 0;
 }
 
-cJSON *auth_token_list(struct cube_auth *a, const char *user)
+cJSON *auth_token_list(struct cube_auth *a, const char *user, const struct auth_token_for *only)
 {
-    cJSON *arr = cJSON_CreateArray();
-    if (arr && cube_store_kv_list(a->ctx->store, "token", user, list_token, arr) != CUBE_OK) {
-        cJSON_Delete(arr);
+    struct token_listing l = {cJSON_CreateArray(), only};
+    if (l.arr && cube_store_kv_list(a->ctx->store, "token", user, list_token, &l) != CUBE_OK) {
+        cJSON_Delete(l.arr);
         return NULL;
     }
-    return arr;
+    return l.arr;
 }
 
 struct find_id {

@@ -120,6 +120,17 @@ static int project_check(struct cube_ctx *ctx, const struct cube_actor *who, cJS
          ph->check_mounts(cJSON_GetObjectItemCaseSensitive(spec, "mounts"), "spec.mounts",
                            e) < 0))
         return -1;
+    /* An administrator's new project without members gets its author as
+     * the first member, a creator (the owner): someone manages it. A list
+     * the administrator wrote is kept as written. */
+    if (!old && who->admin && !cube_actor_internal(who) && cJSON_GetArraySize(members) == 0) {
+        if (!cJSON_IsArray(members) && cJSON_IsObject(spec)) {
+            cJSON_DeleteItemFromObjectCaseSensitive(spec, "members");
+            members = cJSON_AddArrayToObject(spec, "members");
+        }
+        if (cJSON_IsArray(members))
+            add_creator(members, who->user);
+    }
     if (cube_actor_trusted(who))
         return 0;
     static const char *const ADMIN_ONLY[] = {"quotas", "pools"};
@@ -199,13 +210,16 @@ int auth_kinds_register(struct cube_auth *a)
         .size = sizeof user, .kind = "User", .plural = "users", .scope = CUBE_SCOPE_CLUSTER,
         .group = "Platform", .description = "A person who signs in to Cube",
         .spec_schema = USER_SCHEMA,
-        .printer_columns = USER_COLUMNS};
+        .printer_columns = USER_COLUMNS, .display_name = "User", .display_plural = "Users",
+        .display_name_zh = "用户", .display_plural_zh = "用户", .group_zh = "平台"};
     const struct cube_kind_desc project = {
         .size = sizeof project, .kind = "Project", .plural = "projects",
         .scope = CUBE_SCOPE_CLUSTER, .group = "Platform",
         .description = "A project group: members, roles, quotas and defaults",
         .spec_schema = PROJECT_SCHEMA,
-        .printer_columns = PROJECT_COLUMNS};
+        .printer_columns = PROJECT_COLUMNS, .display_name = "Project",
+        .display_plural = "Projects", .display_name_zh = "项目", .display_plural_zh = "项目",
+        .group_zh = "平台"};
     a->user_kind = add_kind(a, &user, &USER_CORE);
     a->project_kind = add_kind(a, &project, &PROJECT_CORE);
     return a->user_kind && a->project_kind ? 0 : -1;

@@ -130,16 +130,32 @@ void auth_session_end(struct cube_auth *a, const struct cube_principal *p);
  * (the only place the secret is shown). CUBE_* code. */
 int auth_token_new(struct cube_auth *a, const char *user, const char *name,
                    int64_t ttl_s, cJSON **out, char *secret, size_t secret_len);
+/* What a work token is for (all NULL: none). A Job's: job_uid (required
+ * then), its project and name; a plugin's: plugin, its name. Borrowed. */
+struct auth_token_for {
+    const char *job_uid, *project, *job_name, *plugin;
+};
 /* As auth_token_new for a Job's CUBE_TOKEN (named "job"): bound to the
  * Job's uid, which the principal it resolves to carries (job_uid), so
  * that routes for a Job's own use (its metrics) accept it for that Job
- * only. CUBE_* code. */
+ * only; the Job's project and name are recorded so it lists under the
+ * Job. CUBE_* code. */
 int auth_job_token_new(struct cube_auth *a, const char *user, const char *job_uid,
-                       int64_t ttl_s, cJSON **out, char *secret, size_t secret_len);
+                       const char *project, const char *job_name, int64_t ttl_s,
+                       cJSON **out, char *secret, size_t secret_len);
+/* As auth_token_new for work a plugin starts on the user's behalf
+ * (cube_host.token_issue): recorded as the plugin's, so it is not listed
+ * among the user's own tokens. CUBE_* code. */
+int auth_plugin_token_new(struct cube_auth *a, const char *user, const char *name,
+                          const char *plugin, int64_t ttl_s, cJSON **out, char *secret,
+                          size_t secret_len);
 /* Resolves a bearer token: 0 with p filled, -1 unknown/expired. */
 int auth_token_find(struct cube_auth *a, const char *token, struct cube_principal *p);
-/* Lists a user's tokens (no secrets) as a new array; NULL on error. */
-cJSON *auth_token_list(struct cube_auth *a, const char *user);
+/* Lists a user's tokens (no secrets) as a new array; NULL on error.
+ * only NULL: the user's own tokens (no work tokens); only->plugin: that
+ * plugin's; else a Job's, matched by only->job_uid or by project and
+ * job_name. */
+cJSON *auth_token_list(struct cube_auth *a, const char *user, const struct auth_token_for *only);
 /* Revokes a user's token by id: CUBE_OK or CUBE_ENOTFOUND. */
 int auth_token_revoke(struct cube_auth *a, const char *user, const char *id);
 /* What auth_cred_forget_user removes besides the sessions (bits). */

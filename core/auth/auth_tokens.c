@@ -66,9 +66,34 @@ static int create_token(void *state, cube_req *req)
     return rc;
 }
 
+/* GET /api/v1/auth/tokens: the caller's own tokens only. ?job=<uid> or
+ * ?job=<project>/<name>: the tokens of that Job of the caller's (its
+ * CUBE_TOKEN); ?plugin=<name>: those a plugin issued for the caller's
+ * work (a notebook's, a pipeline task's). */
 static int list_tokens(void *state, cube_req *req)
 {
-    cJSON *items = auth_token_list(AUTH_OF(state), cube_auth_who(req)->user);
+    const char *job = cube_req_query(req, "job"), *plugin = cube_req_query(req, "plugin");
+    struct auth_token_for only = {0};
+    char proj[64];  /* a project name: a DNS label of at most 63 */
+    if (job && plugin)
+        return cube_http_answer_error_field(req, 400, "BadRequest",
+                                            "job and plugin: give one of them", "plugin");
+    if ((job && !*job) || (plugin && !*plugin))
+        return cube_http_answer_error_field(req, 400, "BadRequest",
+                                            job ? "job: a Job's uid or <project>/<name>"
+                                                : "plugin: a plugin's name", job ? "job" : "plugin");
+    const char *slash = job ? strchr(job, '/') : NULL;
+    if (slash && (size_t)(slash - job) < sizeof proj) {
+        snprintf(proj, sizeof proj, "%.*s", (int)(slash - job), job);
+        only.project = proj, only.job_name = slash + 1;
+    } else if (slash)
+        return cube_http_answer_error_field(req, 400, "BadRequest",
+                                            "job: a Job's uid or <project>/<name>", "job");
+    else
+        only.job_uid = job;
+    only.plugin = plugin;
+    cJSON *items = auth_token_list(AUTH_OF(state), cube_auth_who(req)->user,
+                                   job || plugin ? &only : NULL);
     if (!items)
         return store_error(req, CUBE_EUNAVAIL);
     cJSON *doc = cJSON_CreateObject();
@@ -146,13 +171,31 @@ static int admin_reset(void *state, cube_req *req)
     return rc;
 }
 
+/* {password}: 200 {"ok": true} when it meets the password policy, else
+ * the 422 that setting it would answer, naming the field "password". For
+ * forms that check a password before they create what it belongs to;
+ * nothing is stored and nothing is logged. */
+static int check_password(void *state, cube_req *req)
+{
+    (void)state;
+    cJSON *b = body_object(req);
+    if (!b)
+        return CUBE_OK;
+    const char *pw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "password"));
+    const char *why = pw ? cube_password_policy(pw) : "password: required, a string";
+    int rc = why ? cube_http_answer_error_field(req, 422, "Invalid", why, "password")
+                 : cube_http_answer_json(req, 200, "{\"ok\":true}");
+    cJSON_Delete(b);
+    return rc;
+}
+
 int auth_token_routes_register(struct cube_auth *a)
 {
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "POST", "/api/v1/auth/tokens", CUBE_PERM_USER, create_token,
          "Create an API token {name, expires_in}; the token is shown once", 0, 0},
         {sizeof routes[0], "GET", "/api/v1/auth/tokens", CUBE_PERM_USER, list_tokens,
-         "The caller's API tokens (without secrets)", 0, 0},
+         "The caller's own API tokens (without secrets); ?job= a Job's, ?plugin= a plugin's", 0, 0},
         {sizeof routes[0], "DELETE", "/api/v1/auth/tokens/{id}", CUBE_PERM_USER, revoke_token,
          "Revoke one of the caller's tokens", 0, 0},
         {sizeof routes[0], "POST", "/api/v1/auth/password", CUBE_PERM_USER, change_own,
@@ -160,6 +203,9 @@ int auth_token_routes_register(struct cube_auth *a)
         {sizeof routes[0], "POST", "/api/v1/users/{name}/password", CUBE_PERM_ADMIN,
          admin_reset, "Set a user's password {password[, revokeTokens]}: their sessions end "
          "and their API tokens are revoked (unless revokeTokens is false)", 0, 0},
+        {sizeof routes[0], "POST", "/api/v1/auth/password/check", CUBE_PERM_USER,
+         check_password, "Check a password {password} against the policy without setting it",
+         0, 0},
     };
     return cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "token");
 }

@@ -144,7 +144,7 @@ char *cube_slot_token_issue(cube_plugin *self, const char *user, unsigned ttl,
     }
     char name[160];
     snprintf(name, sizeof name, "%s: %.120s", self->name, purpose ? purpose : "job");
-    *rc = auth_token_new(a, user, name, ttl, &out, secret, sizeof secret);
+    *rc = auth_plugin_token_new(a, user, name, self->name, ttl, &out, secret, sizeof secret);
     cJSON_Delete(out);
     return *rc == CUBE_OK ? strdup(secret) : NULL;
 }

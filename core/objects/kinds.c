@@ -17,6 +17,7 @@ static void kind_free(struct cube_kind *k)
         return;
     free(k->kind), free(k->plural), free(k->singular), free(k->group);
     free(k->description);
+    cube_kind_names_free(k);
     cJSON_Delete(k->spec_schema);
     cJSON_Delete(k->status_schema);
     cJSON_Delete(k->printer_columns);
@@ -136,6 +137,9 @@ static int fill_kind(struct cube_kind *k, const struct cube_kind_desc *d,
         snprintf(err, errlen, "out of memory");
         return CUBE_ENOMEM;
     }
+    int rc = cube_kind_names_fill(k, d, err, errlen);
+    if (rc != CUBE_OK)
+        return rc;
     if (!(k->spec_schema = load_schema(d->spec_schema, "spec_schema", err, errlen)))
         return CUBE_EINVAL;
     if (d->status_schema &&
@@ -184,6 +188,8 @@ int cube_kinds_add(struct cube_kinds *reg, struct cube_plugin *plugin,
     k->desc.kind = k->desc.plural = k->desc.singular = k->desc.group = NULL;
     k->desc.description = k->desc.spec_schema = k->desc.status_schema = NULL;
     k->desc.printer_columns = NULL;
+    k->desc.display_name = k->desc.display_plural = NULL;
+    k->desc.display_name_zh = k->desc.display_plural_zh = k->desc.group_zh = NULL;
     if (rc != CUBE_OK)
         kind_free(k);
     return rc;
@@ -337,6 +343,7 @@ cJSON *cube_kinds_to_json(const struct cube_kinds *reg)
         cJSON_AddStringToObject(o, "scope", k->scope == CUBE_SCOPE_PROJECT ? "project" : "cluster");
         cJSON_AddStringToObject(o, "group", k->group);
         cJSON_AddStringToObject(o, "description", k->description);
+        cube_kind_names_json(k, o);
         cJSON_AddItemToObject(o, "schema", cJSON_Duplicate(k->spec_schema, 1));
         if (k->status_schema)
             cJSON_AddItemToObject(o, "statusSchema", cJSON_Duplicate(k->status_schema, 1));

@@ -34,6 +34,9 @@ struct cube_kind_core {
 
 struct cube_kind {
     char *kind, *plural, *singular, *group, *description;
+    /* what people read (kind_names.c): never NULL for the English ones;
+     * the zh ones and group_zh NULL when the plugin gave none */
+    char *display_name, *display_plural, *display_name_zh, *display_plural_zh, *group_zh;
     int scope;                      /* CUBE_SCOPE_* */
     cJSON *spec_schema;             /* owned */
     cJSON *status_schema;           /* owned; NULL: any object */
@@ -58,6 +61,16 @@ struct cube_kinds {
     struct cube_action **actions;
     size_t n_actions, cap_actions;
 };
+
+/* kind_names.c: checks and copies d's display names into k (deriving the
+ * English ones from k->kind, which must be set): CUBE_OK, CUBE_EINVAL with
+ * err naming the member, CUBE_ENOMEM. _free releases them; _json adds
+ * displayName, displayPlural, displayNameZh, displayPluralZh (the English
+ * ones where no zh was given) and groupZh (when given) to o. */
+int cube_kind_names_fill(struct cube_kind *k, const struct cube_kind_desc *d, char *err,
+                         size_t errlen);
+void cube_kind_names_free(struct cube_kind *k);
+void cube_kind_names_json(const struct cube_kind *k, cJSON *o);
 
 /* Validates and copies a descriptor, compiling its schemas. Returns CUBE_OK,
  * CUBE_EINVAL or CUBE_EEXIST with err naming the field. */

@@ -123,6 +123,7 @@ static void cube_env(struct cube_sched *s, const cJSON *job, int i, cJSON *env)
     if (user && s->ctx->auth && auth_index_get_user(s->ctx->auth, user, &admin, &disabled) == 0 &&
         !disabled &&
         auth_job_token_new(s->ctx->auth, user, str(meta, "uid") ? str(meta, "uid") : "",
+                           str(meta, "project"), str(meta, "name"),
                            ttl < TOKEN_MAX_S ? ttl : TOKEN_MAX_S, &tok, secret,
                            sizeof secret) == CUBE_OK)
         put(env, "CUBE_TOKEN", secret);

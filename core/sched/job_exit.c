@@ -462,6 +462,23 @@ void job_stop_on_request(struct cube_sched *s, const cJSON *job, const char *pro
     stop_job(s, project, name, grace);
 }
 
+/* The audit event of a stop asked over the API: StopRequested, naming who
+ * asked and the grace period (the Job's own end is recorded as it ends). */
+static void audit_stop(struct cube_sched *s, cube_req *req, const cJSON *job,
+                       const char *project, const char *name, int grace)
+{
+    struct cube_actor who = cube_auth_actor(req);
+    const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(job, "metadata"), "uid"));
+    char msg[200];
+    if (grace >= 0)
+        snprintf(msg, sizeof msg, "stop requested by %s (grace %d s)", who.user, grace);
+    else
+        snprintf(msg, sizeof msg, "stop requested by %s", who.user);
+    cube_obj_record_event(s->ctx, s->job_kind, project, name, uid ? uid : "", "stop",
+                          who.user, 200, "Normal", "StopRequested", msg);
+}
+
 /* POST .../jobs/{name}/stop [{"graceSeconds": n}]: SIGTERM, then SIGKILL. */
 static int stop_action(void *state, cube_req *req)
 {
@@ -478,10 +495,12 @@ static int stop_action(void *state, cube_req *req)
                                             "graceSeconds: a number of seconds, 0 to 3600",
                                             "graceSeconds");
     }
-    stop_job(s, project, name, g ? (int)g->valuedouble : -1);
+    int grace = g ? (int)g->valuedouble : -1;
+    stop_job(s, project, name, grace);
     cJSON_Delete(body);
     if (cube_obj_get(s->ctx, s->job_kind, project, name, &job, &e) < 0)
         return cube_http_answer_error(req, e.status, e.code, e.message);
+    audit_stop(s, req, job, project, name, grace);
     char *text = cJSON_PrintUnformatted(job);
     cJSON_Delete(job);
     int rc = cube_http_answer(req, 200, "application/json", text, strlen(text), 1);

@@ -114,7 +114,9 @@ int job_kind_register(struct cube_sched *s)
         .size = sizeof d, .kind = "Job", .plural = "jobs", .scope = CUBE_SCOPE_PROJECT,
         .group = "Training", .description = "Replicas of a command, scheduled onto nodes",
         .spec_schema = JOB_SPEC, .printer_columns = JOB_COLUMNS,
-        .reconcile = job_reconcile, .finalize = job_finalize};
+        .reconcile = job_reconcile, .finalize = job_finalize,
+        .display_name = "Job", .display_plural = "Jobs", .display_name_zh = "任务",
+        .display_plural_zh = "任务", .group_zh = "训练"};
     char err[256];
     if (cube_kinds_add(&ctx->kinds, &ctx->core, &d, err, sizeof err) != CUBE_OK) {
         cube_log(CUBE_LOG_ERROR, "jobs", "kind Job: %s", err);

@@ -369,7 +369,8 @@ int cube_sched_init(struct cube_ctx *ctx)
         return -1;
     }
     return job_kind_register(s) < 0 || job_actions_register(s) < 0 ||
-           job_points_register(s) < 0 || sched_metrics_init(s) < 0 ? -1 : 0;
+           job_points_register(s) < 0 || job_infra_routes_register(s) < 0 ||
+           sched_metrics_init(s) < 0 ? -1 : 0;
 }
 
 int cube_sched_start(struct cube_ctx *ctx)

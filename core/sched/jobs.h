@@ -106,6 +106,9 @@ void cube_sched_project(struct cube_ctx *ctx, const char *name, const cJSON *obj
  * spec.env and spec.mounts and cube_sched_project (wired by ctx.c). */
 extern const struct cube_auth_projects cube_sched_projects;
 
+/* GET /api/v1/nodes[/{name}] and /api/v1/pools[/{name}] (job_infra_http.c). */
+int job_infra_routes_register(struct cube_sched *s);
+
 /* -- sched_registry.c ------------------------------------------------- */
 /* The node's executor, or NULL (caller holds mu). */
 struct sched_executor *sched_executor_of_node(struct cube_sched *s, const char *node);

@@ -370,4 +370,38 @@ int cube_sp_usage(const struct cube_sched_policy *p, const char *project,
 /* Counters and decision latency (p50/p99 to within 1/8, upper bounds). */
 void cube_sp_stats(const struct cube_sched_policy *p, struct cube_sp_stats *out);
 
+/* -- inventory (sched_inventory.c; for the nodes and pools API) ----------- */
+
+/** A node's standing (cube_sp_node_info). Strings engine-owned, valid
+ *  until the next change of the engine. Extended resources in milli
+ *  (1000 per whole device), cpu in millicores, memory in bytes. */
+struct cube_sp_node_info {
+    const char *pool;
+    struct cube_sp_res capacity;   /**< healthy devices only */
+    struct cube_sp_res used;       /**< by the replicas placed on it */
+    unsigned replicas;             /**< replicas placed on it */
+    unsigned devices, devices_used; /**< devices; those with any share taken */
+};
+
+/** A pool's totals (cube_sp_pool_info); units as above. */
+struct cube_sp_pool_info {
+    const char *name;
+    struct cube_sp_res capacity;   /**< its nodes' healthy capacity */
+    struct cube_sp_res used;       /**< by running jobs */
+    size_t nodes, pending, running;
+};
+
+/* A node's capacity and allocation. CUBE_ENOTFOUND when unknown. */
+int cube_sp_node_info(const struct cube_sched_policy *p, const char *name,
+                      struct cube_sp_node_info *out);
+/* The share (milli) of one device of node taken now. CUBE_ENOTFOUND when
+ * the node or device is unknown. */
+int cube_sp_device_used(const struct cube_sched_policy *p, const char *node,
+                        const char *resource, const char *id, int32_t *share_milli);
+/* Pools, in the order they were made (0: the default pool). */
+size_t cube_sp_pool_count(const struct cube_sched_policy *p);
+/* The i-th pool's totals. CUBE_ENOTFOUND past the last. */
+int cube_sp_pool_info(const struct cube_sched_policy *p, size_t i,
+                      struct cube_sp_pool_info *out);
+
 #endif

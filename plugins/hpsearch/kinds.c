@@ -14,6 +14,8 @@ int hs_kinds_register(struct hs *p)
                        "space (NNI's format), stopped early by an assessor",
         .spec_schema = EXPERIMENT_SPEC, .printer_columns = EXPERIMENT_COLUMNS,
         .check = hs_spec_check, .reconcile = hs_reconcile, .resync_seconds = 60,
+        .display_name = "Experiment", .display_plural = "Experiments",
+        .display_name_zh = "超参搜索", .display_plural_zh = "超参搜索", .group_zh = "训练",
     };
     if (p->host->register_kind(p->self, &kind) != CUBE_OK) {
         p->host->set_error(p->self, "cannot register kind Experiment (see the log)");

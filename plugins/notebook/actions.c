@@ -175,8 +175,34 @@ static int launch_action(void *state, cube_req *req)
     return rc;
 }
 
+/* GET /api/v1/notebook/options: what the console may offer, from this
+ * server's configuration: the IDEs and whether each is enabled (creating a
+ * notebook with a disabled one is refused), the default idle timeout, and
+ * the actions a user may take on a notebook by phase (launch is the
+ * launcher's own and is never listed). */
+static int options_route(void *state, cube_req *req)
+{
+    struct nb *nb = state;
+    char text[640];
+    snprintf(text, sizeof text,
+             "{\"ides\":[{\"name\":\"jupyter\",\"enabled\":true},"
+             "{\"name\":\"vscode\",\"enabled\":%s}],"
+             "\"idleTimeoutSeconds\":%lld,"
+             "\"actions\":{\"Pending\":[\"stop\"],\"Starting\":[\"stop\"],"
+             "\"Running\":[\"open\",\"stop\",\"restart\",\"renew\"],"
+             "\"Stopped\":[\"restart\"],\"Failed\":[\"restart\"]}}",
+             nb->conf.vscode_enabled ? "true" : "false", (long long)nb->conf.idle_timeout);
+    return nb->host->resp_json(req, 200, text);
+}
+
 int nb_register_actions(struct nb *nb)
 {
+    const struct cube_route_desc options = {
+        .size = sizeof options, .method = "GET", .path = "/api/v1/notebook/options",
+        .permission = CUBE_PERM_USER, .handler = options_route,
+        .summary = "The IDEs this server offers (enabled or not) and the actions by phase"};
+    if (nb->host->register_route(nb->self, &options) != CUBE_OK)
+        return -1;
     const struct cube_action_desc a[] = {
         {sizeof a[0], NB_KIND, "POST", "stop", CUBE_PERM_PROJECT_OPERATE, stop_action,
          "Stops the notebook's server (its home is kept)"},

@@ -107,7 +107,9 @@ out:
     return r;
 }
 
-/* {"created": [names], "existing": n} for the ticks in [start, end]. */
+/* {"created": [names], "existing": n} for the ticks in [start, end], both
+ * inclusive; bare dates are days in the pipeline's time zone
+ * (pl_schedule_range). */
 static int backfill_action(void *state, cube_req *req)
 {
     struct pl *p = state;
@@ -116,15 +118,14 @@ static int backfill_action(void *state, cube_req *req)
     char msg[PL_ERR], name[PL_NAME_MAX + 1];
     if (!pl || !pl_may_operate(p, req, pl))
         goto out;
-    int64_t start = pl_time_parse(cu_str(body, "start"));
-    int64_t end = pl_time_parse(cu_str(body, "end"));
-    if (start < 0 || end < 0 || end < start) {
-        pl_resp_error(p, req, 422, "Invalid", start < 0 ? "start: required, an ISO 8601 date"
-                      : end < 0 ? "end: required, an ISO 8601 date" : "end: before start");
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(pl, "spec");
+    int64_t start, end;
+    if (pl_schedule_range(spec, cu_str(body, "start"), cu_str(body, "end"), &start, &end, msg,
+                          sizeof msg) < 0) {
+        pl_resp_error(p, req, 422, "Invalid", msg);
         goto out;
     }
-    int n = pl_schedule_ticks(cJSON_GetObjectItemCaseSensitive(pl, "spec"), start, end,
-                              p->max_backfill, 0, &ticks, msg, sizeof msg);
+    int n = pl_schedule_ticks(spec, start, end, p->max_backfill, 0, &ticks, msg, sizeof msg);
     if (n < 0) {
         pl_resp_error(p, req, 422, "Invalid", msg);
         goto out;
@@ -189,7 +190,7 @@ int pl_pipeline_actions(struct pl *p)
         {sizeof acts[0], "Pipeline", "POST", "run", CUBE_PERM_PROJECT_VIEW, run_action,
          "Run the pipeline now: answers the new PipelineRun"},
         {sizeof acts[0], "Pipeline", "POST", "backfill", CUBE_PERM_PROJECT_VIEW,
-         backfill_action, "One run per cron tick in [start, end] ({start, end})"},
+         backfill_action, "One run per cron tick in [start, end], both inclusive; dates are days in the pipeline's time zone"},
         {sizeof acts[0], "Pipeline", "POST", "copy", CUBE_PERM_PROJECT_EDIT, copy_action,
          "Copy the pipeline under a new name ({name})"},
     };

@@ -280,6 +280,14 @@ int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
  * msg), or with truncate the first max. */
 int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, int truncate,
                       int64_t **out, char *msg, size_t mlen);
+/* A backfill's [from, to] from its request texts: a bare date (YYYY-MM-DD)
+ * is a whole day in the pipeline's time zone (spec.timezone, else UTC) --
+ * start from that day's local midnight, end through the last second of
+ * that day, so both ends are inclusive; a date-time is the instant it
+ * names (UTC unless it carries an offset). 0, or -1 with msg naming the
+ * field (start, end or timezone). */
+int pl_schedule_range(const cJSON *spec, const char *start, const char *end, int64_t *from,
+                      int64_t *to, char *msg, size_t mlen);
 
 /* -- admit.c ----------------------------------------------------------- */
 

@@ -19,6 +19,37 @@
 #include "cron.h"
 #include "pipeline.h"
 
+/* Y-M-D alone: 0 with the parts, else -1. */
+static int bare_date(const char *s, int *y, int *m, int *d)
+{
+    char tail;
+    if (!s || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%c", y, m, d, &tail) != 3)
+        return -1;
+    return *m >= 1 && *m <= 12 && *d >= 1 && *d <= 31 ? 0 : -1;
+}
+
+int pl_schedule_range(const cJSON *spec, const char *start, const char *end, int64_t *from,
+                      int64_t *to, char *msg, size_t mlen)
+{
+    const char *tzname = cu_str(spec, "timezone");
+    char err[PL_ERR];
+    pl_tz *tz = NULL;
+    if (tzname && strcmp(tzname, "UTC") != 0 && !(tz = pl_tz_load(tzname, err, sizeof err)))
+        return snprintf(msg, mlen, "timezone: %s", err), -1;
+    int y, m, d;
+    *from = bare_date(start, &y, &m, &d) == 0 ? pl_tz_day_start(tz, y, m, d)
+                                              : pl_time_parse(start);
+    *to = bare_date(end, &y, &m, &d) == 0 ? pl_tz_day_start(tz, y, m, d + 1) - 1
+                                          : pl_time_parse(end);
+    pl_tz_free(tz);
+    if (*from < 0 || *to < 0)
+        return snprintf(msg, mlen, "%s: required, an ISO 8601 date or date-time",
+                        *from < 0 ? "start" : "end"), -1;
+    if (*to < *from)
+        return snprintf(msg, mlen, "end: before start"), -1;
+    return 0;
+}
+
 int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, int truncate,
                       int64_t **out, char *msg, size_t mlen)
 {

@@ -527,6 +527,11 @@ static void dump_kind_descriptors(void)
     FIELD(cube_kind_desc, resync_seconds, unsigned);
 #if CUBE_ABI_MINOR >= 5
     FIELD(cube_kind_desc, check, int (*)(void *, const char *, const char *));
+    FIELD(cube_kind_desc, display_name, const char *);
+    FIELD(cube_kind_desc, display_plural, const char *);
+    FIELD(cube_kind_desc, display_name_zh, const char *);
+    FIELD(cube_kind_desc, display_plural_zh, const char *);
+    FIELD(cube_kind_desc, group_zh, const char *);
 #endif
     END(cube_kind_desc);
 

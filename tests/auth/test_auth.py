@@ -400,8 +400,18 @@ class Providers(unittest.TestCase):
         job = self.c.bearer(r.json()["token"])
         me = job.get("/api/v1/auth/me").json()
         self.assertEqual(me["user"]["name"], "jo")
-        names = [x["name"] for x in t.get("/api/v1/auth/tokens").json()["items"]]
-        self.assertIn("authprobe: probe job", names)
+        # the user's own list holds only what they made; a plugin's work
+        # tokens are listed apart (?plugin=), and revocable there
+        own = t.get("/api/v1/auth/tokens").json()["items"]
+        self.assertNotIn("authprobe: probe job", [x["name"] for x in own])
+        self.assertEqual([x for x in own if "plugin" in x or "job" in x], [], own)
+        work = t.get("/api/v1/auth/tokens?plugin=authprobe").json()["items"]
+        self.assertEqual([(x["name"], x["plugin"]) for x in work],
+                         [("authprobe: probe job", "authprobe")])
+        self.assertEqual(t.get("/api/v1/auth/tokens?plugin=other").json()["items"], [])
+        for q in ("plugin=", "job=", "job=a/b&plugin=c", "job=" + "p" * 80 + "/j"):
+            r = t.get("/api/v1/auth/tokens?" + q)
+            self.assertEqual(r.status, 400, f"{q}: {r.body}")
 
 
 class ErrorChannelProviders(unittest.TestCase):

@@ -102,6 +102,16 @@ class Local(unittest.TestCase):
         self.assertEqual(out["user"], "admin", "CUBE_TOKEN acts as the Job's owner")
         self.assertEqual((out["project"], out["job"], out["replica"]),
                          ("public", "whoami", "0"))
+        # its CUBE_TOKEN lists under the Job (by name or uid), never among
+        # the owner's own tokens
+        uid = self.a.get(f"{BASE}/whoami").json()["metadata"]["uid"]
+        own = self.a.get("/api/v1/auth/tokens").json()["items"]
+        self.assertEqual([x for x in own if x.get("job") or x["name"] == "job"], [], own)
+        for q in ("public/whoami", uid):
+            items = self.a.get("/api/v1/auth/tokens?job=" + q).json()["items"]
+            self.assertEqual([(x["name"], x["job"], x["project"], x["jobName"]) for x in items],
+                             [("job", uid, "public", "whoami")], q)
+        self.assertEqual(self.a.get("/api/v1/auth/tokens?job=public/other").json()["items"], [])
 
     def test_devices_are_pinned_and_measured(self):
         st = self.run_job("pinned", {"command": ["/bin/sh", "-c", "echo dev=$SIM_VISIBLE_DEVICES"],

@@ -77,7 +77,9 @@ try {
 
   step = 'project detail: add a member';
   await page.goto(`${url}/projects/demo`);
-  await page.getByPlaceholder('User').fill('bob');
+  // the member is picked from the users (typed to filter, then chosen)
+  await page.getByRole('combobox', { name: 'Choose a user' }).fill('bob');
+  await page.locator('.ant-select-item-option').filter({ hasText: 'bob' }).first().click();
   await page.getByRole('button', { name: 'Add member' }).click();
   await page.locator('tr').filter({ hasText: 'bob' }).waitFor();
   await page.getByRole('tab', { name: 'Quotas' }).click();

@@ -18,6 +18,10 @@
  *    fires shifted forward by the gap (02:30 -> 03:30); one repeated by a
  *    fall-back change fires once, unless the hour field is '*'. Ticks are
  *    whole minutes; `after` may have seconds.
+ *  - pl_tz_day_start: the first instant of the civil day y-m-d in tz
+ *    (NULL: UTC), i.e. of its local midnight; where a change skips
+ *    midnight, the first instant after the gap. m 1..12, d 1..31 (d past
+ *    the month's end rolls over, so d+1 of the last day is the next day).
  * Objects are immutable after creation and safe to share between threads.
  */
 #ifndef PL_CRON_H
@@ -36,5 +40,7 @@ pl_tz *pl_tz_load(const char *name, char *err, size_t errlen);
 void pl_tz_free(pl_tz *tz);
 
 int64_t pl_cron_next(const pl_cron *c, const pl_tz *tz, int64_t after);
+
+int64_t pl_tz_day_start(const pl_tz *tz, int64_t y, int m, int d);
 
 #endif

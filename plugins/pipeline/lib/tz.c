@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "civil.h"
 #include "tz_internal.h"
 
 #define MAX_FILE (512 * 1024)
@@ -253,4 +254,23 @@ int64_t pl_tz_next_transition(const pl_tz *tz, int64_t t)
     if (i + 1 < tz->count)
         return tz->times[i + 1];
     return tz->has_rule ? pl_tz_rule_next(&tz->rule, t) : INT64_MAX;
+}
+
+int64_t pl_tz_day_start(const pl_tz *tz, int64_t y, int m, int d)
+{
+    int64_t local = pl_days_from_civil(y, m, 1) * 86400 + (int64_t)(d - 1) * 86400;
+    if (!tz)
+        return local;
+    /* The instant whose wall clock reads `local`: the offset in force then
+     * is one of those around local - offset; try the one before first, so
+     * a repeated midnight gives its earlier instant. */
+    int32_t before = pl_tz_offset_at(tz, local - 86400);
+    int64_t guess = local - before;
+    int32_t off = pl_tz_offset_at(tz, guess);
+    if (off == before)
+        return guess;
+    int64_t t = local - off;
+    /* midnight fell in a gap: the day starts where the gap ends, at the
+     * change that lies before `guess` */
+    return pl_tz_offset_at(tz, t) == off ? t : pl_tz_prev_transition(tz, guess);
 }

@@ -429,6 +429,25 @@ class Schedules(Base):
         most = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
         self.assertLessEqual(most, 2, f"maxActiveRuns 2: {spans}")
 
+    def test_backfill_dates_are_days_in_the_pipelines_time_zone(self):
+        # 02:30 in Shanghai is 18:30 UTC of the day before: read as UTC
+        # midnights, 25-27 Nov would hold 2 ticks; as Shanghai days, both
+        # ends inclusive, it holds 3
+        self.pipeline("bftz", {"schedule": "30 2 * * *", "timezone": "Asia/Shanghai",
+                               "paused": True, "tasks": [{"name": "t", "command": sh("true")}]})
+        out = self.backfill("bftz", "2026-11-25", "2026-11-27")
+        self.assertEqual((len(out["created"]), out["ticks"]), (3, 3), out)
+        dates = sorted(i["spec"]["executionDate"] for i in self.runs_of("bftz"))
+        self.assertEqual([d[:16] for d in dates],
+                         ["2026-11-24T18:30", "2026-11-25T18:30", "2026-11-26T18:30"], dates)
+        # one day alone is that day's tick; instants stay instants
+        self.assertEqual(self.backfill("bftz", "2026-11-28", "2026-11-28")["ticks"], 1)
+        self.assertEqual(self.backfill("bftz", "2026-11-28T00:00:00Z",
+                                       "2026-11-28T23:59:59Z")["ticks"], 1)
+        self.backfill("bftz", "2026-11-27", "2026-11-26", status=422)
+        bad = self.backfill("bftz", "25 Nov", "2026-11-26", status=422)
+        self.assertIn("start", bad["error"]["message"])
+
     def test_depends_on_past_runs_in_order_and_stops_at_a_failure(self):
         task = 'echo "$CUBE_EXECUTION_DATE" >> "$CUBE_RUN_DIR/../../dop.order"; ' \
                'case "$CUBE_EXECUTION_DATE" in 2026-02-01*) sleep 2;; 2026-02-04*) exit 1;; esac'

@@ -198,7 +198,8 @@ async function projectMember() {
   await page.getByRole('link', { name: PROJECT, exact: true }).click();
   await page.waitForURL(new RegExp(`/projects/${PROJECT}$`));
   await page.getByRole('heading', { name: PROJECT }).waitFor();
-  await page.getByPlaceholder('User', { exact: true }).fill('bob');
+  await page.getByRole('combobox', { name: 'Choose a user' }).fill('bob');
+  await page.getByTitle('Bob Builder (bob)', { exact: true }).click();
   await page.getByRole('button', { name: 'Add member' }).click();
   await page.getByRole('row').filter({ hasText: 'bob' }).waitFor();
   await page.getByRole('combobox', { name: 'Role bob' }).waitFor();
@@ -260,19 +261,18 @@ async function jobsList() {
   await shot('jobs');
 }
 
-/** A Job from the generic schema form: a name and a three-word command. */
+/** A Job from the Job form: a name and a command line, split as a shell
+ *  splits it (the quoted words stay one). */
 async function jobSubmit() {
   await page.getByRole('button', { name: 'Submit job' }).click();
-  await page.getByRole('heading', { name: 'New Job' }).waitFor();
+  await page.getByRole('heading', { name: 'New job' }).waitFor();
   await page.getByLabel('Name', { exact: true }).fill(JOB);
-  const words = ['/bin/sh', '-c', `echo ${JOB_OUTPUT}`];
-  for (let i = 0; i < words.length; i++) {
-    const item = page.getByLabel(`Command ${i + 1}`, { exact: true });
-    if (!(await item.count())) await page.getByRole('button', { name: 'Add Command' }).click();
-    await item.fill(words[i]);
-  }
+  await page.getByLabel('Command line', { exact: true }).fill(`/bin/sh -c "echo ${JOB_OUTPUT}"`);
   await page.getByRole('button', { name: 'Create', exact: true }).click();
   await page.waitForURL(new RegExp(`/p/public/jobs/${JOB}$`));
+  const job = await apiGet(`/api/v1/projects/public/jobs/${JOB}`);
+  const cmd = JSON.stringify(job.body?.spec?.command);
+  if (cmd !== JSON.stringify(['/bin/sh', '-c', `echo ${JOB_OUTPUT}`])) throw new Error(`the job's command: ${cmd}`);
 }
 
 /** The job page follows the job to Succeeded and shows its output. */

@@ -48,6 +48,14 @@ export interface KindInfo {
   statusSchema?: Record<string, unknown>;
   printerColumns?: PrinterColumn[];
   actions?: { name: string; method: string; summary?: string }[];
+  /** What people read (ABI 1.5 cube_kind_desc display members; the server
+   *  derives the English ones and falls back to them for zh). */
+  displayName?: string;
+  displayPlural?: string;
+  displayNameZh?: string;
+  displayPluralZh?: string;
+  /** The group in Chinese, when the kind's plugin gave one. */
+  groupZh?: string;
 }
 
 /** One entry of GET /api/v1/ui/menu (ABI 1.4 plugin entries). */

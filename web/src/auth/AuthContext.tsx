@@ -1,6 +1,11 @@
 // AuthContext — who is signed in (GET /api/v1/auth/me), and the CSRF token
 // the API client sends. Any 401 from the API clears the user, and the
 // RequireAuth gate sends the browser to /login?next=<where it was>.
+// auth/me is asked only when a session may exist: the server sets the
+// readable cookie cube_signed_in beside the session's (and clears it on
+// sign-out), or signs people in by a trusted proxy header (auth/providers
+// says trustedHeader). A first visit thus goes to the sign-in page without
+// a 401 that the browser would log as an error.
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
@@ -22,6 +27,28 @@ interface AuthState {
 
 const AuthContext = createContext<AuthState | null>(null);
 
+const HINT = 'cube_signed_in';
+
+/** Whether the server said a session may exist (a readable cookie). */
+export function sessionHinted(cookies = typeof document === 'undefined' ? '' : document.cookie): boolean {
+  return cookies.split(';').some((c) => c.trim().startsWith(`${HINT}=`) && c.trim().length > HINT.length + 1);
+}
+
+function dropHint() {
+  if (typeof document !== 'undefined') document.cookie = `${HINT}=; Path=/; Max-Age=0; SameSite=Lax`;
+}
+
+/** Whether this server signs people in by a proxy's header (then there is
+ *  no cookie to hint at a session). */
+async function trustedHeader(): Promise<boolean> {
+  try {
+    const p = await api.get<{ trustedHeader?: boolean }>('/api/v1/auth/providers');
+    return !!p.trustedHeader;
+  } catch {
+    return false;
+  }
+}
+
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
   const [loading, setLoading] = useState(true);
@@ -35,7 +62,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       setSignedOut(false);
       return m;
     } catch (e) {
-      if (!(e instanceof ApiError && e.status === 401)) console.warn('auth/me:', e);
+      if (e instanceof ApiError && e.status === 401) dropHint();
+      else console.warn('auth/me:', e);
       setMe(null);
       return null;
     } finally {
@@ -48,15 +76,29 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       await api.post('/api/v1/auth/logout');
     } finally {
       setCsrfToken(null);
+      dropHint();
       setSignedOut(true);
       setMe(null);
     }
   }, []);
 
   useEffect(() => {
-    setUnauthorizedHandler(() => setMe(null));
-    void refresh();
-    return () => setUnauthorizedHandler(null);
+    let live = true;
+    setUnauthorizedHandler(() => {
+      dropHint();
+      setMe(null);
+    });
+    if (sessionHinted()) void refresh();
+    else
+      void trustedHeader().then((yes) => {
+        if (!live) return;
+        if (yes) void refresh();
+        else setLoading(false);
+      });
+    return () => {
+      live = false;
+      setUnauthorizedHandler(null);
+    };
   }, [refresh]);
 
   const value = useMemo(

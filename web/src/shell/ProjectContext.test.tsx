@@ -63,4 +63,15 @@ describe('current project', () => {
     expect(screen.getByTestId('project')).toHaveTextContent('beta');
     expect(localStorage.getItem('cube.project')).toBe('beta');
   });
+
+  it('follows the project page being viewed, and switching there opens the other project', async () => {
+    localStorage.setItem('cube.project', 'beta');
+    renderAt('/projects/alpha');
+    await screen.findByText('alpha,beta');
+    expect(screen.getByTestId('project')).toHaveTextContent('alpha');
+    expect(localStorage.getItem('cube.project')).toBe('alpha');
+    act(() => screen.getByRole('button', { name: 'beta' }).click());
+    expect(screen.getByTestId('path')).toHaveTextContent('/projects/beta');
+    expect(screen.getByTestId('project')).toHaveTextContent('beta');
+  });
 });

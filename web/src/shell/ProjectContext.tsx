@@ -1,6 +1,7 @@
-// ProjectContext — the current project: the one in the URL (/p/:project/…)
-// when there is one, else the one last chosen (localStorage), else the
-// user's first. Areas read it with useProject().
+// ProjectContext — the current project: the one in the URL (/p/:project/…,
+// or the project page /projects/:project being viewed) when there is one,
+// else the one last chosen (localStorage), else the user's first. Areas
+// read it with useProject(); the header's switcher shows it.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { matchPath, useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api/client';
@@ -39,7 +40,10 @@ export function ProjectProvider({ children }: { children: ReactNode }) {
   const navigate = useNavigate();
   const [all, setAll] = useState<string[]>([]);
   const [chosen, setChosen] = useState<string | null>(remembered);
-  const inUrl = matchPath({ path: '/p/:project', end: false }, loc.pathname)?.params.project ?? null;
+  const inUrl =
+    matchPath({ path: '/p/:project', end: false }, loc.pathname)?.params.project ??
+    matchPath({ path: '/projects/:project' }, loc.pathname)?.params.project ??
+    null;
 
   const loadAll = useCallback(async () => {
     if (!isAdmin) return setAll([]);
@@ -81,6 +85,10 @@ export function ProjectProvider({ children }: { children: ReactNode }) {
   const setProject = useCallback(
     (name: string) => {
       remember(name);
+      if (matchPath({ path: '/projects/:project' }, loc.pathname)) {
+        navigate(`/projects/${encodeURIComponent(name)}`);
+        return;
+      }
       const m = matchPath({ path: '/p/:project/*' }, loc.pathname);
       if (m) {
         // keep the area, drop the object (it belongs to the old project)

@@ -5,7 +5,8 @@
 // A path appears once (a kind with a dedicated page that is also a fixed
 // entry, e.g. User → /users, is not listed twice).
 import type { KindInfo, UiMenuEntry } from '../api/types';
-import { tOr, type Lang, type TFunction } from '../i18n';
+import { groupLabel, kindLabel } from '../components/generic/kindNames';
+import { type Lang, type TFunction } from '../i18n';
 import { kindListPath } from '../pages/registry';
 
 export interface MenuNode {
@@ -56,10 +57,6 @@ function groupRank(g: string): [number, string] {
   return [1, g.toLowerCase()];
 }
 
-function titleCase(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
 /** A route with its :project filled in; null when it needs a project and
  *  none is chosen. */
 function withProject(pattern: string, project: string | null): string | null {
@@ -93,7 +90,7 @@ export function buildMenu(inp: MenuInput): MenuNode[] {
   for (const k of [...inp.kinds].sort((a, b) => a.kind.localeCompare(b.kind))) {
     const path = kindListPath(k, inp.project);
     if (path && adminOnly.has(path) && !inp.isAdmin) continue;
-    const label = tOr(t, `kind.${k.kind}`, titleCase(k.plural));
+    const label = kindLabel(k, inp.lang, t);
     const group = k.group || 'Other';
     if (path) add(group, { key: path, label, path });
     else add(group, { key: `kind:${k.kind}`, label, disabled: true });
@@ -117,7 +114,7 @@ export function buildMenu(inp: MenuInput): MenuNode[] {
   });
   return [
     ...top,
-    ...names.map((g) => ({ key: `group:${g}`, label: tOr(t, `menu.group.${g}`, g), children: groups.get(g)! })),
+    ...names.map((g) => ({ key: `group:${g}`, label: groupLabel(g, inp.lang, t, inp.kinds), children: groups.get(g)! })),
   ];
 }
 

@@ -6,6 +6,7 @@ import { I18nProvider, registerMessages } from '@cube/console-test';
 import { mockFetch } from '@cube/console-test';
 import messages from './messages';
 import { NotebookListPage, notebookBody } from './NotebookPages';
+import { actionsFor, DEFAULT_OPTIONS, enabledIdes } from './notebookActions';
 
 registerMessages(messages);
 afterEach(() => vi.unstubAllGlobals());
@@ -25,9 +26,10 @@ function page() {
 }
 
 describe('notebooks page', { timeout: 30000 }, () => {
-  it('lists notebooks with Open on their open action and stops one', async () => {
+  it('lists notebooks with the actions their phase allows, links and stops one', async () => {
     let phase = 'Running';
     const { calls } = mockFetch({
+      'GET /api/v1/notebook/options': { body: { ...DEFAULT_OPTIONS, ides: [{ name: 'jupyter', enabled: true }, { name: 'vscode', enabled: false }] } },
       [`GET ${LIST}`]: () => ({
         body: {
           kind: 'NotebookList',
@@ -50,10 +52,29 @@ describe('notebooks page', { timeout: 30000 }, () => {
     const open = screen.getAllByText('Open')[0].closest('a')!;
     // never status.url itself: the server redirects to the notebook's own path
     expect(open).toHaveAttribute('href', `${LIST}/lab1/open`);
+    // one Open (the running one), Stop on both, Restart only on the running one,
+    // Delete on each, never the launcher's own action
+    expect(screen.getAllByText('Open')).toHaveLength(1);
+    expect(screen.getAllByText('Stop')).toHaveLength(2);
+    expect(screen.getAllByText('Restart')).toHaveLength(1);
+    expect(screen.getAllByText('Delete')).toHaveLength(2);
+    expect(screen.queryByText(/launch/i)).toBeNull();
+    expect(screen.getByText('lab1').closest('a')).toHaveAttribute('href', '/p/lab/notebooks/lab1');
     fireEvent.click(screen.getAllByText('Stop')[0]);
     fireEvent.click(await screen.findByText('OK'));
     await waitFor(() => expect(calls.some((c) => c.method === 'POST' && c.path === `${LIST}/lab1/stop`)).toBe(true));
     expect(await screen.findByText('Stopped')).toBeInTheDocument();
+  });
+
+  it('offers actions by phase and only the IDEs the server enables', () => {
+    expect(actionsFor('Running', undefined, DEFAULT_OPTIONS)).toEqual(['open', 'stop', 'restart']);
+    expect(actionsFor('Running', '2026-01-01T00:00:00Z', DEFAULT_OPTIONS)).toEqual(['open', 'stop', 'restart', 'renew']);
+    expect(actionsFor('Stopped', undefined, DEFAULT_OPTIONS)).toEqual(['restart']);
+    expect(actionsFor('Pending', undefined, DEFAULT_OPTIONS)).toEqual(['stop']);
+    expect(actionsFor('Weird', undefined, DEFAULT_OPTIONS)).toEqual([]);
+    expect(actionsFor('Running', undefined, { ...DEFAULT_OPTIONS, actions: { Running: ['launch', 'open'] } })).toEqual(['open']);
+    expect(enabledIdes({ ...DEFAULT_OPTIONS, ides: [{ name: 'jupyter', enabled: true }, { name: 'vscode', enabled: false }] })).toEqual(['jupyter']);
+    expect(enabledIdes({ ...DEFAULT_OPTIONS, ides: [{ name: 'jupyter', enabled: true }, { name: 'vscode', enabled: true }] })).toEqual(['jupyter', 'vscode']);
   });
 
   it('builds the create request from the form values', () => {

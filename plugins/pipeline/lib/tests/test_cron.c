@@ -319,6 +319,33 @@ static void test_truncated_tzif(void **state)
     rmdir(dir);
 }
 
+/* pl_tz_day_start: a civil day's first instant in a zone. */
+static void test_day_start(void **state)
+{
+    (void)state;
+    static const struct { const char *zone; int y, m, d; const char *start; } cases[] = {
+        {"Asia/Shanghai", 2026, 11, 25, "2026-11-25T00:00+08:00"},
+        {"Asia/Shanghai", 2026, 11, 28, "2026-11-28T00:00+08:00"}, /* 27 + 1 */
+        {"America/New_York", 2024, 3, 10, "2024-03-10T00:00-05:00"},  /* DST later that day */
+        {"America/New_York", 2024, 3, 11, "2024-03-11T00:00-04:00"},
+        {"America/New_York", 2024, 11, 3, "2024-11-03T00:00-04:00"},
+        {"America/Sao_Paulo", 2018, 11, 4, "2018-11-04T01:00-02:00"}, /* midnight skipped */
+        {"America/Havana", 2024, 11, 3, "2024-11-03T00:00-04:00"},    /* 01:00 repeats */
+        {"Europe/London", 2024, 12, 32, "2025-01-01T00:00+00:00"},    /* rolls over */
+    };
+    char err[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pl_tz *tz = pl_tz_load(cases[i].zone, err, sizeof err);
+        assert_non_null(tz);
+        int64_t got = pl_tz_day_start(tz, cases[i].y, cases[i].m, cases[i].d);
+        if (got != at(cases[i].start))
+            fail_msg("%s %d-%d-%d: %lld, want %s", cases[i].zone, cases[i].y, cases[i].m,
+                     cases[i].d, (long long)got, cases[i].start);
+        pl_tz_free(tz);
+    }
+    assert_int_equal(pl_tz_day_start(NULL, 1970, 1, 2), 86400);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors),    cmocka_unit_test(test_zone_errors),
         cmocka_unit_test(test_truncated_tzif),  cmocka_unit_test(test_utc_without_zoneinfo),
         cmocka_unit_test(test_threads),         cmocka_unit_test(test_tzif_v1),
+        cmocka_unit_test(test_day_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

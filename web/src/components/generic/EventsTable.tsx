@@ -3,13 +3,13 @@
 // the page), "older" paging through the server's `before` cursor.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { Alert, Button, Input, Space, Table, Tag, Tooltip } from 'antd';
+import { Alert, Button, Input, Space, Table, Tag } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { api, errorMessage } from '../../api/client';
 import { useT } from '../../i18n';
 import './messages';
 import { FilterSelect } from './FilterSelect';
-import { age } from './resources';
+import { Time } from './Time';
 
 export interface CubeEvent {
   metadata: { created: string; project?: string };
@@ -86,7 +86,7 @@ export function EventsTable({ path, hideObject, pageSize = 20 }: Props) {
       title: t('generic.events.col.time'),
       key: 'time',
       width: 90,
-      render: (_, e) => <Tooltip title={e.metadata.created}>{age(e.metadata.created)}</Tooltip>,
+      render: (_, e) => <Time value={e.metadata.created} relative />,
     },
     {
       title: t('generic.events.col.type'),

@@ -12,11 +12,14 @@ import type { CubeObject, KindInfo } from '../../api/types';
 
 type KindAction = NonNullable<KindInfo['actions']>[number];
 import { PageSkeleton } from '../../shell/PageSkeleton';
-import { useT } from '../../i18n';
+import { useI18n, useT } from '../../i18n';
 import './messages';
 import { EventsTable } from './EventsTable';
 import { useLiveList } from './liveList';
-import { age, phaseColor } from './resources';
+import { age } from './resources';
+import { kindLabel } from './kindNames';
+import { PhaseTag } from './PhaseTag';
+import { Time } from './Time';
 
 /** The object, fetched then kept current by the kind's watch. */
 export function useLiveObject(kind: KindInfo, project: string | undefined, name: string) {
@@ -50,7 +53,7 @@ export function FieldsView({ title, value }: { title: string; value?: Record<str
     <Descriptions title={title} bordered size="small" column={1} style={{ marginBottom: 16 }}>
       {entries.map(([k, v]) => (
         <Descriptions.Item key={k} label={k}>
-          {k === 'phase' ? <Tag color={phaseColor(v)}>{String(v)}</Tag> : <ValueView value={v} />}
+          {k === 'phase' ? <PhaseTag phase={String(v)} /> : <ValueView value={v} />}
         </Descriptions.Item>
       ))}
     </Descriptions>
@@ -103,7 +106,7 @@ function ActionButtons({ kind, project, obj, hide }: { kind: KindInfo; project?:
 }
 
 export function ObjectDetail({ kind, project, name, listPath, editPath, summary, tabs, extraActions, hideActions }: Props) {
-  const t = useT();
+  const { t, lang } = useI18n();
   const navigate = useNavigate();
   const { obj, error, deleted } = useLiveObject(kind, project, name);
   const proj = kind.scope === 'project' ? project : undefined;
@@ -130,7 +133,7 @@ export function ObjectDetail({ kind, project, name, listPath, editPath, summary,
         {m.project && <Descriptions.Item label={t('generic.table.project')}>{m.project}</Descriptions.Item>}
         <Descriptions.Item label={t('generic.detail.owner')}>{m.owner}</Descriptions.Item>
         <Descriptions.Item label={t('generic.detail.created')}>
-          {m.created} ({age(m.created)})
+          <Time value={m.created} /> ({age(m.created)})
         </Descriptions.Item>
         <Descriptions.Item label={t('generic.form.labels')}>
           {Object.entries(m.labels ?? {}).map(([k, v]) => (
@@ -151,8 +154,8 @@ export function ObjectDetail({ kind, project, name, listPath, editPath, summary,
           <Typography.Title level={3} style={{ margin: 0 }}>
             {name}
           </Typography.Title>
-          <Tag>{kind.kind}</Tag>
-          {typeof obj.status?.phase === 'string' && <Tag color={phaseColor(obj.status.phase)}>{obj.status.phase}</Tag>}
+          <Tag>{kindLabel(kind, lang, t, false)}</Tag>
+          {typeof obj.status?.phase === 'string' && <PhaseTag phase={obj.status.phase} />}
         </Space>
         <Space wrap>
           {extraActions?.(obj)}

@@ -3,7 +3,7 @@
 // client-side paging, and updates through the watch stream.
 
 import { useMemo, useState, type ReactNode } from 'react';
-import { Alert, Input, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { Alert, Input, Space, Table, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { Link } from 'react-router-dom';
 import { resourcePath } from '../../api/client';
@@ -11,15 +11,17 @@ import type { CubeObject, KindInfo } from '../../api/types';
 import { kindObjectPath } from '../../pages/registry';
 import { useT } from '../../i18n';
 import './messages';
-import { age, evalJsonPath, phaseColor } from './resources';
+import { evalJsonPath } from './resources';
 import { MAX_ITEMS, useLiveList } from './liveList';
+import { PhaseTag } from './PhaseTag';
+import { Time } from './Time';
 
 /** Renders one printer-column value by its declared type. */
 export function renderCell(v: unknown, type?: string, name?: string): ReactNode {
   if (v === undefined || v === null || v === '') return <Typography.Text type="secondary">—</Typography.Text>;
-  if (type === 'date') return <Tooltip title={String(v)}>{age(String(v))}</Tooltip>;
+  if (type === 'date') return <Time value={String(v)} relative />;
   if (typeof v === 'boolean') return v ? '✓' : '✗';
-  if (/phase|state|status/i.test(name ?? '') && typeof v === 'string') return <Tag color={phaseColor(v)}>{v}</Tag>;
+  if (/phase|state|status/i.test(name ?? '') && typeof v === 'string') return <PhaseTag phase={v} />;
   if (typeof v === 'object') return <code>{JSON.stringify(v)}</code>;
   return String(v);
 }
@@ -65,7 +67,7 @@ export function ResourceTable({ kind, project, filter, columns, toolbar }: Props
     {
       title: t('generic.table.age'),
       key: 'age',
-      render: (_, o) => <Tooltip title={o.metadata.created}>{age(o.metadata.created)}</Tooltip>,
+      render: (_, o) => <Time value={o.metadata.created} relative />,
     },
   ];
 
@@ -78,7 +80,7 @@ export function ResourceTable({ kind, project, filter, columns, toolbar }: Props
           addonBefore={t('generic.table.labelSelector')}
           allowClear
           onSearch={(v) => setSelector(v.trim())}
-          style={{ width: 380 }}
+          style={{ width: 380, maxWidth: '100%' }}
         />
         <Input
           aria-label={t('generic.table.search')}
@@ -86,7 +88,7 @@ export function ResourceTable({ kind, project, filter, columns, toolbar }: Props
           allowClear
           value={nameFilter}
           onChange={(e) => setNameFilter(e.target.value)}
-          style={{ width: 220 }}
+          style={{ width: 220, maxWidth: '100%' }}
         />
         {toolbar}
       </Space>
@@ -98,6 +100,7 @@ export function ResourceTable({ kind, project, filter, columns, toolbar }: Props
         loading={items === null && !error}
         columns={cols}
         dataSource={shown}
+        scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('generic.table.empty') }}
         pagination={{ defaultPageSize: 20, showSizeChanger: true, showTotal: (n) => t('generic.table.total', { n }) }}
       />

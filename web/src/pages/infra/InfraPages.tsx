@@ -1,14 +1,15 @@
-// InfraPages — /nodes (capacity and allocation per node, every device with
-// its model, memory, utilisation and the job holding it), /nodes/:name,
-// /pools and /pools/:name.
+// InfraPages — /nodes (every node with its capacity and what the scheduler
+// allocated on it, every device with its model, memory, utilisation and the
+// job holding it), /nodes/:name, /pools and /pools/:name (a pool's nodes,
+// totals and queue).
 
 import { Alert, Progress, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { Link, useParams } from 'react-router-dom';
 import { useT } from '../../i18n';
 import { PageSkeleton } from '../../shell/PageSkeleton';
-import { bytes, quantity, type DeviceRow, type NodeRow, type PoolRow } from './inventory';
-import { useInfra } from './useInfra';
+import { bytes, deviceResources, quantity, type Amounts, type ApiPool, type DeviceRow, type NodeRow, type PoolRow } from './inventory';
+import { useInfra, usePool } from './useInfra';
 
 function Usage({ used, total, fmt = (n: number) => String(Math.round(n * 100) / 100) }: { used: number; total: number; fmt?: (n: number) => string }) {
   if (!Number.isFinite(total) || total <= 0) return <>{used ? fmt(used) : '—'}</>;
@@ -23,12 +24,30 @@ function Usage({ used, total, fmt = (n: number) => String(Math.round(n * 100) / 
   );
 }
 
-function cpuOf(n: { capacity: Record<string, unknown>; allocated: Record<string, number> }) {
-  return <Usage used={n.allocated.cpu ?? 0} total={quantity(n.capacity.cpu)} />;
+type Counted = { capacity: Amounts; allocated: Amounts };
+
+function cpuOf(n: Counted) {
+  return <Usage used={n.allocated.cpu ?? 0} total={n.capacity.cpu ?? NaN} />;
 }
 
-function memOf(n: { capacity: Record<string, unknown>; allocated: Record<string, number> }) {
-  return <Usage used={n.allocated.memory ?? 0} total={quantity(n.capacity.memory)} fmt={bytes} />;
+function memOf(n: Counted) {
+  return <Usage used={n.allocated.memory ?? 0} total={n.capacity.memory ?? NaN} fmt={bytes} />;
+}
+
+/** Each device resource's allocated / capacity ("—" when there is none). */
+function devicesOf(n: Counted) {
+  const names = deviceResources({ ...n.capacity, ...n.allocated });
+  if (!names.length) return <>—</>;
+  return (
+    <Space direction="vertical" size={2}>
+      {names.map((r) => (
+        <div key={r}>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>{r}</Typography.Text>
+          <Usage used={n.allocated[r] ?? 0} total={n.capacity[r] ?? NaN} />
+        </div>
+      ))}
+    </Space>
+  );
 }
 
 export function DeviceTable({ devices, showNode }: { devices: DeviceRow[]; showNode?: boolean }) {
@@ -38,7 +57,7 @@ export function DeviceTable({ devices, showNode }: { devices: DeviceRow[]; showN
     { title: t('infra.dev.resource'), dataIndex: 'resource', key: 'resource' },
     { title: t('infra.dev.id'), dataIndex: 'id', key: 'id', width: 90 },
     { title: t('infra.dev.model'), key: 'model', render: (_, d) => d.model ?? '—' },
-    { title: t('infra.dev.memory'), key: 'memory', render: (_, d) => d.memory ?? '—' },
+    { title: t('infra.dev.memory'), key: 'memory', render: (_, d) => (typeof d.memory === 'number' ? bytes(d.memory) : d.memory ?? '—') },
     {
       title: t('infra.dev.util'),
       key: 'util',
@@ -56,7 +75,8 @@ export function DeviceTable({ devices, showNode }: { devices: DeviceRow[]; showN
       render: (_, d) => (
         <Space wrap size={4}>
           {d.healthy === false && <Tag color="red">{t('infra.dev.unhealthy')}</Tag>}
-          {d.holders.length === 0 && <Tag color="green">{t('infra.dev.free')}</Tag>}
+          {d.holders.length === 0 && !d.allocated && <Tag color="green">{t('infra.dev.free')}</Tag>}
+          {d.holders.length === 0 && !!d.allocated && <Tag color="blue">{t('infra.dev.allocated', { share: d.allocated })}</Tag>}
           {d.holders.map((h) => (
             <Link key={`${h.project}/${h.job}/${h.replica}`} to={`/p/${encodeURIComponent(h.project)}/jobs/${encodeURIComponent(h.job)}`}>
               <Tag color="blue">{`${h.project}/${h.job}#${h.replica}${h.share < 1 ? ` ×${h.share}` : ''}`}</Tag>
@@ -74,6 +94,7 @@ export function DeviceTable({ devices, showNode }: { devices: DeviceRow[]; showN
       columns={cols}
       dataSource={devices}
       pagination={devices.length > 50 ? { pageSize: 50 } : false}
+      scroll={{ x: 'max-content' }}
       locale={{ emptyText: t('infra.noDevices') }}
     />
   );
@@ -91,14 +112,8 @@ function Header({ title, subtitle }: { title: string; subtitle: string }) {
 }
 
 function useLoaded() {
-  const t = useT();
   const { data, error } = useInfra();
-  const notice = (
-    <>
-      {error && <Alert type="error" showIcon message={error} style={{ marginBottom: 12 }} />}
-      {data && !data.nodeKind && <Alert type="info" showIcon message={t('infra.inferred')} style={{ marginBottom: 12 }} />}
-    </>
-  );
+  const notice = error ? <Alert type="error" showIcon message={error} style={{ marginBottom: 12 }} /> : null;
   return { data, error, notice };
 }
 
@@ -110,11 +125,8 @@ export function NodesPage() {
     { title: t('infra.col.pool'), key: 'pool', render: (_, n) => <Link to={`/pools/${encodeURIComponent(n.pool)}`}>{n.pool}</Link> },
     { title: t('infra.col.cpu'), key: 'cpu', render: (_, n) => cpuOf(n) },
     { title: t('infra.col.memory'), key: 'mem', render: (_, n) => memOf(n) },
-    {
-      title: t('infra.col.devices'),
-      key: 'dev',
-      render: (_, n) => <Usage used={n.devices.filter((d) => d.holders.length).length} total={n.devices.length} />,
-    },
+    { title: t('infra.col.devices'), key: 'dev', render: (_, n) => devicesOf(n) },
+    { title: t('infra.col.executor'), key: 'executor', render: (_, n) => n.executor || '—' },
     { title: t('infra.col.replicas'), dataIndex: 'replicas', key: 'replicas' },
     {
       title: t('infra.col.labels'),
@@ -137,6 +149,7 @@ export function NodesPage() {
             columns={cols}
             dataSource={data?.nodes ?? []}
             pagination={false}
+            scroll={{ x: 'max-content' }}
             locale={{ emptyText: t('infra.noNodes') }}
             style={{ marginBottom: 24 }}
           />
@@ -173,6 +186,14 @@ export function NodeDetailPage() {
               <Typography.Text strong>{t('infra.col.memory')}</Typography.Text>
               {memOf(n)}
             </div>
+            <div>
+              <Typography.Text strong>{t('infra.col.devices')}</Typography.Text>
+              {devicesOf(n)}
+            </div>
+            <div>
+              <Typography.Text strong>{t('infra.col.replicas')}</Typography.Text>
+              <div>{n.replicas}</div>
+            </div>
           </Space>
           <DeviceTable devices={n.devices} />
         </>
@@ -187,7 +208,7 @@ function poolColumns(t: ReturnType<typeof useT>): ColumnsType<PoolRow> {
     { title: t('infra.col.nodes'), dataIndex: 'nodes', key: 'nodes' },
     { title: t('infra.col.cpu'), key: 'cpu', render: (_, p) => cpuOf(p) },
     { title: t('infra.col.memory'), key: 'mem', render: (_, p) => memOf(p) },
-    { title: t('infra.col.devices'), key: 'dev', render: (_, p) => <Usage used={p.devicesHeld} total={p.devices} /> },
+    { title: t('infra.col.devices'), key: 'dev', render: (_, p) => devicesOf(p) },
     { title: t('infra.col.running'), dataIndex: 'running', key: 'running' },
     { title: t('infra.col.pending'), dataIndex: 'pending', key: 'pending' },
   ];
@@ -203,9 +224,46 @@ export function PoolsPage() {
       {!data && !error ? (
         <PageSkeleton />
       ) : (
-        <Table<PoolRow> aria-label={t('infra.pools')} rowKey="name" columns={poolColumns(t)} dataSource={data?.pools ?? []} pagination={false} />
+        <Table<PoolRow> aria-label={t('infra.pools')} rowKey="name" columns={poolColumns(t)} dataSource={data?.pools ?? []}
+          pagination={false} scroll={{ x: 'max-content' }} locale={{ emptyText: t('infra.noPools') }} />
       )}
     </div>
+  );
+}
+
+type QueueRow = NonNullable<ApiPool['queue']>[number];
+
+/** The pending Jobs of a pool in queue order, and how many of other projects wait. */
+function PoolQueue({ pool }: { pool: ApiPool }) {
+  const t = useT();
+  const cols: ColumnsType<QueueRow> = [
+    { title: t('infra.queue.position'), key: 'pos', width: 90, render: (_, q) => (q.position ? `#${q.position}` : '—') },
+    {
+      title: t('infra.queue.job'),
+      key: 'job',
+      render: (_, q) => (
+        <Link to={`/p/${encodeURIComponent(q.project)}/jobs/${encodeURIComponent(q.name)}`}>{`${q.project}/${q.name}`}</Link>
+      ),
+    },
+    { title: t('infra.queue.reason'), key: 'reason', render: (_, q) => <Typography.Text type="warning">{q.reason || '—'}</Typography.Text> },
+  ];
+  return (
+    <>
+      <Table<QueueRow>
+        aria-label={t('infra.queue')}
+        rowKey={(q) => `${q.project}/${q.name}`}
+        size="small"
+        columns={cols}
+        dataSource={pool.queue ?? []}
+        pagination={false}
+        scroll={{ x: 'max-content' }}
+        locale={{ emptyText: t('infra.queue.empty') }}
+        style={{ marginBottom: 8 }}
+      />
+      {!!pool.hiddenPending && (
+        <Typography.Paragraph type="secondary">{t('infra.queue.hidden', { n: pool.hiddenPending })}</Typography.Paragraph>
+      )}
+    </>
   );
 }
 
@@ -213,17 +271,32 @@ export function PoolDetailPage() {
   const t = useT();
   const { name = '' } = useParams();
   const { data, error, notice } = useLoaded();
+  const pool = usePool(name);
   const p = data?.pools.find((x) => x.name === name);
   const nodes = (data?.nodes ?? []).filter((n) => n.pool === name);
+  const nodeCols: ColumnsType<NodeRow> = [
+    { title: t('infra.col.name'), key: 'name', render: (_, n) => <Link to={`/nodes/${encodeURIComponent(n.name)}`}>{n.name}</Link> },
+    { title: t('infra.col.cpu'), key: 'cpu', render: (_, n) => cpuOf(n) },
+    { title: t('infra.col.memory'), key: 'mem', render: (_, n) => memOf(n) },
+    { title: t('infra.col.devices'), key: 'dev', render: (_, n) => devicesOf(n) },
+    { title: t('infra.col.replicas'), dataIndex: 'replicas', key: 'replicas' },
+  ];
   return (
     <div>
-      <Header title={name} subtitle={t('infra.poolsSubtitle')} />
+      <Header title={name} subtitle={t('infra.poolSubtitle')} />
       {notice}
+      {pool.error && !error && <Alert type="error" showIcon message={pool.error} style={{ marginBottom: 12 }} />}
       {!data && !error && <PageSkeleton />}
       {data && !p && <Alert type="warning" showIcon message={t('infra.unknownPool', { name })} />}
       {p && (
         <>
-          <Table<PoolRow> rowKey="name" columns={poolColumns(t)} dataSource={[p]} pagination={false} style={{ marginBottom: 24 }} />
+          <Table<PoolRow> rowKey="name" columns={poolColumns(t)} dataSource={[p]} pagination={false}
+            scroll={{ x: 'max-content' }} style={{ marginBottom: 24 }} />
+          <Typography.Title level={4}>{t('infra.queue')}</Typography.Title>
+          {pool.data ? <PoolQueue pool={pool.data} /> : <PageSkeleton />}
+          <Typography.Title level={4}>{t('infra.nodes')}</Typography.Title>
+          <Table<NodeRow> aria-label={t('infra.nodes')} rowKey="name" size="small" columns={nodeCols} dataSource={nodes}
+            pagination={false} scroll={{ x: 'max-content' }} locale={{ emptyText: t('infra.noNodesInPool') }} style={{ marginBottom: 24 }} />
           <Typography.Title level={4}>{t('infra.gpus')}</Typography.Title>
           <DeviceTable devices={nodes.flatMap((n) => n.devices)} showNode />
         </>

@@ -1,8 +1,9 @@
 // inventory.ts — what the nodes and pools pages show, put together from
-// what cubed exposes: Node and Pool objects when those kinds are registered,
-// the device gauges of GET /metrics (cube_accel_utilization,
-// cube_accel_memory_used_bytes), and the Jobs that hold devices (each
-// replica's status names its node and devices).
+// what cubed exposes: GET /api/v1/nodes and /api/v1/pools (every node and
+// pool the executors registered, with capacity and what the scheduler
+// allocated), the device gauges of GET /metrics (cube_accel_utilization,
+// cube_accel_memory_used_bytes: use, once monitoring reports it), and the
+// Jobs that hold devices (each replica's status names its node and devices).
 
 import type { CubeObject } from '../../api/types';
 
@@ -63,7 +64,9 @@ export interface DeviceRow {
   resource: string;
   id: string;
   model?: string;
-  memory?: string;
+  memory?: string | number;
+  /** The share the scheduler placed on it (0..1). */
+  allocated?: number;
   utilization?: number;
   memoryUsed?: number;
   healthy?: boolean;
@@ -71,67 +74,76 @@ export interface DeviceRow {
   holders: { project: string; job: string; replica: number; share: number }[];
 }
 
+/** Capacity or allocation: cpu in cores, memory in bytes, devices by resource. */
+export type Amounts = Record<string, number>;
+
 export interface NodeRow {
   name: string;
   pool: string;
+  executor?: string;
   labels: Record<string, string>;
-  capacity: Record<string, string | number>;
-  /** Requested by the replicas placed on it: cpu (cores), memory (bytes), devices by resource. */
-  allocated: Record<string, number>;
+  capacity: Amounts;
+  allocated: Amounts;
   devices: DeviceRow[];
   replicas: number;
 }
 
-interface NodeDoc {
-  pool?: string;
+/** A node as GET /api/v1/nodes answers it. */
+export interface ApiNode {
+  name: string;
+  pool: string;
+  executor?: string;
   labels?: Record<string, string>;
-  capacity?: Record<string, string | number>;
-  devices?: { id: string; resource?: string; model?: string; memory?: string; healthy?: boolean }[];
+  capacity?: Amounts;
+  allocated?: Amounts;
+  replicas?: number;
+  devices?: { id: string; resource: string; model?: string; memory?: string | number; healthy?: boolean; allocated?: number }[];
 }
 
-/** The node document of a Node object (spec, with status filling gaps). */
-function nodeDoc(o: CubeObject): NodeDoc {
-  return { ...(o.status as NodeDoc), ...(o.spec as NodeDoc) };
+/** A pool as GET /api/v1/pools[/name] answers it. */
+export interface ApiPool {
+  name: string;
+  nodes: number;
+  capacity?: Amounts;
+  allocated?: Amounts;
+  pending: number;
+  running: number;
+  queue?: { project: string; name: string; position?: number; reason?: string }[];
+  hiddenPending?: number;
 }
 
 const RUNNING = new Set(['Admitted', 'Running']);
 
 /**
- * Nodes and their devices: from Node objects when there are any, else the
- * nodes running jobs name and the devices /metrics reports (node unknown:
- * shown as the node of the job holding it, or "—").
+ * Nodes and their devices as the server lists them, with who holds each
+ * device (from the Jobs the user may see) and the device gauges of
+ * /metrics (they carry no node label: each goes to the node that lists the
+ * device, else to the only node there is).
  */
-export function buildInventory(nodes: CubeObject[], jobs: CubeObject[], samples: Sample[]): NodeRow[] {
+export function buildInventory(nodes: ApiNode[], jobs: CubeObject[], samples: Sample[]): NodeRow[] {
   const rows = new Map<string, NodeRow>();
-  const node = (name: string, pool = 'default'): NodeRow => {
-    let r = rows.get(name);
-    if (!r) rows.set(name, (r = { name, pool, labels: {}, capacity: {}, allocated: {}, devices: [], replicas: 0 }));
-    return r;
-  };
+  for (const n of nodes)
+    rows.set(n.name, {
+      name: n.name,
+      pool: n.pool,
+      executor: n.executor,
+      labels: n.labels ?? {},
+      capacity: n.capacity ?? {},
+      allocated: n.allocated ?? {},
+      replicas: n.replicas ?? 0,
+      devices: (n.devices ?? []).map((d) => ({ node: n.name, ...d, holders: [] })),
+    });
   const device = (n: NodeRow, resource: string, id: string): DeviceRow => {
     let d = n.devices.find((x) => x.resource === resource && x.id === id);
     if (!d) n.devices.push((d = { node: n.name, resource, id, holders: [] }));
     return d;
   };
-  for (const o of nodes) {
-    const d = nodeDoc(o);
-    const r = node(o.metadata.name, d.pool);
-    r.labels = d.labels ?? o.metadata.labels ?? {};
-    r.capacity = d.capacity ?? {};
-    for (const dev of d.devices ?? []) Object.assign(device(r, dev.resource ?? '', dev.id), { model: dev.model, memory: dev.memory, healthy: dev.healthy });
-  }
   for (const j of jobs) {
     const st = (j.status ?? {}) as { phase?: string; replicas?: { index: number; node?: string; phase?: string; devices?: { id: string; resource: string; share?: number }[] }[] };
     if (!RUNNING.has(st.phase ?? '')) continue;
-    const spec = (j.spec ?? {}) as { pool?: string; resources?: Record<string, string | number> };
     for (const rep of st.replicas ?? []) {
-      if (!rep.node || (rep.phase && !RUNNING.has(rep.phase) && rep.phase !== 'Pending')) continue;
-      const n = node(rep.node, spec.pool);
-      n.replicas++;
-      for (const [k, v] of Object.entries(spec.resources ?? {})) {
-        const q = quantity(v);
-        if (Number.isFinite(q)) n.allocated[k] = (n.allocated[k] ?? 0) + q;
-      }
+      const n = rep.node ? rows.get(rep.node) : undefined;
+      if (!n) continue;
       for (const dv of rep.devices ?? [])
         device(n, dv.resource, dv.id).holders.push({
           project: j.metadata.project ?? '',
@@ -141,55 +153,51 @@ export function buildInventory(nodes: CubeObject[], jobs: CubeObject[], samples:
         });
     }
   }
-  // Device gauges carry no node label: put each on the node that lists the
-  // device, else on the only node there is, else on "—".
   const all = [...rows.values()];
   for (const s of samples) {
     if (s.name !== 'cube_accel_utilization' && s.name !== 'cube_accel_memory_used_bytes') continue;
     const { resource = '', device: id = '' } = s.labels;
-    const owner = all.find((n) => n.devices.some((d) => d.resource === resource && d.id === id)) ?? (all.length === 1 ? all[0] : node('—'));
-    if (!all.includes(owner)) all.push(owner);
+    const owner = all.find((n) => n.devices.some((d) => d.resource === resource && d.id === id)) ?? (all.length === 1 ? all[0] : undefined);
+    if (!owner) continue;
     const d = device(owner, resource, id);
     if (s.name === 'cube_accel_utilization') d.utilization = s.value;
     else d.memoryUsed = s.value;
   }
-  for (const n of rows.values()) n.devices.sort((a, b) => a.resource.localeCompare(b.resource) || a.id.localeCompare(b.id, undefined, { numeric: true }));
-  return [...rows.values()].sort((a, b) => a.name.localeCompare(b.name));
+  for (const n of all) n.devices.sort((a, b) => a.resource.localeCompare(b.resource) || a.id.localeCompare(b.id, undefined, { numeric: true }));
+  return all.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export interface PoolRow {
   name: string;
   nodes: number;
-  capacity: Record<string, number>;
-  allocated: Record<string, number>;
+  capacity: Amounts;
+  allocated: Amounts;
   devices: number;
   devicesHeld: number;
   pending: number;
   running: number;
 }
 
-/** Pools: their nodes' totals and the jobs queued and running in them. */
-export function buildPools(nodes: NodeRow[], jobs: CubeObject[], pools: CubeObject[] = []): PoolRow[] {
-  const rows = new Map<string, PoolRow>();
-  const pool = (name: string) => {
-    let r = rows.get(name);
-    if (!r) rows.set(name, (r = { name, nodes: 0, capacity: {}, allocated: {}, devices: 0, devicesHeld: 0, pending: 0, running: 0 }));
-    return r;
-  };
-  for (const p of pools) pool(p.metadata.name);
-  for (const n of nodes) {
-    const r = pool(n.pool);
-    r.nodes++;
-    for (const [k, v] of Object.entries(n.capacity)) r.capacity[k] = (r.capacity[k] ?? 0) + (quantity(v) || 0);
-    for (const [k, v] of Object.entries(n.allocated)) r.allocated[k] = (r.allocated[k] ?? 0) + v;
-    r.devices += n.devices.length;
-    r.devicesHeld += n.devices.filter((d) => d.holders.length).length;
-  }
-  for (const j of jobs) {
-    const phase = (j.status as { phase?: string } | undefined)?.phase ?? 'Pending';
-    const r = pool(((j.spec as { pool?: string }) ?? {}).pool ?? 'default');
-    if (phase === 'Pending') r.pending++;
-    else if (RUNNING.has(phase)) r.running++;
-  }
-  return [...rows.values()].sort((a, b) => a.name.localeCompare(b.name));
+/** Pools as the server lists them, with their nodes' device counts. */
+export function buildPools(pools: ApiPool[], nodes: NodeRow[]): PoolRow[] {
+  return pools
+    .map((p) => {
+      const mine = nodes.filter((n) => n.pool === p.name);
+      return {
+        name: p.name,
+        nodes: p.nodes,
+        capacity: p.capacity ?? {},
+        allocated: p.allocated ?? {},
+        pending: p.pending,
+        running: p.running,
+        devices: mine.reduce((k, n) => k + n.devices.length, 0),
+        devicesHeld: mine.reduce((k, n) => k + n.devices.filter((d) => (d.allocated ?? 0) > 0 || d.holders.length).length, 0),
+      };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The device resources of some amounts (everything but cpu and memory). */
+export function deviceResources(a: Amounts): string[] {
+  return Object.keys(a).filter((k) => k !== 'cpu' && k !== 'memory').sort();
 }

@@ -1,13 +1,13 @@
 // useInfra — loads what the nodes and pools pages need and reloads it every
-// 10 s: Node and Pool objects (when those kinds exist), /metrics, and the
-// Jobs of the projects the user can see (for who holds which device).
+// 10 s: GET /api/v1/nodes and /api/v1/pools (capacity and allocation from
+// the scheduler), /metrics (device use), and the Jobs of the projects the
+// user can see (for who holds which device). usePool adds a pool's queue.
 
 import { useEffect, useState } from 'react';
 import { api, apiFetch, errorMessage } from '../../api/client';
 import type { CubeObject, ObjectList } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
-import { loadKinds } from '../../components/generic/resources';
-import { buildInventory, buildPools, parseMetrics, type NodeRow, type PoolRow } from './inventory';
+import { buildInventory, buildPools, parseMetrics, type ApiNode, type ApiPool, type NodeRow, type PoolRow } from './inventory';
 
 const REFRESH_MS = 10000;
 const MAX_PROJECTS = 50;
@@ -15,8 +15,6 @@ const MAX_PROJECTS = 50;
 export interface Infra {
   nodes: NodeRow[];
   pools: PoolRow[];
-  /** Node kind registered: the node list is the platform's, not inferred. */
-  nodeKind: boolean;
   projectsShown: number;
 }
 
@@ -34,11 +32,9 @@ async function projectNames(isAdmin: boolean, mine: string[]): Promise<string[]>
 }
 
 export async function loadInfra(isAdmin: boolean, mine: string[]): Promise<Infra> {
-  const kinds = await loadKinds();
-  const has = (k: string) => kinds.some((x) => x.kind === k && x.scope === 'cluster');
   const [nodes, pools, metricsText, names] = await Promise.all([
-    has('Node') ? listOrEmpty(`/api/v1/${kinds.find((k) => k.kind === 'Node')!.plural}`) : Promise.resolve([]),
-    has('Pool') ? listOrEmpty(`/api/v1/${kinds.find((k) => k.kind === 'Pool')!.plural}`) : Promise.resolve([]),
+    api.get<{ items: ApiNode[] }>('/api/v1/nodes'),
+    api.get<{ items: ApiPool[] }>('/api/v1/pools'),
     apiFetch('/metrics', { headers: { Accept: 'text/plain' } }).then((r) => (r.ok ? r.text() : '')),
     projectNames(isAdmin, mine),
   ]);
@@ -46,28 +42,38 @@ export async function loadInfra(isAdmin: boolean, mine: string[]): Promise<Infra
   const jobLists = await Promise.all(
     shown.map((p) => listOrEmpty(`/api/v1/projects/${encodeURIComponent(p)}/jobs`).catch(() => [])),
   );
-  const jobs = jobLists.flat();
-  const rows = buildInventory(nodes, jobs, parseMetrics(metricsText));
-  return { nodes: rows, pools: buildPools(rows, jobs, pools), nodeKind: has('Node'), projectsShown: shown.length };
+  const rows = buildInventory(nodes.items ?? [], jobLists.flat(), parseMetrics(metricsText));
+  return { nodes: rows, pools: buildPools(pools.items ?? [], rows), projectsShown: shown.length };
 }
 
-export function useInfra(): { data?: Infra; error?: string } {
-  const { isAdmin, me } = useAuth();
-  const [st, setSt] = useState<{ data?: Infra; error?: string }>({});
-  const mine = (me?.projects ?? []).map((p) => p.name).join(',');
+/** Calls load now and every REFRESH_MS while mounted. */
+function usePolled<T>(load: () => Promise<T>, deps: unknown[]): { data?: T; error?: string } {
+  const [st, setSt] = useState<{ data?: T; error?: string }>({});
   useEffect(() => {
     let live = true;
-    const load = () =>
-      loadInfra(isAdmin, mine ? mine.split(',') : []).then(
+    const run = () =>
+      load().then(
         (data) => live && setSt({ data }),
         (e) => live && setSt((s) => ({ ...s, error: errorMessage(e) })),
       );
-    void load();
-    const timer = setInterval(load, REFRESH_MS);
+    void run();
+    const timer = setInterval(run, REFRESH_MS);
     return () => {
       live = false;
       clearInterval(timer);
     };
-  }, [isAdmin, mine]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps);
   return st;
+}
+
+export function useInfra(): { data?: Infra; error?: string } {
+  const { isAdmin, me } = useAuth();
+  const mine = (me?.projects ?? []).map((p) => p.name).join(',');
+  return usePolled(() => loadInfra(isAdmin, mine ? mine.split(',') : []), [isAdmin, mine]);
+}
+
+/** One pool with its queue (GET /api/v1/pools/{name}). */
+export function usePool(name: string): { data?: ApiPool; error?: string } {
+  return usePolled(() => api.get<ApiPool>(`/api/v1/pools/${encodeURIComponent(name)}`), [name]);
 }

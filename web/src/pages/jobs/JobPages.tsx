@@ -3,7 +3,7 @@
 // status kept live by the watch, why it waits and its queue position, its
 // replicas, their logs streaming with follow, and stop.
 
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Alert, Button, Card, Descriptions, Input, Popconfirm, Space, Table, Tag, Typography, message } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -94,7 +94,7 @@ export function JobListPage() {
           </Typography.Title>
           <Typography.Text type="secondary">{t('jobs.subtitle')}</Typography.Text>
         </div>
-        <Button type="primary" onClick={() => navigate(`/p/${encodeURIComponent(project)}/k/jobs/new`)}>
+        <Button type="primary" onClick={() => navigate(`/p/${encodeURIComponent(project)}/jobs/new`)}>
           {t('jobs.submit')}
         </Button>
       </Space>
@@ -240,6 +240,10 @@ function JobDetail({ kind, project, name }: { kind: KindInfo; project: string; n
 export function JobDetailPage() {
   const { project = '', name = '' } = useParams();
   const { kind, loading, error } = useJobKind();
+  // A job opens at its top, wherever the page it came from was scrolled.
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [project, name]);
   if (error) return <Alert type="error" showIcon message={errorMessage(error)} />;
   if (loading || !kind) return <PageSkeleton />;
   return <JobDetail kind={kind} project={project} name={name} />;

@@ -12,9 +12,18 @@ afterEach(() => vi.unstubAllGlobals());
 const base = '/api/v1/projects/demo/members';
 
 describe('project members', () => {
-  it('adds a member, and shows the server message when removing the last creator', async () => {
+  it('adds a member picked from the users, and shows the server message when removing the last creator', async () => {
     let items = [{ user: 'alice', role: 'creator' }];
     const { calls } = mockFetch({
+      'GET /api/v1/users': {
+        body: {
+          items: [
+            { metadata: { name: 'alice' }, spec: { displayName: 'Alice' } },
+            { metadata: { name: 'bob' }, spec: { displayName: 'Bob Builder' } },
+            { metadata: { name: 'gone' }, spec: { disabled: true } },
+          ],
+        },
+      },
       [`GET ${base}`]: () => ({ body: { kind: 'MemberList', items } }),
       [`POST ${base}`]: (init) => {
         items = [...items, JSON.parse(String(init.body))];
@@ -27,9 +36,14 @@ describe('project members', () => {
     });
     render(<I18nProvider initial="en"><AntApp><Members project="demo" canManage /></AntApp></I18nProvider>);
     await screen.findByText('alice');
-    fireEvent.change(screen.getByPlaceholderText('User'), { target: { value: 'bob' } });
+    await waitFor(() => expect(calls.some((c) => c.path === '/api/v1/users')).toBe(true));
+    fireEvent.mouseDown(screen.getByRole('combobox', { name: 'Choose a user' }));
+    fireEvent.click(await screen.findByText('Bob Builder (bob)'));
+    // members and disabled users are not offered
+    expect(screen.queryByText('Alice (alice)')).not.toBeInTheDocument();
+    expect(screen.queryByText('gone')).not.toBeInTheDocument();
     fireEvent.click(screen.getByText('Add member').closest('button')!);
-    await screen.findByText('bob');
+    await screen.findByRole('cell', { name: 'bob' });
     expect(JSON.parse(String(calls.find((c) => c.method === 'POST')!.init.body))).toEqual({ user: 'bob', role: 'dev' });
 
     const row = screen.getByText('alice').closest('tr')!;
@@ -46,7 +60,7 @@ describe('project members', () => {
     mockFetch({ [`GET ${base}`]: { body: { items: [{ user: 'alice', role: 'creator' }] } } });
     render(<I18nProvider initial="en"><AntApp><Members project="demo" canManage={false} /></AntApp></I18nProvider>);
     expect(await screen.findByText('creator — members and settings')).toBeInTheDocument();
-    expect(screen.queryByPlaceholderText('User')).not.toBeInTheDocument();
+    expect(screen.queryByRole('combobox', { name: 'Choose a user' })).not.toBeInTheDocument();
     expect(screen.getByText('Remove').closest('button')).toBeDisabled();
   });
 });

@@ -1,10 +1,11 @@
-// Members — a project's members and roles: add, change, remove
+// Members — a project's members and roles: add (picked from the users,
+// searchable by name and display name), change, remove
 // (/api/v1/projects/{p}/members; the project's creators and admins only).
-import { Alert, App, Button, Form, Input, Popconfirm, Select, Space, Table, Tooltip } from 'antd';
-import { useState } from 'react';
+import { Alert, App, Button, Form, Popconfirm, Select, Space, Table, Tooltip } from 'antd';
+import { useMemo, useState } from 'react';
 import { api, errorMessage } from '../../api/client';
 import { useApi } from '../../api/hooks';
-import type { ProjectRole } from '../../api/types';
+import type { CubeObject, ObjectList, ProjectRole } from '../../api/types';
 import { useT } from '../../i18n';
 import { ErrorAlert } from '../common/ErrorAlert';
 
@@ -26,6 +27,16 @@ export function Members({ project, canManage, onChanged }: { project: string; ca
   const [form] = Form.useForm<Member>();
   const shown = items ?? list.data?.items ?? [];
   const roleOptions = ROLES.map((r) => ({ value: r, label: t(`projects.role.${r}`) }));
+  const users = useApi<ObjectList<CubeObject<{ displayName?: string; disabled?: boolean }>>>(canManage ? '/api/v1/users' : null);
+  const userOptions = useMemo(() => {
+    const taken = new Set(shown.map((m) => m.user));
+    return (users.data?.items ?? [])
+      .filter((u) => !taken.has(u.metadata.name) && !u.spec?.disabled)
+      .map((u) => ({
+        value: u.metadata.name,
+        label: u.spec?.displayName ? `${u.spec.displayName} (${u.metadata.name})` : u.metadata.name,
+      }));
+  }, [users.data, shown]);
 
   // every change answers the new member list
   async function run(call: Promise<{ items: Member[] }>, ok: string) {
@@ -64,8 +75,10 @@ export function Members({ project, canManage, onChanged }: { project: string; ca
         <>
           {addError && <Alert type="error" showIcon role="alert" message={addError} style={{ marginBottom: 12 }} />}
           <Form form={form} layout="inline" onFinish={add} initialValues={{ role: 'dev' }} style={{ marginBottom: 16 }}>
-            <Form.Item name="user" rules={[{ required: true, message: t('projects.member.user') }]}>
-              <Input placeholder={t('projects.member.user')} style={{ width: 200 }} />
+            <Form.Item name="user" rules={[{ required: true, message: t('projects.member.pickFirst') }]}>
+              <Select aria-label={t('projects.member.pick')} placeholder={t('projects.member.pick')} showSearch
+                optionFilterProp="label" options={userOptions} loading={users.loading} style={{ width: 240 }}
+                notFoundContent={users.error ? errorMessage(users.error) : undefined} />
             </Form.Item>
             <Form.Item name="role">
               <Select options={roleOptions} style={{ width: 280 }} />

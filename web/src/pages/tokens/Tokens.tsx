@@ -1,5 +1,8 @@
-// Tokens — the caller's API tokens: create (the secret is shown once, with
-// a copy button), list (no secrets), revoke.
+// Tokens — the caller's own API tokens: create (the secret is shown once,
+// with a copy button), list (no secrets), revoke. The short-lived tokens
+// Cube issues for the caller's work (a Job's CUBE_TOKEN, a notebook's, a
+// pipeline task's) are not the caller's to manage here: the server lists
+// them apart (?job=, ?plugin=; JobTokens.tsx shows a Job's).
 import { Alert, Button, Form, Input, InputNumber, Modal, Popconfirm, Space, Table, Tag, Typography, App } from 'antd';
 import { CopyOutlined, PlusOutlined } from '@ant-design/icons';
 import { useState } from 'react';
@@ -7,7 +10,7 @@ import { api, errorMessage } from '../../api/client';
 import { useApi } from '../../api/hooks';
 import { registerMessages, useT } from '../../i18n';
 import { ErrorAlert } from '../common/ErrorAlert';
-import { formatTime } from '../common/format';
+import { Time } from '../../components/generic/Time';
 import messages from './messages';
 
 registerMessages(messages);
@@ -17,6 +20,18 @@ export interface TokenInfo {
   name: string;
   created: number;
   expires: number;
+  /** Set on work tokens only (a Job's uid, project and name; a plugin's
+   *  name), which the own-token list never holds. */
+  job?: string;
+  project?: string;
+  jobName?: string;
+  plugin?: string;
+}
+
+/** The user's own tokens of a listing (a server before the split listed
+ *  work tokens too). */
+export function ownTokens(items: TokenInfo[] | undefined): TokenInfo[] {
+  return (items ?? []).filter((tok) => !tok.job && !tok.plugin);
 }
 
 interface NewToken {
@@ -38,7 +53,7 @@ function CreatedToken({ token, onClose }: { token: string; onClose(): void }) {
   const t = useT();
   const { message } = App.useApp();
   return (
-    <Modal open width={680} title={t('tokens.created.title')} onCancel={onClose} onOk={onClose} cancelButtonProps={{ style: { display: 'none' } }}>
+    <Modal open width={680} style={{ maxWidth: 'calc(100vw - 16px)' }} title={t('tokens.created.title')} onCancel={onClose} onOk={onClose} cancelButtonProps={{ style: { display: 'none' } }}>
       <Alert type="warning" showIcon message={t('tokens.created.once')} style={{ marginBottom: 12 }} />
       <Space.Compact style={{ width: '100%' }}>
         <Input readOnly value={token} data-testid="new-token" style={{ fontFamily: 'monospace' }} />
@@ -97,7 +112,7 @@ export default function Tokens() {
   const now = Date.now() / 1000;
   return (
     <div>
-      <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }}>
+      <Space wrap style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }}>
         <div>
           <Typography.Title level={3} style={{ margin: 0 }}>{t('tokens.title')}</Typography.Title>
           <Typography.Text type="secondary">{t('tokens.intro')}</Typography.Text>
@@ -110,16 +125,17 @@ export default function Tokens() {
       <Table<TokenInfo>
         rowKey="id"
         loading={list.loading && !list.data}
-        dataSource={list.data?.items ?? []}
+        dataSource={ownTokens(list.data?.items)}
+        scroll={{ x: 'max-content' }}
         locale={{ emptyText: t('tokens.empty') }}
         pagination={false}
         columns={[
           { title: t('tokens.name'), dataIndex: 'name' },
-          { title: t('tokens.created'), dataIndex: 'created', render: (v: number) => formatTime(v) },
+          { title: t('tokens.created'), dataIndex: 'created', render: (v: number) => <Time value={v} /> },
           {
             title: t('tokens.expires'),
             dataIndex: 'expires',
-            render: (v: number) => (v <= now ? <Tag color="red">{t('tokens.expired')}</Tag> : formatTime(v)),
+            render: (v: number) => (v <= now ? <Tag color="red">{t('tokens.expired')}</Tag> : <Time value={v} />),
           },
           {
             title: t('common.actions'),

@@ -14,6 +14,9 @@ export default {
     'tokens.created.once': 'Copy it now: it is shown only once.',
     'tokens.empty': 'No tokens yet',
     'tokens.expired': 'expired',
+    'tokens.job.intro': 'Cube gives each start of this job a token of its own (CUBE_TOKEN) that acts as the job\'s user until the job ends. Stop the job to cut it off.',
+    'tokens.job.empty': 'No token issued for this job',
+    'tokens.job.title': 'API tokens',
   },
   zh: {
     'tokens.title': 'API 令牌',
@@ -30,5 +33,8 @@ export default {
     'tokens.created.once': '请立即复制：令牌只显示这一次。',
     'tokens.empty': '还没有令牌',
     'tokens.expired': '已过期',
+    'tokens.job.intro': 'Cube 为任务的每次启动签发专属令牌（CUBE_TOKEN），在任务结束前以任务所属用户的身份访问 API。停止任务即可切断。',
+    'tokens.job.empty': '此任务没有签发令牌',
+    'tokens.job.title': 'API 令牌',
   },
 };

@@ -1,9 +1,10 @@
-// Users — administrators: list, create (with a local password), disable or
-// enable (PATCH spec.disabled), reset a password.
+// Users — administrators: list, create (with a local password, checked
+// against the server's policy before the user is made), disable or enable
+// (PATCH spec.disabled), reset a password.
 import { Alert, App, Button, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
 import { useMemo, useState } from 'react';
-import { api, errorMessage, resourcePath } from '../../api/client';
+import { api, ApiError, errorMessage, resourcePath } from '../../api/client';
 import { useApi } from '../../api/hooks';
 import type { CubeObject, ObjectList } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
@@ -66,6 +67,32 @@ function FormModal<T extends object>(props: {
   );
 }
 
+/** Asks the server whether a password meets its policy (nothing is stored);
+ *  rejects with the policy's message. */
+export async function checkPassword(password: string | undefined): Promise<void> {
+  if (!password) return;
+  try {
+    await api.post('/api/v1/auth/password/check', { password });
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 422) {
+      const m = e.message.replace(/^password: /, '');
+      throw new Error(m.charAt(0).toUpperCase() + m.slice(1));
+    }
+    throw e;
+  }
+}
+
+/** The password field of the create and reset forms, with the policy check. */
+function PasswordItem({ autoFocus }: { autoFocus?: boolean }) {
+  const t = useT();
+  return (
+    <Form.Item name="password" label={t('users.password')} extra={t('users.passwordRule')} validateTrigger="onBlur"
+      rules={[{ required: true, message: t('users.passwordRequired') }, { validator: (_, v) => checkPassword(v) }]}>
+      <Input.Password autoFocus={autoFocus} autoComplete="new-password" />
+    </Form.Item>
+  );
+}
+
 export default function Users() {
   const t = useT();
   const { message } = App.useApp();
@@ -92,6 +119,9 @@ export default function Users() {
   }
 
   async function create(v: NewUser) {
+    // the form checked the password; check again right before the user is
+    // made, so that a refused password never leaves a user without one
+    await checkPassword(v.password);
     await api.post(resourcePath('users'), {
       metadata: { name: v.name },
       spec: { displayName: v.displayName ?? '', email: v.email ?? '', role: v.role },
@@ -166,19 +196,19 @@ export default function Users() {
       />
       {creating && (
         <FormModal<NewUser> title={t('users.new')} okText={t('common.create')} onClose={() => setCreating(false)} submit={create} initialValues={{ role: 'user' }}>
-          <Form.Item name="name" label={t('common.name')} rules={[{ required: true }]}><Input autoFocus autoComplete="off" /></Form.Item>
+          <Form.Item name="name" label={t('common.name')} rules={[{ required: true, message: t('users.nameRequired') }]}><Input autoFocus autoComplete="off" /></Form.Item>
           <Form.Item name="displayName" label={t('users.displayName')}><Input /></Form.Item>
           <Form.Item name="email" label={t('users.email')}><Input type="email" /></Form.Item>
           <Form.Item name="role" label={t('users.role')}>
             <Select options={[{ value: 'user', label: 'user' }, { value: 'admin', label: 'admin' }]} />
           </Form.Item>
-          <Form.Item name="password" label={t('users.password')} rules={[{ required: true }]}><Input.Password autoComplete="new-password" /></Form.Item>
+          <PasswordItem />
         </FormModal>
       )}
       {resetting && (
         <FormModal<{ password: string }> title={t('users.passwordFor', { name: resetting })} okText={t('common.save')} onClose={() => setResetting(null)} submit={resetPassword}>
           <Typography.Paragraph type="secondary">{t('users.passwordHelp')}</Typography.Paragraph>
-          <Form.Item name="password" label={t('users.password')} rules={[{ required: true }]}><Input.Password autoFocus autoComplete="new-password" /></Form.Item>
+          <PasswordItem autoFocus />
         </FormModal>
       )}
     </div>

@@ -1,6 +1,9 @@
 export default {
   en: {
     'users.title': 'Users',
+    'users.passwordRule': 'At least 8 characters, not one character repeated; checked by the server before the user is created',
+    'users.passwordRequired': 'Give a password',
+    'users.nameRequired': 'Give a user name',
     'users.new': 'New user',
     'users.displayName': 'Display name',
     'users.email': 'Email',
@@ -24,6 +27,9 @@ export default {
   },
   zh: {
     'users.title': '用户',
+    'users.passwordRule': '至少 8 个字符，不能是同一字符重复；创建用户前由服务器检查',
+    'users.passwordRequired': '请填写密码',
+    'users.nameRequired': '请填写用户名',
     'users.new': '新建用户',
     'users.displayName': '显示名',
     'users.email': '邮箱',
