@@ -96,6 +96,8 @@ static int run_action(void *state, cube_req *req)
     }
     char *run = pl_run_create(p, req, pl, t, "manual", name, sizeof name, &rc, msg,
                               sizeof msg);
+    if (run)
+        pl_note_queued(p, cu_meta(pl, "project"), cu_meta(pl, "name"), 0, name);
     if (!run && rc == CUBE_EINVAL)
         pl_resp_error(p, req, 422, "Invalid", msg);
     else
@@ -141,8 +143,10 @@ static int backfill_action(void *state, cube_req *req)
         existing += !run && rc == CUBE_EEXIST;
         p->host->free(run);
     }
-    if (cJSON_GetArraySize(made))
-        pl_note_queued(p, cu_meta(pl, "project"), cu_meta(pl, "name"), cJSON_GetArraySize(made));
+    int nmade = cJSON_GetArraySize(made);
+    if (nmade)
+        pl_note_queued(p, cu_meta(pl, "project"), cu_meta(pl, "name"), nmade,
+                       cJSON_GetStringValue(cJSON_GetArrayItem(made, nmade - 1)));
     cJSON_AddNumberToObject(res, "existing", existing);
     cJSON_AddNumberToObject(res, "ticks", n);
     char *text = cJSON_PrintUnformatted(res);

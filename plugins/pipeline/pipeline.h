@@ -295,9 +295,12 @@ int pl_schedule_range(const cJSON *spec, const char *start, const char *end, int
  * maxActiveRuns); *left gets how many still wait. CUBE_OK or an error to
  * retry. */
 int pl_admit(struct pl *p, const cJSON *pipeline, int *left);
-/* Tells the Pipeline controller that runs of it wait to be admitted
- * (status.queuedRuns; it lists runs only while some wait). */
-void pl_note_queued(struct pl *p, const char *project, const char *pipeline, int n);
+/* Tells the Pipeline controller that n more runs of it wait to be admitted
+ * (status.queuedRuns; it lists runs only while some wait), and, when
+ * last_run is not NULL, that it is the pipeline's newest run
+ * (status.lastRun, status.lastRunCreated: the console's "Last run"). */
+void pl_note_queued(struct pl *p, const char *project, const char *pipeline, int n,
+                    const char *last_run);
 
 /* -- actions.c / porting.c --------------------------------------------- */
 

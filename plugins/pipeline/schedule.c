@@ -108,6 +108,8 @@ static int64_t next_tick(const cJSON *spec, int64_t after)
     return t;
 }
 
+static void set_last_run(cJSON *status, const char *run);
+
 /* Makes the runs of ticks up to now; returns ms until the next tick (0:
  * none). */
 static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
@@ -136,8 +138,10 @@ static int64_t make_ticks(struct pl *p, const cJSON *obj, cJSON *status)
         if (!run && rc != CUBE_EEXIST)
             p->host->obj_event(p->self, "Pipeline", cu_meta(obj, "project"),
                                cu_meta(obj, "name"), "Warning", "TickFailed", msg);
-        if (run)
+        if (run) {
             cu_set_num(status, "queuedRuns", cu_num(status, "queuedRuns", 0) + 1);
+            set_last_run(status, name);
+        }
         last = ticks[i];
         pl_time_format(last, when, sizeof when);
         cu_set_str(status, "lastTick", when);
@@ -207,7 +211,17 @@ int pl_pipeline_reconcile(void *state, const char *kind, const char *project,
     return delay > 0 ? (int)delay : CUBE_OK;
 }
 
-void pl_note_queued(struct pl *p, const char *project, const char *pipeline, int n)
+/* status.lastRun and lastRunCreated: the run just made. */
+static void set_last_run(cJSON *status, const char *run)
+{
+    char when[40];
+    pl_time_format(pl_now(), when, sizeof when);
+    cu_set_str(status, "lastRun", run);
+    cu_set_str(status, "lastRunCreated", when);
+}
+
+void pl_note_queued(struct pl *p, const char *project, const char *pipeline, int n,
+                    const char *last_run)
 {
     for (int attempt = 0; attempt < 8; attempt++) {
         int rc;
@@ -218,6 +232,8 @@ void pl_note_queued(struct pl *p, const char *project, const char *pipeline, int
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "status");
         cJSON *status = cJSON_IsObject(st) ? cJSON_Duplicate(st, 1) : cJSON_CreateObject();
         cu_set_num(status, "queuedRuns", cu_num(status, "queuedRuns", 0) + n);
+        if (last_run)
+            set_last_run(status, last_run);
         char *doc = cJSON_PrintUnformatted(status);
         char *out = p->host->obj_update_status(p->self, "Pipeline", project, pipeline, doc,
                                                cu_meta(obj, "resourceVersion"), &rc);

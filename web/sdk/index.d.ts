@@ -1,4 +1,4 @@
-// @cube/console-sdk 1.0 — the Cube console's runtime SDK for plugin pages.
+// @cube/console-sdk 1.1 — the Cube console's runtime SDK for plugin pages.
 //
 // A console page is an ES module a plugin ships in its asset directory
 // (abi/cube/cube_ui.h). Built against this SDK, it imports
@@ -16,7 +16,7 @@
 import type { ComponentType, ReactElement, ReactNode } from 'react';
 import type { TableColumnsType } from 'antd';
 
-/** The SDK version the console serves (semver), e.g. "1.0.0". */
+/** The SDK version the console serves (semver), e.g. "1.1.0". */
 export declare const version: string;
 
 // ---------------------------------------------------------------- objects
@@ -251,6 +251,17 @@ export declare function useKind(plural: string | undefined): { kinds?: KindInfo[
 export declare function ErrorAlert(props: { error: unknown; onRetry?: () => void }): ReactElement | null;
 /** A timestamp (RFC 3339 or seconds) in the browser's locale. */
 export declare function formatTime(v: number | string | undefined | null): string;
+/** The same instant in UTC, "2026-11-25 02:30:00 UTC" ("" when absent). Since 1.1. */
+export declare function formatUtc(v: number | string | undefined | null): string;
+/** The instant's wall-clock time in an IANA zone, "2026-11-25 10:30 Asia/Shanghai". Since 1.1. */
+export declare function formatInZone(v: number | string | undefined | null, zone: string): string;
+/** An instant in the viewer's local time with the UTC value (and, given
+ *  `zone`, that zone's time) on hover; `relative` shows its age. Since 1.1. */
+export declare function Time(props: { value: number | string | undefined | null; zone?: string; relative?: boolean }): ReactElement;
+/** A phase or state word as a coloured tag in the viewer's language. Since 1.1. */
+export declare function PhaseTag(props: { phase: string | undefined | null }): ReactElement | null;
+/** A phase word in the viewer's language ("Running" -> "运行中"). Since 1.1. */
+export declare function phaseLabel(t: TFunction, phase: string): string;
 /** The placeholder of a loading page. */
 export declare function PageSkeleton(props: { rows?: number }): ReactElement;
 /** The console's 404. */

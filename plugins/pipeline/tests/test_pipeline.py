@@ -440,6 +440,12 @@ class Schedules(Base):
         dates = sorted(i["spec"]["executionDate"] for i in self.runs_of("bftz"))
         self.assertEqual([d[:16] for d in dates],
                          ["2026-11-24T18:30", "2026-11-25T18:30", "2026-11-26T18:30"], dates)
+        # the console's "Last run": the pipeline's newest run
+        st = self.a.get(f"{P}/pipelines/bftz").json()["status"]
+        self.assertEqual(st.get("lastRun"), out["created"][-1], st)
+        self.assertIn("lastRunCreated", st)
+        manual = self.run_now("bftz")
+        self.assertEqual(self.a.get(f"{P}/pipelines/bftz").json()["status"]["lastRun"], manual)
         # one day alone is that day's tick; instants stay instants
         self.assertEqual(self.backfill("bftz", "2026-11-28", "2026-11-28")["ticks"], 1)
         self.assertEqual(self.backfill("bftz", "2026-11-28T00:00:00Z",

@@ -23,7 +23,7 @@ import { NotFound } from '../pages/common/NotFound';
 import { useProject as useConsoleProject } from '../shell/ProjectContext';
 
 /** The SDK's version (semver). Pages may check it; 1.x stays compatible. */
-export const version = '1.0.0';
+export const version = '1.1.0';
 
 // the API client
 export { api, apiFetch, ApiError, errorFromResponse, errorMessage, resourcePath } from '../api/client';
@@ -78,7 +78,9 @@ export { EventsTable } from '../components/generic/EventsTable';
 export { useLiveList } from '../components/generic/liveList';
 export { useKind, useKinds } from '../components/generic/resources';
 export { ErrorAlert } from '../pages/common/ErrorAlert';
-export { formatTime } from '../pages/common/format';
+export { formatInZone, formatTime, formatUtc } from '../pages/common/format';
+export { Time } from '../components/generic/Time';
+export { PhaseTag, phaseLabel } from '../components/generic/PhaseTag';
 export { PageSkeleton } from '../shell/PageSkeleton';
 export { NotFound };
 

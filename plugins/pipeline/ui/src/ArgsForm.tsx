@@ -5,12 +5,19 @@
 // help under a field, `require` marks it required, `range` and `choice`
 // are checked as the user types. Every change reports the typed args and
 // the fields in error; serverErrors (flag -> message, e.g. from a 422) are
-// shown on their fields until the field changes.
+// shown on their fields until the field changes. With `upstream` (the tasks
+// before this one), a text or number field offers the OutputPicker, which
+// inserts {{ tasks.<task>.outputs.<key> }} into it.
 import { Form, Input, Select, Switch, Typography } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useT } from '@cube/console-sdk';
 import { argFields, argsFromForm, formValues, parseValue, type ArgError, type ArgField } from './argsSchema';
+import { OutputPicker } from './OutputPicker';
+import { withRef, type UpstreamOutputs } from './outputRefs';
 import type { ArgsSchema } from './types';
+
+/** Fields a reference fits in: free text (a number field takes one too). */
+const TAKES_REF = new Set(['input', 'textarea', 'json', 'number']);
 
 export interface ArgsFormProps {
   schema: ArgsSchema | undefined;
@@ -18,6 +25,7 @@ export interface ArgsFormProps {
   onChange(args: Record<string, unknown>, errors: Record<string, ArgError>): void;
   serverErrors?: Record<string, string>;
   disabled?: boolean;
+  upstream?: UpstreamOutputs[];
 }
 
 function widget(f: ArgField, disabled?: boolean) {
@@ -44,7 +52,7 @@ function widget(f: ArgField, disabled?: boolean) {
   }
 }
 
-export function ArgsForm({ schema, args, onChange, serverErrors, disabled }: ArgsFormProps) {
+export function ArgsForm({ schema, args, onChange, serverErrors, disabled, upstream = [] }: ArgsFormProps) {
   const t = useT();
   const [form] = Form.useForm();
   const fields = useMemo(() => argFields(schema), [schema]);
@@ -55,6 +63,13 @@ export function ArgsForm({ schema, args, onChange, serverErrors, disabled }: Arg
   if (!fields.length) return <Typography.Text type="secondary">{t('pipelines.args.none')}</Typography.Text>;
   const groups = [...new Set(fields.map((f) => f.group))];
   const message = (e: ArgError) => t(e.key, e.vars);
+  const insert = (flag: string, ref: string) => {
+    form.setFieldValue(flag, withRef(form.getFieldValue(flag), ref));
+    setTouched((s) => new Set([...s, flag]));
+    void form.validateFields([flag]).catch(() => undefined);
+    const { args: out, errors } = argsFromForm(schema, form.getFieldsValue());
+    onChange(out, errors);
+  };
 
   return (
     <Form
@@ -73,6 +88,8 @@ export function ArgsForm({ schema, args, onChange, serverErrors, disabled }: Arg
           <Typography.Title level={5} style={{ marginTop: 8 }}>{g}</Typography.Title>
           {fields.filter((f) => f.group === g).map((f) => {
             const server = !touched.has(f.flag) ? serverErrors?.[f.flag] : undefined;
+            const picker = !disabled && f.spec.editable !== 0 && TAKES_REF.has(f.kind) && upstream.length > 0
+              ? <OutputPicker upstream={upstream} field={f.flag} onPick={(ref) => insert(f.flag, ref)} /> : null;
             return (
               <Form.Item
                 key={f.flag}
@@ -80,7 +97,7 @@ export function ArgsForm({ schema, args, onChange, serverErrors, disabled }: Arg
                 label={f.spec.label ? `${f.spec.label} (${f.flag})` : f.flag}
                 required={f.required}
                 valuePropName={f.kind === 'switch' ? 'checked' : 'value'}
-                extra={f.spec.describe}
+                extra={picker || f.spec.describe ? <>{f.spec.describe}{f.spec.describe && picker ? ' ' : ''}{picker}</> : undefined}
                 validateStatus={server ? 'error' : undefined}
                 help={server}
                 rules={[{

@@ -2,8 +2,13 @@
 // @xyflow/react). Templates from the palette become tasks; edges drawn from
 // a task's bottom to another's top are upstream dependencies (cycles are
 // refused); the selected task is edited on the right; "Arrange" lays the
-// graph out in layers. Save PUTs (or POSTs) the Pipeline; a 422 naming
-// spec.tasks[i].args.--x selects task i and shows the message on --x.
+// graph out in layers (an edge that skips a layer keeps a lane of its
+// own). Save PUTs (or POSTs) the Pipeline; a 422 naming
+// spec.tasks[i].args.--x selects task i and shows the message on --x; an
+// error goes as soon as what it names is edited. The view never zooms past
+// 100% to fit, and follows each new task so it lands in sight. An
+// argument can take an upstream task's output from a picker (the keys the
+// last run recorded). On a phone the palette, canvas and panel stack.
 import { ApartmentOutlined, SaveOutlined } from '@ant-design/icons';
 import {
   addEdge, Background, Controls, ReactFlow, ReactFlowProvider, useEdgesState, useNodesState, useReactFlow,
@@ -11,16 +16,21 @@ import {
 } from '@xyflow/react';
 import { Alert, Button, Form, Input, InputNumber, message, Space, Spin, Typography } from 'antd';
 import { useCallback, useEffect, useMemo, useState, type DragEvent } from 'react';
-import { ApiError, errorMessage } from '@cube/console-sdk';
+import { api, ApiError, errorMessage } from '@cube/console-sdk';
 import { useT } from '@cube/console-sdk';
-import { loadTemplates, savePipeline, type TemplateEntry } from './api';
+import { loadTemplates, runsPath, savePipeline, type TemplateEntry } from './api';
 import type { ArgError } from './argsSchema';
 import { edgeId, graphToSpec, locateError, specToGraph, uniqueTaskName, wouldCreateCycle } from './dagSpec';
 import { layeredLayout } from './layout';
+import { knownOutputs, upstreamOutputs } from './outputRefs';
 import { TaskPanel } from './TaskPanel';
 import { nodeTypes, type TaskFlowNode } from './TaskNode';
 import { DRAG_TYPE, TemplatePalette } from './TemplatePalette';
-import type { Pipeline, PipelineTask } from './types';
+import type { Pipeline, PipelineRun, PipelineTask } from './types';
+
+/** Fitting the graph never zooms in past 100%: one task does not fill the
+ *  canvas, and the next lands in sight. */
+const FIT = { maxZoom: 1, padding: 0.25 };
 
 export interface DagEditorProps {
   project: string;
@@ -53,6 +63,17 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
   const [argErrors, setArgErrors] = useState<Record<string, Record<string, ArgError>>>({});
   const [serverError, setServerError] = useState<ServerError | null>(null);
   const [saving, setSaving] = useState(false);
+  const [outputs, setOutputs] = useState<Record<string, string[]>>({});
+
+  // the keys each task output in the pipeline's last run
+  const lastRun = pipeline.status?.lastRun;
+  useEffect(() => {
+    if (!lastRun) return;
+    api.get<PipelineRun>(runsPath(project, lastRun)).then((r) => setOutputs(knownOutputs(r)), () => undefined);
+  }, [project, lastRun]);
+
+  /** Keeps every task in sight after the graph changed shape. */
+  const follow = useCallback(() => setTimeout(() => void flow.fitView({ ...FIT, duration: 200 }), 50), [flow]);
 
   /** Selects one task, on the canvas too (else the canvas' next selection
    *  event would undo it). */
@@ -79,7 +100,9 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
       { id, type: 'task', position, selected: true, data: { task: { name: id, template } } }]);
     if (below && !at) setEdges((es) => addEdge({ id: edgeId(below.id, id), source: below.id, target: id }, es));
     setSelected(id);
-  }, [nodes, selected, setNodes, setEdges]);
+    setServerError((e) => (e && !e.task && !e.field ? null : e)); // "add at least one task"
+    follow();
+  }, [nodes, selected, setNodes, setEdges, follow]);
 
   const onDrop = (e: DragEvent) => {
     const template = e.dataTransfer.getData(DRAG_TYPE);
@@ -100,11 +123,16 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
   const arrange = () => {
     const pos = layeredLayout(nodes.map((n) => ({ id: n.id, upstream: edges.filter((e) => e.target === n.id).map((e) => e.source) })));
     setNodes((ns) => ns.map((n) => ({ ...n, position: pos[n.id] ?? n.position })));
-    setTimeout(() => flow.fitView({ duration: 200 }), 0);
+    follow();
   };
 
-  const updateTask = (id: string, task: PipelineTask) =>
+  /** An edit of task `id` answers the error the server gave about it. */
+  const clearTaskError = (id: string) => setServerError((e) => (e?.task === id ? null : e));
+
+  const updateTask = (id: string, task: PipelineTask) => {
     setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: { ...n.data, task } } : n)));
+    clearTaskError(id);
+  };
 
   const renameTask = (from: string, to: string) => {
     setNodes((ns) => ns.map((n) => (n.id === from ? { ...n, id: to, data: { ...n.data, task: { ...n.data.task, name: to } } } : n)));
@@ -114,6 +142,7 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
       return { ...e, id: edgeId(source, target), source, target };
     }));
     setArgErrors(({ [from]: moved, ...rest }) => (moved ? { ...rest, [to]: moved } : rest));
+    clearTaskError(from);
     setSelected(to);
   };
 
@@ -121,8 +150,13 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
     setNodes((ns) => ns.filter((n) => n.id !== id));
     setEdges((es) => es.filter((e) => e.source !== id && e.target !== id));
     setArgErrors(({ [id]: _gone, ...rest }) => rest); // eslint-disable-line @typescript-eslint/no-unused-vars
+    clearTaskError(id);
     setSelected(null);
   };
+
+  /** A pipeline-level field edited: its error (and a general one) go. */
+  const clearFieldError = (field: string) =>
+    setServerError((e) => (e && !e.task && (!e.field || e.field === field || e.field.startsWith(field)) ? null : e));
 
   const save = async () => {
     if (!PIPELINE_NAME_RE.test(name) || name.length > 63) {
@@ -179,13 +213,16 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
       <Space wrap style={{ marginBottom: 8 }}>
         <Form layout="inline" size="small">
           <Form.Item label={t('common.name')} required>
-            <Input value={name} disabled={!isNew} onChange={(e) => setName(e.target.value.trim())} aria-label={t('common.name')} />
+            <Input value={name} disabled={!isNew} aria-label={t('common.name')}
+              onChange={(e) => { setName(e.target.value.trim()); clearFieldError('metadata.name'); }} />
           </Form.Item>
           <Form.Item label={t('pipelines.field.description')}>
-            <Input value={description} onChange={(e) => setDescription(e.target.value)} style={{ width: 280 }} />
+            <Input value={description} style={{ width: 280, maxWidth: '100%' }}
+              onChange={(e) => { setDescription(e.target.value); clearFieldError('spec.description'); }} />
           </Form.Item>
           <Form.Item label={t('pipelines.field.parallelism')} tooltip={t('pipelines.field.parallelismHelp')}>
-            <InputNumber min={1} max={2000} value={parallelism} placeholder="1" onChange={(v) => setParallelism(v ?? undefined)} />
+            <InputNumber min={1} max={2000} value={parallelism} placeholder="1"
+              onChange={(v) => { setParallelism(v ?? undefined); clearFieldError('spec.parallelism'); }} />
           </Form.Item>
         </Form>
         <Button icon={<ApartmentOutlined />} onClick={arrange}>{t('pipelines.editor.arrange')}</Button>
@@ -199,17 +236,17 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
         <Alert type="error" showIcon role="alert" style={{ marginBottom: 8 }}
           message={t('pipelines.editor.taskError', { task: serverError.task, message: serverError.message })} />
       )}
-      <div style={{ display: 'flex', gap: 8, height: '70vh', minHeight: 420 }}>
-        <div style={{ width: 220, flex: 'none' }}>
+      <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8 }}>
+        <div style={{ flex: '1 1 220px', maxWidth: '100%', minWidth: 0, maxHeight: '70vh', overflowY: 'auto' }}>
           {templateError ? <Alert type="error" message={errorMessage(templateError)} />
             : templates ? <TemplatePalette templates={templates} onAdd={(n) => addTask(n)} /> : <Spin />}
         </div>
-        <div style={{ flex: 1, border: '1px solid #f0f0f0', borderRadius: 6 }} onDragOver={(e) => {
+        <div data-testid="dag-canvas" style={{ flex: '999 1 320px', minWidth: 0, height: '70vh', minHeight: 360, border: '1px solid #f0f0f0', borderRadius: 6 }} onDragOver={(e) => {
           e.preventDefault();
           e.dataTransfer.dropEffect = 'copy';
         }} onDrop={onDrop}>
           <ReactFlow nodes={shownNodes} edges={edges} nodeTypes={nodeTypes} onNodesChange={onNodesChange}
-            onEdgesChange={onEdgesChange} onConnect={onConnect} fitView
+            onEdgesChange={onEdgesChange} onConnect={onConnect} fitView fitViewOptions={FIT}
             onSelectionChange={({ nodes: sel }) => setSelected(sel.length === 1 ? sel[0].id : null)}
             onNodesDelete={(del) => setArgErrors((errs) => {
               const next = { ...errs };
@@ -220,11 +257,12 @@ function Editor({ project, pipeline, isNew, onSaved }: DagEditorProps) {
             <Controls />
           </ReactFlow>
         </div>
-        <div style={{ width: 360, flex: 'none', overflowY: 'auto' }}>
+        <div style={{ flex: '1 1 300px', maxWidth: '100%', minWidth: 0, maxHeight: '70vh', overflowY: 'auto' }}>
           {current ? (
             <TaskPanel key={current.id} task={current.data.task} template={templateOf(current.data.task)}
               taken={nodes.map((n) => n.id)}
               serverErrors={serverError?.task === current.id ? serverError : undefined}
+              upstream={upstreamOutputs(current.id, edges, outputs)}
               onChange={(task) => updateTask(current.id, task)}
               onArgErrors={(errs) => setArgErrors((all) => ({ ...all, [current.id]: errs }))}
               onRename={(to) => renameTask(current.id, to)} onDelete={() => deleteTask(current.id)} />

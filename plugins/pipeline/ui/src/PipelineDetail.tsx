@@ -32,7 +32,7 @@ export default function PipelineDetail() {
     if (loaded.data) setPipeline(loaded.data);
   }, [loaded.data]);
 
-  if (!isNew && loaded.error && !pipeline) return <div style={{ padding: 24 }}><Alert type="error" message={errorMessage(loaded.error)} /></div>;
+  if (!isNew && loaded.error && !pipeline) return <div><Alert type="error" message={errorMessage(loaded.error)} /></div>;
   if (!pipeline) return <PageSkeleton />;
 
   const onSaved = (p: Pipeline) => {
@@ -46,7 +46,7 @@ export default function PipelineDetail() {
   );
 
   return (
-    <div style={{ padding: 24 }}>
+    <div>
       <Space wrap style={{ width: '100%', justifyContent: 'space-between', marginBottom: 8 }}>
         <Typography.Title level={3} style={{ margin: 0 }}>{isNew ? t('pipelines.new') : name}</Typography.Title>
         {name && (
@@ -65,10 +65,10 @@ export default function PipelineDetail() {
         <Tabs activeKey={search.get('tab') ?? 'editor'} onChange={(k) => setSearch({ tab: k }, { replace: true })} destroyInactiveTabPane
           items={[
             { key: 'editor', label: t('pipelines.tab.editor'), children: editor },
-            { key: 'runs', label: t('pipelines.tab.runs'), children: <RunHistory project={project} pipeline={name!} /> },
+            { key: 'runs', label: t('pipelines.tab.runs'), children: <RunHistory project={project} pipeline={name!} zone={pipeline.spec?.timezone} /> },
             {
               key: 'schedule', label: t('pipelines.tab.schedule'),
-              children: <><ScheduleForm project={project} pipeline={pipeline} onSaved={setPipeline} /><BackfillForm project={project} pipeline={name!} /></>,
+              children: <><ScheduleForm project={project} pipeline={pipeline} onSaved={setPipeline} /><BackfillForm project={project} pipeline={name!} zone={pipeline.spec?.timezone} /></>,
             },
           ]} />
       )}

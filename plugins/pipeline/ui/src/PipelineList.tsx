@@ -3,7 +3,7 @@
 import { PlusOutlined, UploadOutlined } from '@ant-design/icons';
 import { Alert, Button, message, Popconfirm, Space, Table, Typography } from 'antd';
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from '@cube/console-sdk';
+import { Link, Time, useNavigate, useParams } from '@cube/console-sdk';
 import { errorMessage } from '@cube/console-sdk';
 import { useWatchedList } from '@cube/console-sdk';
 import { useT } from '@cube/console-sdk';
@@ -21,8 +21,8 @@ export default function PipelineList() {
   const rows = [...items].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 
   return (
-    <div style={{ padding: 24 }}>
-      <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }}>
+    <div>
+      <Space wrap style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }}>
         <Typography.Title level={3} style={{ margin: 0 }}>{t('pipelines.title')}</Typography.Title>
         <Space>
           <Button icon={<UploadOutlined />} onClick={() => setImporting(true)}>{t('pipelines.import.title')}</Button>
@@ -33,15 +33,21 @@ export default function PipelineList() {
       </Space>
       {error && <Alert type="warning" message={error} style={{ marginBottom: 8 }} />}
       <Table<Pipeline> rowKey={(p) => p.metadata.name} loading={loading} dataSource={rows} size="middle"
-        locale={{ emptyText: t('pipelines.none') }} pagination={{ pageSize: 20 }}
+        locale={{ emptyText: t('pipelines.none') }} pagination={{ pageSize: 20 }} scroll={{ x: 'max-content' }}
         columns={[
           { title: t('common.name'), key: 'name', render: (_, p) => <Link to={pipelineUrl(project, p.metadata.name)}>{p.metadata.name}</Link> },
           { title: t('pipelines.field.description'), key: 'description', ellipsis: true, render: (_, p) => p.spec?.description ?? '' },
           { title: t('pipelines.schedule.cron'), key: 'schedule', render: (_, p) => (p.spec?.paused ? `${p.spec?.schedule ?? 'once'} (${t('pipelines.schedule.paused')})` : p.spec?.schedule ?? 'once') },
           { title: t('pipelines.field.tasks'), key: 'tasks', render: (_, p) => p.spec?.tasks?.length ?? 0 },
           { title: t('pipelines.field.lastRun'), key: 'lastRun', render: (_, p) => p.status?.lastRun
-            ? <Link to={`${pipelineUrl(project, p.metadata.name)}/runs/${encodeURIComponent(p.status.lastRun)}`}>{p.status.lastRun}</Link> : '—' },
-          { title: t('pipelines.field.nextTick'), key: 'nextTick', render: (_, p) => p.status?.nextTick ?? '—' },
+            ? (
+              <Space direction="vertical" size={0}>
+                <Link to={`${pipelineUrl(project, p.metadata.name)}/runs/${encodeURIComponent(p.status.lastRun)}`}>{p.status.lastRun}</Link>
+                {p.status.lastRunCreated && <Typography.Text type="secondary" style={{ fontSize: 12 }}><Time value={p.status.lastRunCreated} /></Typography.Text>}
+              </Space>
+            ) : '—' },
+          { title: t('pipelines.field.nextTick'), key: 'nextTick', render: (_, p) => p.status?.nextTick && !p.spec?.paused
+            ? <Time value={p.status.nextTick} zone={p.spec?.timezone} /> : '—' },
           {
             title: t('common.actions'), key: 'actions', render: (_, p) => (
               <Space size="small" wrap>

@@ -12,7 +12,7 @@ export default function RunPage() {
   const t = useT();
   const { project, name, run } = useParams() as { project: string; name: string; run: string };
   return (
-    <div style={{ padding: 24 }}>
+    <div>
       <Breadcrumb style={{ marginBottom: 8 }} items={[
         { title: <Link to={`/p/${encodeURIComponent(project)}/pipelines`}>{t('pipelines.title')}</Link> },
         { title: <Link to={pipelineUrl(project, name)}>{name}</Link> },

@@ -3,6 +3,7 @@
 // writes them; a task picked on the graph shows its status, outputs, log
 // and result files. Stop ends a running run; rerun starts the failed
 // tasks again, or everything from the picked task on.
+import { Time } from '@cube/console-sdk';
 import { Background, Controls, ReactFlow } from '@xyflow/react';
 import { Alert, Button, Descriptions, Empty, message, Popconfirm, Space, Tabs, Tag, Typography } from 'antd';
 import { useMemo, useState } from 'react';
@@ -28,8 +29,8 @@ function TaskDetail({ project, run, task, status }: { project: string; run: stri
     <>
       <Descriptions size="small" column={1} bordered items={[
         { key: 'phase', label: t('pipelines.run.phase'), children: <Tag color={PHASE_COLOR[status?.phase ?? 'Pending']}>{t(`pipelines.phase.${status?.phase ?? 'Pending'}`)}</Tag> },
-        { key: 'started', label: t('pipelines.run.started'), children: status?.started ?? '—' },
-        { key: 'finished', label: t('pipelines.run.finished'), children: status?.finished ?? '—' },
+        { key: 'started', label: t('pipelines.run.started'), children: <Time value={status?.started} /> },
+        { key: 'finished', label: t('pipelines.run.finished'), children: <Time value={status?.finished} /> },
         { key: 'attempts', label: t('pipelines.run.attempts'), children: status?.attempts ?? '—' },
         { key: 'job', label: t('pipelines.run.job'), children: status?.job ? <Link to={`/p/${encodeURIComponent(project)}/jobs/${encodeURIComponent(status.job)}`}>{status.job}</Link> : '—' },
         ...(status?.message ? [{ key: 'message', label: t('pipelines.run.message'), children: status.message }] : []),
@@ -83,7 +84,7 @@ export default function RunView({ project, pipeline, name }: { project: string; 
         <Typography.Title level={4} style={{ margin: 0 }}>{name}</Typography.Title>
         <Tag color={PHASE_COLOR[phase]}>{t(`pipelines.phase.${phase}`)}</Tag>
         {run.status?.progress && <Typography.Text type="secondary">{run.status.progress}</Typography.Text>}
-        <Typography.Text type="secondary">{t('pipelines.run.executionDate')}: {run.spec?.executionDate ?? '—'}</Typography.Text>
+        <Typography.Text type="secondary">{t('pipelines.run.executionDate')}: <Time value={run.spec?.executionDate} /></Typography.Text>
         <Typography.Text type="secondary">{t(`pipelines.trigger.${run.spec?.trigger ?? 'manual'}`)}</Typography.Text>
         {!DONE.has(phase) && (
           <Popconfirm title={t('pipelines.run.stopConfirm')} onConfirm={() => act(() => stopRun(project, name), 'pipelines.run.stopped')}>

@@ -1,16 +1,20 @@
 // ScheduleForm — when a pipeline runs (once, or a cron expression in a time
 // zone from a start time; paused; runs depending on the previous one;
 // limits), saved with a merge patch of spec; and the backfill form, which
-// asks the server for one run per tick between two dates.
-import { Alert, Button, Card, Form, Input, InputNumber, message, Space, Switch, Typography } from 'antd';
+// asks the server for one run per tick between two dates (days in the
+// pipeline's time zone, both inclusive). Errors, the banner's and the
+// fields', go as soon as the field is edited or a save succeeds.
+import { Alert, Button, Card, Descriptions, Form, Input, InputNumber, message, Space, Switch, Typography } from 'antd';
 import { useState } from 'react';
-import { ApiError, errorMessage } from '@cube/console-sdk';
+import { ApiError, errorMessage, Time } from '@cube/console-sdk';
 import { useT } from '@cube/console-sdk';
 import { backfillPipeline, patchPipelineSpec } from './api';
 import { scheduleError } from './cron';
 import type { Pipeline, PipelineSpec } from './types';
 
 type ScheduleValues = Pick<PipelineSpec, 'schedule' | 'timezone' | 'startTime' | 'paused' | 'dependsOnPast' | 'maxActiveRuns' | 'expiredLimit'>;
+
+const SCHEDULE_FIELDS: (keyof ScheduleValues)[] = ['schedule', 'timezone', 'startTime', 'paused', 'dependsOnPast', 'maxActiveRuns', 'expiredLimit'];
 
 export function ScheduleForm({ project, pipeline, onSaved }: { project: string; pipeline: Pipeline; onSaved(p: Pipeline): void }) {
   const t = useT();
@@ -26,6 +30,9 @@ export function ScheduleForm({ project, pipeline, onSaved }: { project: string; 
       // merge patch: null removes a start time that was cleared
       const patch = { ...v, schedule: v.schedule?.trim() || 'once', startTime: v.startTime?.trim() || null };
       const saved = await patchPipelineSpec(project, pipeline.metadata.name, patch);
+      // what the server refused before is right now: no old error stays
+      form.setFields(SCHEDULE_FIELDS.map((name) => ({ name, errors: [] })));
+      setError(null);
       message.success(t('pipelines.schedule.saved'));
       onSaved(saved);
     } catch (e) {
@@ -39,8 +46,20 @@ export function ScheduleForm({ project, pipeline, onSaved }: { project: string; 
 
   return (
     <Card size="small" title={t('pipelines.schedule.title')} style={{ marginBottom: 16 }}>
-      {!!error && <Alert type="error" showIcon message={errorMessage(error)} style={{ marginBottom: 8 }} />}
-      <Form form={form} layout="vertical" onFinish={save} style={{ maxWidth: 520 }} initialValues={{
+      {!!error && <Alert type="error" showIcon role="alert" message={errorMessage(error)} style={{ marginBottom: 8 }} />}
+      {pipeline.status?.nextTick && !spec?.paused && (
+        <Descriptions size="small" column={1} style={{ marginBottom: 8 }} items={[{
+          key: 'next', label: t('pipelines.field.nextTick'),
+          children: <span data-testid="next-tick"><Time value={pipeline.status.nextTick} zone={spec?.timezone} /></span>,
+        }]} />
+      )}
+      <Form form={form} layout="vertical" onFinish={save} style={{ maxWidth: 520 }}
+        onValuesChange={(changed) => {
+          // an edited field's server error, and the banner, are old news
+          form.setFields(Object.keys(changed).map((name) => ({ name: name as keyof ScheduleValues, errors: [] })));
+          setError(null);
+        }}
+        initialValues={{
         schedule: spec?.schedule ?? 'once', timezone: spec?.timezone ?? 'UTC', startTime: spec?.startTime ?? '',
         paused: spec?.paused ?? false, dependsOnPast: spec?.dependsOnPast ?? false,
         maxActiveRuns: spec?.maxActiveRuns ?? 3, expiredLimit: spec?.expiredLimit ?? 0,
@@ -67,7 +86,7 @@ export function ScheduleForm({ project, pipeline, onSaved }: { project: string; 
   );
 }
 
-export function BackfillForm({ project, pipeline }: { project: string; pipeline: string }) {
+export function BackfillForm({ project, pipeline, zone }: { project: string; pipeline: string; zone?: string }) {
   const t = useT();
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<string | null>(null);
@@ -87,10 +106,10 @@ export function BackfillForm({ project, pipeline }: { project: string; pipeline:
   };
   return (
     <Card size="small" title={t('pipelines.backfill.title')}>
-      <Typography.Paragraph type="secondary">{t('pipelines.backfill.help')}</Typography.Paragraph>
-      {!!error && <Alert type="error" showIcon message={errorMessage(error)} style={{ marginBottom: 8 }} />}
+      <Typography.Paragraph type="secondary">{t('pipelines.backfill.help', { zone: zone || 'UTC' })}</Typography.Paragraph>
+      {!!error && <Alert type="error" showIcon role="alert" message={errorMessage(error)} style={{ marginBottom: 8 }} />}
       {result && <Alert type="success" showIcon message={result} style={{ marginBottom: 8 }} />}
-      <Form layout="inline" onFinish={submit}>
+      <Form layout="inline" onFinish={submit} onValuesChange={() => setError(null)}>
         <Form.Item name="start" label={t('pipelines.backfill.start')} rules={[{ required: true, message: t('pipelines.args.required') }]}>
           <Input placeholder="2026-01-01" />
         </Form.Item>

@@ -7,6 +7,7 @@ import { Button, Collapse, Form, Input, InputNumber, Space, Switch, Typography }
 import { useT } from '@cube/console-sdk';
 import { ArgsForm } from './ArgsForm';
 import type { ArgError } from './argsSchema';
+import type { UpstreamOutputs } from './outputRefs';
 import { TASK_NAME_RE } from './dagSpec';
 import type { JobTemplate, PipelineTask } from './types';
 
@@ -15,6 +16,8 @@ export interface TaskPanelProps {
   template: JobTemplate | undefined;
   taken: string[];
   serverErrors?: { args?: Record<string, string>; field?: string; message?: string };
+  /** The tasks before this one and the outputs they are known to give. */
+  upstream?: UpstreamOutputs[];
   onChange(task: PipelineTask): void;
   onArgErrors(errors: Record<string, ArgError>): void;
   onRename(to: string): void;
@@ -27,7 +30,7 @@ function nameError(name: string, taken: string[], current: string): string | nul
   return null;
 }
 
-export function TaskPanel({ task, template, taken, serverErrors, onChange, onArgErrors, onRename, onDelete }: TaskPanelProps) {
+export function TaskPanel({ task, template, taken, serverErrors, upstream, onChange, onArgErrors, onRename, onDelete }: TaskPanelProps) {
   const t = useT();
   const set = (patch: Partial<PipelineTask>) => {
     const next = { ...task, ...patch };
@@ -72,7 +75,7 @@ export function TaskPanel({ task, template, taken, serverErrors, onChange, onArg
       )}
       {template && (
         <ArgsForm key={`${task.name}:${template.metadata.name}`} schema={template.spec?.args} args={task.args}
-          serverErrors={serverErrors?.args}
+          serverErrors={serverErrors?.args} upstream={upstream}
           onChange={(args, errors) => { set({ args: Object.keys(args).length ? args : undefined }); onArgErrors(errors); }} />
       )}
       <Collapse size="small" style={{ marginTop: 12 }} items={[{

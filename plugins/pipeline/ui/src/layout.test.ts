@@ -42,4 +42,35 @@ describe('layeredLayout', () => {
     const spots = new Set(Object.values(p).map((q) => `${q.x},${q.y}`));
     expect(spots.size).toBe(30);
   });
+
+  /** Edges (centre to centre, as straight lines) that pass through a node
+   *  box other than their own ends: 200 x 60, as the editor draws them. */
+  function hidden(nodes: { id: string; upstream: string[] }[], p: Record<string, { x: number; y: number }>): string[] {
+    const out: string[] = [];
+    for (const v of nodes) for (const u of v.upstream) {
+      const a = p[u], b = p[v.id];
+      for (const w of nodes) {
+        if (w.id === u || w.id === v.id) continue;
+        const c = p[w.id];
+        for (const y of [c.y - 30, c.y, c.y + 30]) {
+          if (y <= a.y || y >= b.y) continue;
+          const x = a.x + ((b.x - a.x) * (y - a.y)) / (b.y - a.y);
+          if (x > c.x - 100 && x < c.x + 100) out.push(`${u}->${v.id} behind ${w.id}`);
+        }
+      }
+    }
+    return [...new Set(out)];
+  }
+
+  it('keeps an edge that skips a layer clear of the nodes it passes', () => {
+    // a -> b -> c and a -> c: Arrange used to put b right on a -> c
+    const diamond = [n('a'), n('b', 'a'), n('c', 'b', 'a')];
+    expect(hidden(diamond, layeredLayout(diamond))).toEqual([]);
+    const long = [n('import'), n('clean', 'import'), n('split', 'clean'), n('train', 'split'),
+      n('eval', 'train', 'split', 'import'), n('report', 'eval', 'import')];
+    const p = layeredLayout(long);
+    expect(hidden(long, p)).toEqual([]);
+    // the stand-ins are not nodes
+    expect(Object.keys(p).sort()).toEqual(long.map((x) => x.id).sort());
+  });
 });

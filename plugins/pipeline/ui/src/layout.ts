@@ -6,7 +6,9 @@
 // (barycentre heuristic, one pass top-down) to keep edges short and
 // crossings few; ties keep the input order. Layers are centred on x = 0.
 // Upstream names that are not nodes are ignored; on a cycle, the nodes on
-// it are placed after the last layer rather than looping.
+// it are placed after the last layer rather than looping. An edge that
+// skips layers holds a slot in each layer it crosses (a stand-in node
+// that is not drawn), so it never runs behind a node.
 
 export interface LayoutNode {
   id: string;
@@ -52,13 +54,46 @@ export function layers(nodes: LayoutNode[]): Record<string, number> {
   return depth;
 }
 
-/** Positions (top-left corners are the caller's business: these are centres). */
+/** A layer's entry: a node, or a stand-in for an edge that crosses the
+ *  layer (from a layer above the one before to one below), so that the
+ *  edge gets a free slot of its own and never runs behind a node. */
+interface Slotted {
+  id: string;
+  upstream: string[];
+  dummy: boolean;
+}
+
+/** Layers of nodes and edge stand-ins, top to bottom, in input order. */
+function slotted(nodes: LayoutNode[], depth: Record<string, number>): Slotted[][] {
+  const ids = new Set(nodes.map((n) => n.id));
+  const byLayer: Slotted[][] = [];
+  const put = (d: number, e: Slotted) => (byLayer[d] ??= []).push(e);
+  for (const n of nodes) put(depth[n.id], { id: n.id, upstream: [], dummy: false });
+  const entry = new Map(byLayer.flat().map((e) => [e.id, e]));
+  for (const n of nodes) {
+    for (const u of n.upstream) {
+      if (!ids.has(u) || u === n.id || depth[u] >= depth[n.id]) continue;
+      // a chain of stand-ins through the layers the edge crosses
+      let prev = u;
+      for (let d = depth[u] + 1; d < depth[n.id]; d++) {
+        const id = `\u0000${u}\u0000${n.id}\u0000${d}`;
+        put(d, { id, upstream: [prev], dummy: true });
+        prev = id;
+      }
+      entry.get(n.id)!.upstream.push(prev);
+    }
+  }
+  return byLayer;
+}
+
+/** Positions (top-left corners are the caller's business: these are centres).
+ *  An edge that spans several layers is given a slot in each layer it
+ *  crosses, so nodes there stand aside and the edge stays in view. */
 export function layeredLayout(nodes: LayoutNode[], opts: LayoutOptions = {}): Positions {
   const xGap = opts.xGap ?? 240;
   const yGap = opts.yGap ?? 120;
   const depth = layers(nodes);
-  const byLayer: LayoutNode[][] = [];
-  nodes.forEach((n) => (byLayer[depth[n.id]] ??= []).push(n));
+  const byLayer = slotted(nodes, depth);
   const slot: Record<string, number> = {};
   const pos: Positions = {};
   byLayer.forEach((layer, d) => {
@@ -73,7 +108,7 @@ export function layeredLayout(nodes: LayoutNode[], opts: LayoutOptions = {}): Po
     const width = keyed.length - 1;
     keyed.forEach(({ n }, i) => {
       slot[n.id] = i - width / 2;
-      pos[n.id] = { x: slot[n.id] * xGap, y: d * yGap };
+      if (!n.dummy) pos[n.id] = { x: slot[n.id] * xGap, y: d * yGap };
     });
   });
   return pos;

@@ -83,6 +83,8 @@ export type PipelineSpec = {
 export type PipelineStatus = {
   tasks?: number;
   lastRun?: string;
+  /** When lastRun was made. */
+  lastRunCreated?: string;
   lastTick?: string;
   nextTick?: string;
   message?: string;
