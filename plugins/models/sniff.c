@@ -8,7 +8,8 @@
  *            gzip, bz2, xz, lzma, lz4);
  *   torch    a zip archive (its central directory) holding data.pkl
  *            (torch.save) and, for TorchScript, constants.pkl or code/;
- *            or a legacy torch.save pickle (state dicts only);
+ *            or a legacy torch.save file (its magic number first; state
+ *            dicts only) or a plain pickle;
  *   onnx     a protobuf message whose top-level fields all parse to the
  *            file's end, with ir_version (1, varint) and graph (7, bytes);
  *   xgboost  JSON or UBJSON with a "learner", the legacy binary (.model,
@@ -163,6 +164,18 @@ static int zip_torch_bits(const struct mdl_reader *r)
     return bits;
 }
 
+/* The legacy (before 1.6, or _use_new_zipfile_serialization=False)
+ * torch.save: pickles one after another, the first torch's magic number
+ * (0x1950a86a20f9469cfc6c as a protocol 2 LONG1), then raw storages. */
+static int is_legacy_torch(const struct mdl_reader *r)
+{
+    static const unsigned char MAGIC[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
+                                          0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+    unsigned char h[sizeof MAGIC];
+    return r->size > sizeof MAGIC && read_at(r, 0, h, sizeof h) == 0 &&
+           !memcmp(h, MAGIC, sizeof MAGIC);
+}
+
 static int sniff_torch(const struct mdl_reader *r, const char *want, char *format, size_t flen,
                        char *why, size_t wlen)
 {
@@ -170,7 +183,7 @@ static int sniff_torch(const struct mdl_reader *r, const char *want, char *forma
     int state_dict = !strcmp(want, "state_dict");
     if (bits < 0) {
         char pwhy[200];
-        if (is_pickle(r, pwhy, sizeof pwhy)) {
+        if (is_legacy_torch(r) || is_pickle(r, pwhy, sizeof pwhy)) {
             if (!state_dict)
                 return snprintf(why, wlen, "a legacy torch.save pickle, not TorchScript (set "
                                 "spec.pytorch.format: state_dict and its class)"), MDL_SNIFF_BAD;

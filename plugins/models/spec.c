@@ -127,12 +127,11 @@ static int check_path(struct mdl *p, const char *project, const char *path)
         p->host->file_close(f);
         return CUBE_OK;
     }
-    if (rc == CUBE_ENOTFOUND || rc == CUBE_EPERM) {
-        char *dir = p->host->file_list(p->self, project, path, &rc);
-        p->host->free(dir);
-        if (dir)
-            return CUBE_OK;
-    }
+    int lrc;   /* a directory is no file: list it */
+    char *dir = p->host->file_list(p->self, project, path, &lrc);
+    p->host->free(dir);
+    if (dir)
+        return CUBE_OK;
     if (rc == CUBE_EPERM)
         p->host->set_error_field(p->self, "spec.path",
                                  "%.400s: a symbolic link or not a regular file or directory "
