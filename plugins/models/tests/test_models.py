@@ -512,6 +512,8 @@ class Models(unittest.TestCase):
         while time.time() < deadline and os.path.exists(path):
             time.sleep(0.1)
         self.assertFalse(os.path.exists(path))
+        while time.time() < deadline and self.a.get(f"{BASE}/models/gone").status != 404:
+            time.sleep(0.1)
         # a deleted version's number is free again
         self.assertEqual(self.create("gone-2", {"name": "gone", "framework": "sklearn"})
                          ["spec"]["version"], 1)
