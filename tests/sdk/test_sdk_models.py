@@ -91,7 +91,7 @@ class Models(Test):
         with open(os.path.join(root, "runs", "r7", "model.pkl"), "wb") as f:
             f.write(data)
         env = {"CUBE_PROJECT_DIR": root, "CUBE_PROJECT": P, "CUBE_JOB": "train-7",
-               "CUBE_PIPELINE_RUN": "daily-7", "CUBE_TASK": "train"}
+               "CUBE_PIPELINE_RUN": "daily-7", "CUBE_PIPELINE": "daily", "CUBE_TASK": "train"}
         old = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         try:
@@ -105,7 +105,8 @@ class Models(Test):
                     os.environ[k] = v
         self.assertEqual(m.obj.spec.path, "runs/r7/model.pkl")
         self.assertEqual(dict(m.obj.spec.source), {"kind": "PipelineRun", "name": "daily-7",
-                                                   "task": "train", "job": "train-7"})
+                                                   "pipeline": "daily", "task": "train",
+                                                   "job": "train-7"})
         self.assertEqual(m.status.sha256, hashlib.sha256(data).hexdigest())
         self.assertEqual(m.status.root, "runs/r7")
 

@@ -121,6 +121,8 @@ def source_from_env(env: Optional[Mapping[str, str]] = None) -> Optional[Dict[st
     job = e.get("CUBE_JOB")
     if e.get("CUBE_PIPELINE_RUN"):
         src: Dict[str, Any] = {"kind": "PipelineRun", "name": e["CUBE_PIPELINE_RUN"]}
+        if e.get("CUBE_PIPELINE"):
+            src["pipeline"] = e["CUBE_PIPELINE"]
         if e.get("CUBE_TASK"):
             src["task"] = e["CUBE_TASK"]
     elif e.get("CUBE_EXPERIMENT"):

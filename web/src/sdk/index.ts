@@ -23,10 +23,10 @@ import { NotFound } from '../pages/common/NotFound';
 import { useProject as useConsoleProject } from '../shell/ProjectContext';
 
 /** The SDK's version (semver). Pages may check it; 1.x stays compatible. */
-export const version = '1.0.0';
+export const version = '1.1.0';
 
 // the API client
-export { api, apiFetch, ApiError, errorFromResponse, errorMessage, resourcePath } from '../api/client';
+export { api, apiFetch, ApiError, apiUpload, errorFromResponse, errorMessage, resourcePath } from '../api/client';
 export { useApi, useWatchedList } from '../api/hooks';
 export { followLog } from '../api/logs';
 export { watchList } from '../api/watch';

@@ -49,6 +49,8 @@ def metrics_of(task):
 
 def source():
     src = {"kind": "PipelineRun", "name": os.environ.get("CUBE_PIPELINE_RUN", "")}
+    if os.environ.get("CUBE_PIPELINE"):
+        src["pipeline"] = os.environ["CUBE_PIPELINE"]
     if os.environ.get("CUBE_TASK"):
         src["task"] = os.environ["CUBE_TASK"]
     if os.environ.get("CUBE_JOB"):
