@@ -15,7 +15,9 @@ export default function FamilyPage() {
   const { items, error } = useWatchedList<Model>(modelsPath(project), { labelSelector: `model=${family}` });
   const fam = families(items.filter((m) => m.spec?.name === family))[0];
   const versions = fam?.versions ?? [];
-  const option = useMemo(() => metricsOption(versions, (v) => `v${v.spec?.version}`), [versions]);
+  // redrawn when a version or a metric changes, not on every list event
+  const key = versions.map((v) => `${v.metadata.name}:${v.spec?.version}:${JSON.stringify(v.spec?.metrics ?? {})}`).join('|');
+  const option = useMemo(() => metricsOption(versions, (v) => `v${v.spec?.version}`), [key]); // eslint-disable-line react-hooks/exhaustive-deps
 
   return (
     <div style={{ padding: 24 }}>

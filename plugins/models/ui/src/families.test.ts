@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { families, familyOf, fmtBytes, metricNames, metricsOption, sourcePath } from './families';
+import { axisMin, families, familyOf, fmtBytes, metricNames, metricsOption, sourcePath } from './families';
 import type { Model } from './types';
 
 const m = (name: string, family: string, version: number, metrics: Record<string, number | string>, stage = 'none'): Model => ({
@@ -28,6 +28,15 @@ describe('families', () => {
     expect(o.xAxis.data).toEqual(['acc', 'f1']);
     expect(o.series.map((s) => s.name)).toEqual(['v1', 'v2', 'v3']);
     expect(o.series.map((s) => s.data)).toEqual([[0.9, null], [null, 0.8], [0.95, 0.9]]);
+  });
+
+  it('starts the value axis below the least bar', () => {
+    expect(axisMin([0.91, 0.96, 0.89, 0.94])).toBeCloseTo(0.873, 6);
+    expect(axisMin([0.2, 3])).toBe(0);
+    expect(axisMin([5, 5])).toBe(0);
+    expect(axisMin([100, 101])).toBe(99.8);
+    expect(axisMin([-2, -1])).toBe(-2.25);
+    expect(axisMin([])).toBe(0);
   });
 
   it('links a version to what made it', () => {

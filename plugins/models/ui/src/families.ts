@@ -38,12 +38,14 @@ export function numericMetricNames(versions: Model[]): string[] {
 export function metricsOption(versions: Model[], label: (v: Model) => string): object {
   const names = numericMetricNames(versions);
   const ordered = [...versions].sort((a, b) => version(a) - version(b));
+  const values = ordered.flatMap((v) => names.map((k) => v.spec?.metrics?.[k]))
+    .filter((x): x is number => typeof x === 'number');
   return {
     tooltip: { trigger: 'axis' },
     legend: { type: 'scroll' },
     grid: { left: 48, right: 16, top: 40, bottom: 32 },
     xAxis: { type: 'category', data: names },
-    yAxis: { type: 'value', scale: true },
+    yAxis: { type: 'value', min: axisMin(values) },
     series: ordered.map((v) => ({
       name: label(v),
       type: 'bar',
@@ -53,6 +55,18 @@ export function metricsOption(versions: Model[], label: (v: Model) => string): o
       }),
     })),
   };
+}
+
+/** Where the value axis starts: 0 when the values are far from it, else
+ *  a quarter of their spread below the least, so the least bar shows and
+ *  close scores (0.91 against 0.96) still differ visibly. */
+export function axisMin(values: number[]): number {
+  if (!values.length) return 0;
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const spread = hi - lo || Math.abs(lo) || 1;
+  if (lo >= 0 && lo <= spread) return 0;
+  return Number((lo - spread / 4).toPrecision(3));
 }
 
 /** Bytes as "12.3 MiB". */
