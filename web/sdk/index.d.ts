@@ -103,6 +103,21 @@ export declare const api: {
 };
 /** The ApiError of a failed Response. */
 export declare function errorFromResponse(res: Response): Promise<ApiError>;
+/** Options of apiUpload. */
+export interface UploadOptions {
+  query?: Record<string, string | number | boolean | undefined | null>;
+  /** Called as bytes go out: (sent, total). */
+  onProgress?: (sent: number, total: number) => void;
+  signal?: AbortSignal;
+  /** Default POST. */
+  method?: string;
+  /** Default application/octet-stream. */
+  contentType?: string;
+}
+/** Sends a file (or any Blob) as the raw request body (streamed upload
+ *  routes), with the console's credentials, reporting progress; the parsed
+ *  JSON answer, or an ApiError for any status >= 400. */
+export declare function apiUpload<T = unknown>(path: string, body: Blob, opts?: UploadOptions): Promise<T>;
 /** A message for anything thrown. */
 export declare function errorMessage(e: unknown): string;
 /** /api/v1[/projects/<project>]/<plural>[/<name>[/<sub>]] */

@@ -356,6 +356,52 @@ class Transport:
         return r
 
 
+    def send_file(self, method: str, path: str, query: Optional[Mapping[str, Any]],
+                  file: str, progress: Any = None, timeout: Optional[float] = None) -> Response:
+        """Sends the bytes of the local file ``file`` as the body (1 MiB at a
+        time, never the whole file in memory) on a connection of its own;
+        ``progress(sent, total)`` is called as they go. Not retried (the
+        body is a stream). Returns the 2xx answer; raises the typed error
+        otherwise, also when the server answered (a 413) before the body
+        was all sent."""
+        import os
+        total = os.path.getsize(file)
+        q = self._query(query)
+        target, url = self.prefix + path + q, self.server + path + q
+        conn = self._new_conn(self.timeout if timeout is None else timeout)
+        try:
+            conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
+            for k, v in self.headers.items():
+                conn.putheader(k, v)
+            conn.putheader("Content-Type", "application/octet-stream")
+            conn.putheader("Content-Length", str(total))
+            conn.endheaders()
+            sent = 0
+            try:
+                with open(file, "rb") as f:
+                    while True:
+                        block = f.read(1 << 20)
+                        if not block:
+                            break
+                        conn.send(block)
+                        sent += len(block)
+                        if progress:
+                            progress(sent, total)
+            except (BrokenPipeError, ConnectionResetError):
+                pass   # answered early (413, 403 ...): read what it said
+            r = conn.getresponse()
+            data = r.read()
+            hdrs = {k.lower(): v for k, v in r.getheaders()}
+        except OSError as e:
+            raise Unavailable(f"the upload failed ({type(e).__name__}: {e})", method=method,
+                              url=url) from None
+        finally:
+            conn.close()
+        if 200 <= r.status < 300:
+            return Response(r.status, hdrs, data, method, url)
+        raise from_response(method, url, r.status, hdrs.get("content-type", ""), data)
+
+
 def _backoff(attempt: int) -> float:
     """Exponential, capped at 2 s, with jitter (half to all of it)."""
     import random

@@ -26,7 +26,7 @@ import { useProject as useConsoleProject } from '../shell/ProjectContext';
 export const version = '1.1.0';
 
 // the API client
-export { api, apiFetch, ApiError, errorFromResponse, errorMessage, resourcePath } from '../api/client';
+export { api, apiFetch, ApiError, apiUpload, errorFromResponse, errorMessage, resourcePath } from '../api/client';
 export { useApi, useWatchedList } from '../api/hooks';
 export { followLog } from '../api/logs';
 export { watchList } from '../api/watch';
