@@ -102,7 +102,10 @@ struct cube_kind_desc {
     /** Optional. Semantic validation as `validate`, through the error
      *  channel (cube_host.h): return CUBE_OK, or CUBE_EINVAL after
      *  cube_host.set_error_field(self, "spec.size", "...") and the client
-     *  gets 422 naming that field (any other code: 500, logged). `old_json`
+     *  gets 422 naming that field; CUBE_EEXIST or CUBE_ECONFLICT (the
+     *  object clashes with another one, e.g. a number that must be unique
+     *  among objects) gives 409 Conflict with the field and message the
+     *  same way (any other code: 500, logged). `old_json`
      *  is the stored object on update, NULL on create. Runs after the
      *  schema and `validate` passed, on the writer's thread (a request's or
      *  the plugin's own); may not block for long. */

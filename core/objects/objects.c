@@ -289,6 +289,9 @@ static int plugin_check(const struct cube_kind *k, const cJSON *obj, const cJSON
     if (rc == CUBE_EINVAL)
         cube_op_fail(e, 422, "Invalid", ce.field, "%s%s%s", ce.field, ce.field[0] ? ": " : "",
                      ce.msg[0] ? ce.msg : "rejected by the kind's validation");
+    else if (rc == CUBE_EEXIST || rc == CUBE_ECONFLICT)
+        cube_op_fail(e, 409, "Conflict", ce.field, "%s%s%s", ce.field, ce.field[0] ? ": " : "",
+                     ce.msg[0] ? ce.msg : "conflicts with another object");
     else
         cube_op_fail(e, rc == CUBE_ENOMEM ? 503 : 500, rc == CUBE_ENOMEM ? "Unavailable"
                      : "InternalError", NULL, "%s check failed (%d)%s%s", k->kind, rc,
