@@ -915,6 +915,37 @@ struct cube_host {
     char *(*obj_error)(cube_plugin *self);
 
     /* ---------------------------------------------------------------- */
+    /* since 1.5: application credentials of proxied objects              */
+    /* ---------------------------------------------------------------- */
+
+    /** Gives the object of the caller's proxied `prefix` whose preset key
+     *  is `key` (its path parameters joined with '/', "p1/iris" for
+     *  "/serving/{project}/{name}", see cube_proxy_upstream.key) an
+     *  application credential, or removes it (sha256_hex NULL). The host
+     *  keeps only `sha256_hex`, the SHA-256 of the credential as 64 hex
+     *  digits (either case), in memory; the plugin makes the credential,
+     *  shows it once to whoever asked for it, keeps its hash (hashed or
+     *  encrypted at rest, never the credential) and sets it again after a
+     *  restart, from its init on. A request under that object presenting
+     *  the credential (X-Api-Key: <c>, or Authorization: Bearer <c>)
+     *  passes the prefix's permission and owner checks without a login,
+     *  as an application (req_user NULL; done's `credential` set); the
+     *  host compares digests in constant time, drops X-Api-Key (as
+     *  Authorization) before relaying, and never logs either. A request
+     *  presenting an X-Api-Key that does not match is answered 401 (a
+     *  Bearer that does not match is tried as a Cube token, as
+     *  elsewhere); one presenting none goes through the usual checks (a
+     *  login still works). At most one credential per key (a new one
+     *  replaces it) and 65536 per prefix. Returns CUBE_OK, CUBE_EINVAL
+     *  (prefix or key NULL, a key over 127 bytes or with a control byte,
+     *  sha256_hex not 64 hex digits), CUBE_ENOTFOUND (prefix is not one of
+     *  the caller's; removing a credential that is not set is CUBE_OK),
+     *  CUBE_ETOOBIG (the prefix has 65536). Any thread; does not block (a
+     *  short lock). */
+    int (*proxy_credential_set)(cube_plugin *self, const char *prefix, const char *key,
+                                const char *sha256_hex);
+
+    /* ---------------------------------------------------------------- */
     /* Append new slots below this line with a "since 1.N" header.        */
     /* ---------------------------------------------------------------- */
 };

@@ -50,6 +50,15 @@
  * of a prefix or a key. cubed's /metrics has them per prefix:
  * cube_proxy_inflight, cube_proxy_parked (gauges), cube_proxy_errors_total
  * and cube_proxy_mirror_total{result="ok|error|skipped"}.
+ *
+ * Since 1.5, for applications that call a proxied server without a Cube
+ * login (a public inference service): cube_host.proxy_credential_set
+ * gives one object of a prefix (one preset key) a credential of its own,
+ * an API key the plugin made, of which the host keeps only the SHA-256.
+ * A caller presenting it (X-Api-Key: <key>, or Authorization: Bearer
+ * <key>) passes the prefix's permission check as an application (no
+ * user; cube_host.req_user is NULL in resolve); the key never reaches the
+ * upstream. And resolve may leave a tag that done gets back.
  */
 #ifndef CUBE_PROXY_H
 #define CUBE_PROXY_H
@@ -113,6 +122,13 @@ struct cube_proxy_upstream {
     char mirror_host[64];
     unsigned mirror_port;
     unsigned mirror_percent;
+    /** The plugin's own number for this request (0: none), handed back
+     *  in cube_proxy_done.tag: which replica it chose, say, so that done
+     *  can count that replica's requests in flight (least-outstanding
+     *  balancing) without a lookup. The host never reads it. The tag the
+     *  resolve that relayed the request left is the one reported; one
+     *  that parked it is forgotten. */
+    uint64_t tag;
 };
 
 /** What the host reports to cube_proxy_desc.done about one proxied
@@ -140,6 +156,12 @@ struct cube_proxy_done {
      *  them). A WebSocket's request ends when its relay closes; the bytes
      *  it relayed are not counted. */
     uint64_t bytes_out;
+    /** cube_proxy_upstream.tag of the resolve that relayed the request;
+     *  0 when none did (a refusal, a parked caller that went away). */
+    uint64_t tag;
+    /** 1 when the caller passed with the prefix's application credential
+     *  (cube_host.proxy_credential_set) rather than a Cube login. */
+    int credential;
 };
 
 /** Counters of a prefix, or of one key under it: cube_host.proxy_stats

@@ -142,4 +142,6 @@ void cube_host_table_init(struct cube_host *h)
     h->resp_file = cube_slot_resp_file;
     /* ABI 1.5: why an object write was refused */
     h->obj_error = cube_slot_obj_error;
+    /* ABI 1.5: application credentials of proxied objects */
+    h->proxy_credential_set = cube_slot_proxy_credential_set;
 }

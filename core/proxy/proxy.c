@@ -41,6 +41,7 @@ static void prefix_free(struct proxy_prefix *p)
     if (!p)
         return;
     proxy_stats_free(p);
+    proxy_creds_free(p);
     for (size_t i = 0; i < p->n_segs; i++)
         free(p->segs[i]);
     free(p->tmpl);

@@ -40,5 +40,8 @@ int cube_slot_register_proxy(cube_plugin *self, const struct cube_proxy_desc *in
 int cube_slot_proxy_wake(cube_plugin *self, const char *prefix, const char *key);
 int cube_slot_proxy_stats(cube_plugin *self, const char *prefix, const char *key,
                           struct cube_proxy_stats *out);
+/* ABI 1.5 proxy_credential_set (proxy_cred.c). */
+int cube_slot_proxy_credential_set(cube_plugin *self, const char *prefix, const char *key,
+                                   const char *sha256_hex);
 
 #endif

@@ -108,6 +108,7 @@ struct proxy_prefix {
     atomic_int warned;                 /* a misconfigured mirror was logged */
     struct proxy_stat total;           /* the whole prefix */
     struct proxy_keys keys;
+    struct proxy_creds *_Atomic creds; /* application credentials (proxy_cred.c), or NULL */
     struct proxy_prefix *next;
 };
 
@@ -204,7 +205,19 @@ struct proxy_call {
     char mirror_host[64];
     unsigned mirror_port;
     struct cube_text mhead, mbody;    /* the copy's head (unframed) and body */
+    uint64_t tag;                     /* the relaying resolve's cube_proxy_upstream.tag */
+    int credential;                   /* passed with the object's application credential */
 };
+
+/* -- proxy_cred.c (application credentials) -------------------------------- */
+struct proxy_creds;
+/* 1 when the caller presents the object's credential (admitted), 0 when
+ * it presents none that applies (the usual checks follow), -1 when it
+ * answered 401 (a wrong X-Api-Key). */
+int proxy_cred_admit(struct proxy_call *call);
+void proxy_creds_free(struct proxy_prefix *p);
+/* The preset key of a call (proxy_resolve.c). */
+void proxy_default_key(struct proxy_call *call, char *key, size_t len);
 
 /* -- proxy.c -------------------------------------------------------------- */
 /* The prefix raw_path lies under; fills m with the decoded params and

@@ -122,6 +122,9 @@ static int admit(struct proxy_call *call)
                                "request body exceeds limits.max_body_bytes");
         return 0;
     }
+    int cred = proxy_cred_admit(call);   /* an application's API key (ABI 1.5) */
+    if (cred)
+        return cred > 0;
     if (cube_auth_identify(req) < 0)
         return 0;
     if (p->perm != CUBE_P_PUBLIC && !req->who.via && p->login_redirect &&
@@ -166,6 +169,7 @@ static enum MHD_Result add_caller_header(void *cls, enum MHD_ValueKind kind, con
     struct head_ctx *h = cls;
     if (!value || proxy_hop_header(name) || proxy_connection_lists(h->connection, name) ||
         !strcasecmp(name, "Authorization") || !strcasecmp(name, "X-CSRF-Token") ||
+        !strcasecmp(name, "X-Api-Key") ||
         !strncasecmp(name, "X-Forwarded-", 12) ||
         (h->plugin_header && !strcasecmp(name, h->plugin_header)) ||
         (h->trusted_header && !strcasecmp(name, h->trusted_header)))

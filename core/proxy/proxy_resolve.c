@@ -17,7 +17,7 @@ enum { RESOLVED_NO, RESOLVED_RELAY, RESOLVED_PARK };
 
 /* The preset key: the decoded path parameters joined with '/' ("" when
  * that is too long or holds a control byte). */
-static void default_key(struct proxy_call *call, char *key, size_t len)
+void proxy_default_key(struct proxy_call *call, char *key, size_t len)
 {
     const struct cube_route_match *m = &call->req->match;
     size_t n = 0;
@@ -94,7 +94,7 @@ static int resolve_once(struct proxy_call *call, struct cube_proxy_upstream *up)
     if (call->keyed)
         memcpy(up->key, call->key, sizeof up->key);
     else
-        default_key(call, up->key, sizeof up->key);
+        proxy_default_key(call, up->key, sizeof up->key);
     int rc = p->resolve(p->plugin->state, req, up);
     if (req->answered)      /* the plugin said why itself (resp_error) */
         return RESOLVED_NO;
@@ -130,6 +130,7 @@ static void relay(struct proxy_call *call, const struct cube_proxy_upstream *up)
 {
     proxy_audit(call);
     int mirror = proxy_mirror_wanted(call, up);
+    call->tag = up->tag;
     if (proxy_build_head(call, up, mirror ? &call->mhead : NULL) < 0)
         cube_http_answer_error(call->req, 503, "Unavailable", "out of memory");
     else if (proxy_send_head(call, up->host, up->port) == 0) {

@@ -195,7 +195,7 @@ void proxy_stats_end(struct proxy_call *call)
         .parked = call->was_parked,
         .duration_us = (cube_now_ns() - req->start_ns) / 1000u,
         .parked_us = call->parked_ns / 1000u, .bytes_in = call->body_bytes,
-        .bytes_out = req->resp_bytes};
+        .bytes_out = req->resp_bytes, .tag = call->tag, .credential = call->credential};
     p->done(p->plugin->state, &d);
 }
 

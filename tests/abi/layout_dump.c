@@ -357,6 +357,9 @@ static void dump_host_1_5(void)
     FIELD(cube_host, resp_file, int (*)(cube_req *, cube_file *, const char *));
     /* why an object write was refused */
     FIELD(cube_host, obj_error, char *(*)(cube_plugin *));
+    /* application credentials of proxied objects */
+    FIELD(cube_host, proxy_credential_set,
+          int (*)(cube_plugin *, const char *, const char *, const char *));
 }
 
 static void dump_watch_descriptors(void)
@@ -439,6 +442,7 @@ static void dump_ext_descriptors(void)
     FIELD(cube_proxy_upstream, mirror_host, char[64]);
     FIELD(cube_proxy_upstream, mirror_port, unsigned);
     FIELD(cube_proxy_upstream, mirror_percent, unsigned);
+    FIELD(cube_proxy_upstream, tag, uint64_t);
 #endif
     END(cube_proxy_upstream);
 
@@ -472,6 +476,8 @@ static void dump_ext_descriptors(void)
     FIELD(cube_proxy_done, parked_us, uint64_t);
     FIELD(cube_proxy_done, bytes_in, uint64_t);
     FIELD(cube_proxy_done, bytes_out, uint64_t);
+    FIELD(cube_proxy_done, tag, uint64_t);
+    FIELD(cube_proxy_done, credential, int);
     END(cube_proxy_done);
 
     BEGIN(cube_proxy_stats);

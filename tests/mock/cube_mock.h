@@ -335,6 +335,11 @@ int cube_mock_proxy_run_woken(void);
  * all). Return how many ended. */
 int cube_mock_proxy_expire(void);
 int cube_mock_proxy_hang_up(const char *key);
+/* ABI 1.5 proxy_credential_set: the digest (64 lowercase hex digits)
+ * set for key under prefix i, or NULL. The fake host checks arguments as
+ * cubed does; requests sent here are not checked against it. The tag a
+ * relaying resolve left reaches done. */
+const char *cube_mock_proxy_credential(int i, const char *key);
 /* Requests parked now; the statuses of every request ended, oldest first. */
 int cube_mock_proxy_parked(void);
 const int *cube_mock_proxy_ended(int *count);

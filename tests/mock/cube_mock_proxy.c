@@ -98,10 +98,15 @@ static const char *bad_upstream(const struct cube_proxy_desc *d,
     return up->mirror_percent > 100 ? "mirror_percent is above 100" : NULL;
 }
 
+/* The tag of the resolve that relayed the request being ended (0: none). */
+static uint64_t relayed_tag;
+
 /* The request ended with status: counters, then done. */
 static int end(int i, struct key_stat *k, const char *key, int status, int upstream,
                int mirrored, int parked, uint64_t in, uint64_t out)
 {
+    uint64_t tag = upstream ? relayed_tag : 0;
+    relayed_tag = 0;
     const struct cube_proxy_desc *d = cube_mock_proxy(i);
     struct cube_proxy_stats *s[] = {&P.total[i], k ? &k->s : NULL};
     for (int j = 0; j < 2; j++)
@@ -116,7 +121,7 @@ static int end(int i, struct key_stat *k, const char *key, int status, int upstr
         struct cube_proxy_done r = {
             .size = sizeof r, .prefix = d->prefix, .key = key ? key : "", .status = status,
             .upstream = upstream, .error = status >= 500, .mirrored = mirrored,
-            .parked = parked, .bytes_in = in, .bytes_out = upstream ? out : 0};
+            .parked = parked, .bytes_in = in, .bytes_out = upstream ? out : 0, .tag = tag};
         d->done(mock_state(), &r);
     }
     return status;
@@ -180,8 +185,10 @@ static int run(int i, const char *path, const char *key, int status, uint64_t in
             k->s.last_ms = wall_ms();
         }
     }
-    if (rc == CUBE_OK)
+    if (rc == CUBE_OK) {
+        relayed_tag = up.tag;
         return end(i, k, key, status, 1, mirror_wanted(i, k, &up, in), was_parked, in, out);
+    }
     int here = 0;
     for (int j = 0; j < P.n_parked; j++)
         here += P.parked[j].prefix == i;
@@ -291,10 +298,67 @@ static int proxy_stats(cube_plugin *self, const char *prefix, const char *key,
     return s ? CUBE_OK : CUBE_ENOTFOUND;
 }
 
+/* ABI 1.5 application credentials: checked as cubed checks them, kept
+ * (the digest, lowercased) for cube_mock_proxy_credential. */
+#define MAX_CREDS 64
+static struct {
+    int prefix;
+    char key[128], digest[65];
+} C[MAX_CREDS];
+static int n_creds;
+
+static int proxy_credential_set(cube_plugin *self, const char *prefix, const char *key,
+                                const char *sha256_hex)
+{
+    (void)self;
+    if (!prefix || !key || strlen(key) > 127)
+        return CUBE_EINVAL;
+    for (const char *c = key; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return CUBE_EINVAL;
+    if (sha256_hex) {
+        if (strlen(sha256_hex) != 64)
+            return CUBE_EINVAL;
+        for (const char *c = sha256_hex; *c; c++)
+            if (!strchr("0123456789abcdefABCDEF", *c))
+                return CUBE_EINVAL;
+    }
+    int i = prefix_index(prefix), j = 0;
+    if (i < 0)
+        return CUBE_ENOTFOUND;
+    while (j < n_creds && (C[j].prefix != i || strcmp(C[j].key, key)))
+        j++;
+    if (!sha256_hex) {
+        if (j < n_creds)
+            C[j] = C[--n_creds];
+        return CUBE_OK;
+    }
+    if (j == n_creds && n_creds == MAX_CREDS)
+        return CUBE_ETOOBIG;
+    if (j == n_creds)
+        n_creds++;
+    C[j].prefix = i;
+    snprintf(C[j].key, sizeof C[j].key, "%s", key);
+    for (int b = 0; b < 64; b++)
+        C[j].digest[b] = (char)(sha256_hex[b] >= 'A' && sha256_hex[b] <= 'F'
+                                ? sha256_hex[b] + 32 : sha256_hex[b]);
+    C[j].digest[64] = '\0';
+    return CUBE_OK;
+}
+
+const char *cube_mock_proxy_credential(int i, const char *key)
+{
+    for (int j = 0; j < n_creds; j++)
+        if (C[j].prefix == i && !strcmp(C[j].key, key))
+            return C[j].digest;
+    return NULL;
+}
+
 void mock_proxy_install(struct cube_host *h)
 {
     h->proxy_wake = proxy_wake;
     h->proxy_stats = proxy_stats;
+    h->proxy_credential_set = proxy_credential_set;
 }
 
 void mock_proxy_reset(void)
@@ -302,4 +366,6 @@ void mock_proxy_reset(void)
     for (int j = 0; j < P.n_parked; j++)
         free(P.parked[j].path);
     memset(&P, 0, sizeof P);
+    n_creds = 0;
+    relayed_tag = 0;
 }

