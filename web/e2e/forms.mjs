@@ -239,9 +239,9 @@ async function notebooks(sfx) {
   await page.getByRole('link', { name: 'Notebooks' }).first().click();
   await page.getByRole('button', { name: 'New notebook' }).click();
   const d = await dialog('New notebook');
-  await d.getByLabel('IDE').click();
-  await page.getByTitle('Jupyter', { exact: true }).waitFor();
-  if (await page.getByTitle('VS Code', { exact: true }).count()) throw new Error('VS Code is offered while disabled');
+  await d.locator('.ant-form-item').filter({ hasText: 'IDE' }).locator('.ant-select-selector').first().click();
+  await page.locator('.ant-select-item-option').filter({ hasText: 'Jupyter' }).first().waitFor();
+  if (await page.locator('.ant-select-item-option').filter({ hasText: 'VS Code' }).count()) throw new Error('VS Code is offered while disabled');
   await look('notebook-new');
   await page.keyboard.press('Escape');
   await d.getByRole('button', { name: 'Cancel' }).click();
