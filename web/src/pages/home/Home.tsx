@@ -80,6 +80,7 @@ function MyWork({ projects, user }: { projects: string[]; user: string }) {
         rowKey={(j) => `${j.metadata.project}/${j.metadata.name}`}
         dataSource={state.jobs}
         pagination={{ pageSize: 10, hideOnSinglePage: true }}
+        scroll={{ x: 'max-content' }}
         locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('home.noWork')} /> }}
         columns={[
           {
@@ -92,7 +93,7 @@ function MyWork({ projects, user }: { projects: string[]; user: string }) {
             render: (_, j) => <Tag color={j.status?.phase === 'Running' ? 'processing' : 'default'}>{j.status?.phase}</Tag>,
           },
           { title: t('home.since'), key: 's', width: 150, render: (_, j) => formatTime(j.status?.started ?? j.status?.queued ?? j.metadata.created) },
-          { title: t('home.waiting'), key: 'w', ellipsis: true, render: (_, j) => j.status?.waiting },
+          { title: t('home.waiting'), key: 'w', width: 280, ellipsis: true, render: (_, j) => j.status?.waiting },
         ]}
       />
     </>

@@ -99,6 +99,7 @@ export default function ProjectList() {
         dataSource={list.data?.items ?? []}
         locale={{ emptyText: t('projects.empty') }}
         pagination={{ pageSize: 20, hideOnSinglePage: true }}
+        scroll={{ x: 'max-content' }}
         columns={[
           {
             title: t('common.name'),
@@ -106,7 +107,7 @@ export default function ProjectList() {
             render: (_, p) => <Link to={`/projects/${encodeURIComponent(p.metadata.name)}`}>{p.metadata.name}</Link>,
             sorter: (a, b) => a.metadata.name.localeCompare(b.metadata.name),
           },
-          { title: t('projects.description'), key: 'd', ellipsis: true, render: (_, p) => p.spec?.description },
+          { title: t('projects.description'), key: 'd', width: 240, ellipsis: true, render: (_, p) => p.spec?.description },
           { title: t('projects.myRole'), key: 'role', width: 110, render: (_, p) => roleOf(p.metadata.name) && <Tag>{roleOf(p.metadata.name)}</Tag> },
           { title: t('projects.members'), key: 'm', width: 100, render: (_, p) => p.spec?.members?.length ?? 0 },
           { title: t('projects.created'), key: 'c', width: 160, render: (_, p) => formatTime(p.metadata.created) },
