@@ -47,12 +47,22 @@ def plugin_dir():
     # hpsearch (enabled by default): its Experiment kind, actions and trial
     # routes join the matrix; its folder holds the .so and its pages.
     os.symlink(os.environ["CUBE_HPSEARCH_DIR"], os.path.join(d, "hpsearch"))
+    # models and serving (enabled by default): the Model and
+    # InferenceService kinds, promote/deploy/rollback, model files, and the
+    # /serving/{project}/{name} prefix on the apps origin.
+    for name in ("models", "serving"):
+        os.symlink(os.path.join(os.environ["CUBE_PLUGINS_DIR"], name), os.path.join(d, name))
     return d
 
 
 # Kinds whose semantic checks a schema-minimal spec does not pass.
 SPECS = {"experiments": {"searchSpace": {"x": {"_type": "uniform", "_value": [0, 1]}},
-                         "trial": {"command": ["true"]}, "maxTrials": 1}}
+                         "trial": {"command": ["true"]}, "maxTrials": 1},
+         # a custom server that never gets ready (executor-sim reports no
+         # endpoint): the proxy answers 503 once its first start failed
+         "inferenceservices": {"predictors": [{"name": "main", "runtime": "custom",
+                                               "command": ["true"]}]},
+         "models": {"name": "fam", "framework": "sklearn"}}
 
 
 def sample(schema):
@@ -114,7 +124,8 @@ class Matrix(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.c = c = Cubed(plugins={"testkinds": None, "authprobe": None, "executor-sim": SIM,
-                                   "hpsearch": None},
+                                   "hpsearch": None, "models": None,
+                                   "serving": {"park_timeout_seconds": 1}},
                           plugin_dir=plugin_dir())
         cls.callers = {"anonymous": c, "admin": c.make_user("root", role="admin")}
         for role in MEMBERS:
@@ -206,8 +217,56 @@ class Matrix(unittest.TestCase):
         for must in ("/api/v1/projects/{project}/widgets/{name}/poke",
                      "/api/v1/authprobe/{project}/whoami", "/api/v1/auth/me",
                      "/api/v1/projects/{project}/members",
-                     "/api/v1/projects/{project}/experiments/{name}/trials"):
+                     "/api/v1/projects/{project}/experiments/{name}/trials",
+                     "/api/v1/projects/{project}/models/{name}/promote",
+                     "/api/v1/projects/{project}/models/{name}/deploy",
+                     "/api/v1/projects/{project}/models/{name}/files",
+                     "/api/v1/projects/{project}/models/{name}/files/{path*}",
+                     "/api/v1/projects/{project}/inferenceservices/{name}/rollback",
+                     "/api/v1/projects/{project}/inferenceservices/{name}/apikey"):
             self.assertIn(must, covered)
+
+    def test_serving_prefix(self):
+        """/serving/{project}/{name}/ on the apps origin: members who may view
+        the project reach the service (here 503: its one replica never gets
+        ready), others are denied, and anonymous callers get 401 on a
+        service that is not public, also one that does not exist."""
+        for name in ("obj", "ghost"):
+            for role in ROLES:
+                path = f"/serving/{PROJECT}/{name}/v2/health/ready"
+                r = self.callers[role].apps_request("GET", path, timeout=30)
+                want = expected("project:view", role, False)
+                if role == "anonymous":
+                    self.assertEqual(r.status, 401, f"{path}: {r.status} {r.body}")
+                elif not want:
+                    self.assertIn(r.status, (403, 404), f"{role} {path}: {r.body}")
+                elif name == "obj":
+                    self.assertNotIn(r.status, (401, 403, 404), f"{role} {path}: {r.body}")
+                else:
+                    self.assertEqual(r.status, 404, f"{role} {path}: {r.body}")
+                r = self.callers[role].apps_request("POST", path.replace(
+                    "health/ready", "models/obj/infer"), {"inputs": []}, timeout=30)
+                if not want:
+                    self.assertIn(r.status, (401, 403, 404), f"{role} POST: {r.body}")
+
+    def test_model_files(self):
+        """Upload and download of a version's files: devs and up may upload
+        (the version's owner, or ops), members may download, others not."""
+        blob = b"\x80\x04\x95" + b"x" * 32 + b"."
+        up = f"/api/v1/projects/{PROJECT}/models/{OBJ}/files?path=model.pkl"
+        octet = {"Content-Type": "application/octet-stream"}
+        for role in ("anonymous", "outsider", "viewer", "dev-other"):
+            r = self.callers[role].request("POST", up, blob, octet)
+            self.assertTrue(denied(r), f"{role} upload: {r.status} {r.body}")
+            if role == "anonymous":
+                self.assertEqual(r.status, 401)
+        r = self.callers["dev-owner"].request("POST", up, blob, octet)
+        self.assertNotIn(r.status, (401, 403, 404), r.body)
+        down = f"/api/v1/projects/{PROJECT}/models/{OBJ}/files"
+        for role in ROLES:
+            r = self.callers[role].request("GET", down)
+            want = expected("project:view", role, False)
+            self.assertEqual(not denied(r), want, f"{role} download: {r.status} {r.body}")
 
 
 if __name__ == "__main__":

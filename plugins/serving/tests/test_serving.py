@@ -7,11 +7,9 @@ Bad specs are refused naming the field; a sklearn model answers v2 infer
 and V1 :predict the same as sklearn does locally, and a request of the
 wrong shape 400; a 90/10 split measured over 2,000 requests; a mirror gets
 its share while callers' answers are unchanged; a public service takes its
-API key and answers 401 without it; with the models plugin, zero-code
-deploys of registered versions (sklearn, xgboost, TorchScript), a rolling
-upgrade with no failed request, a broken version that leaves the old
-serving, rollback, autoscale from 1 to 3 and back, and scale from zero
-with the first request held."""
+API key and answers 401 without it. Registered Models (zero code),
+rolling upgrades, rollback and autoscaling: test_serving_models.py,
+test_serving_rollout.py, test_serving_scale.py."""
 import http.client
 import json
 import os
