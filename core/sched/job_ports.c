@@ -14,15 +14,56 @@
  * State: s->ports maps "<node>\t<port>" to the owning Job id (malloc'd);
  * every function takes s->mu itself. A cursor per process makes the next
  * allocation start past the last one, so a port just freed (perhaps still
- * in TIME_WAIT) is reused last. */
+ * in TIME_WAIT) is reused last; it starts at a point of the range drawn
+ * per process, so that two cubeds on one machine (or a cubed and anything
+ * else using the range's low end, such as torch.distributed's default
+ * 29500) do not all try the same first port. On a node at a loopback
+ * address (this machine: executor-local) a port that something already
+ * listens on or holds is skipped (a bind probe with SO_REUSEADDR, as the
+ * replica's own server binds), so a replica is not handed a port it
+ * cannot bind. */
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "jobs.h"
 #include "base/strmap.h"
 
 static unsigned next_cursor;   /* guarded by s->mu */
+static int cursor_drawn;       /* guarded by s->mu */
+
+/* 1 when node's address is this machine's loopback. */
+static int loopback_node(const struct sched_node *n)
+{
+    const char *a = n ? n->address : NULL;
+    return a && (!strncmp(a, "127.", 4) || !strcmp(a, "::1") || !strcmp(a, "localhost"));
+}
+
+/* 1 when a socket of this machine holds port (TCP, any address). */
+static int port_busy(int port)
+{
+    int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, off = 0, busy = 0;
+    struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
+                              .sin6_addr = IN6ADDR_ANY_INIT};
+    if (fd >= 0) {           /* dual stack: also sees IPv4 holders */
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+        busy = bind(fd, (struct sockaddr *)&a6, sizeof a6) < 0;
+        close(fd);
+        return busy;
+    }
+    struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+        return 0;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    busy = bind(fd, (struct sockaddr *)&a4, sizeof a4) < 0;
+    close(fd);
+    return busy;
+}
 
 static void port_key(const char *node, int port, char *buf, size_t len)
 {
@@ -90,11 +131,19 @@ static int take_one(struct cube_sched *s, const char *job_id, const char *node)
     int lo, hi;
     node_range(s, node, &lo, &hi);
     unsigned span = (unsigned)(hi - lo + 1);
+    int probe = loopback_node(cube_strmap_get(s->nodes, node));
+    if (!cursor_drawn) {
+        unsigned r = 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r = (unsigned)getpid() * 2654435761u;
+        next_cursor = r;
+        cursor_drawn = 1;
+    }
     for (unsigned i = 0; i < span; i++) {
         int port = lo + (int)((next_cursor + i) % span);
         char key[200];
         port_key(node, port, key, sizeof key);
-        if (cube_strmap_get(s->ports, key))
+        if (cube_strmap_get(s->ports, key) || (probe && port_busy(port)))
             continue;
         if (mark_taken(s, job_id, node, port) < 0)
             return 0;

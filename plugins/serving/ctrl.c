@@ -140,6 +140,22 @@ void run_mark_ready(struct sv_run *run, const char *job)
     pthread_mutex_unlock(&sv->mu);
 }
 
+void run_forget_job(struct sv_run *run, const char *job)
+{
+    struct sv *sv = run->sv;
+    char k[CUBE_KV_KEY_MAX];
+    snprintf(k, sizeof k, "tok/%s/%s", run->project, job);
+    sv->host->kv_delete(sv->self, k);
+    pthread_mutex_lock(&sv->mu);
+    for (size_t i = 0; i < sv->n_ready_jobs; i++)
+        if (!strcmp(sv->ready_jobs[i], job)) {
+            free(sv->ready_jobs[i]);
+            sv->ready_jobs[i] = sv->ready_jobs[--sv->n_ready_jobs];
+            break;
+        }
+    pthread_mutex_unlock(&sv->mu);
+}
+
 void run_start(struct sv_run *run, int pi, const char *tmpl, int idx, char *failed, size_t len)
 {
     struct sv *sv = run->sv;

@@ -38,6 +38,10 @@ void run_retire(struct sv_run *run, const cJSON *job);
 void run_retire_template(struct sv_run *run, int pi, const char *tmpl);
 int run_was_ready(struct sv_run *run, const char *job);
 void run_mark_ready(struct sv_run *run, const char *job);
+/* A stopped replica's Job is forgotten: its secret (kv) and its "was
+ * ready" mark go, so that a later Job of the same name (a rollback to
+ * the same template) registers its own secret and is judged afresh. */
+void run_forget_job(struct sv_run *run, const char *job);
 void run_start(struct sv_run *run, int pi, const char *tmpl, int idx, char *failed, size_t len);
 void run_event(struct sv_run *run, const char *type, const char *reason, const char *fmt, ...)
     CUBE_PRINTF(4, 5);

@@ -112,6 +112,8 @@ static int stop_retired(struct sv_run *run)
         int rc = sv->host->obj_delete(sv->self, "Job", run->project, run->retire[i]);
         if (rc == CUBE_OK)
             run_event(run, "Normal", "ReplicaStopped", "replica %s stopped", run->retire[i]);
+        if (rc == CUBE_OK || rc == CUBE_ENOTFOUND)
+            run_forget_job(run, run->retire[i]);
         pthread_mutex_lock(&sv->table.mu);
         if ((s = sv_table_find(&sv->table, key, 0)))
             sv_table_forget_job(&sv->table, s, run->retire[i]);

@@ -52,7 +52,8 @@ static const char *job_template(const cJSON *job)
 }
 
 /* The reason a replica ended or is stuck, for events: the runtime's last
- * "cube-serving:" line in its log, else the Job's message. */
+ * "cube-serving:" line in its log, else the log's last line (a Python
+ * traceback ends with the exception), else the Job's message. */
 static void why_failed(struct sv_run *run, const cJSON *job, char *out, size_t len)
 {
     const char *name = cu_meta(job, "name");
@@ -69,12 +70,16 @@ static void why_failed(struct sv_run *run, const cJSON *job, char *out, size_t l
                                          off, 4096, &got, &rc);
     if (!text)
         return;
-    char *best = NULL;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-        if (strstr(line, "cube-serving: ") || (!best && *line))
-            best = strstr(line, "cube-serving: ") ? strstr(line, "cube-serving: ") + 14 : line;
-    if (best)
-        snprintf(out, len, "%s", best);
+    char *tagged = NULL, *last = NULL;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *tag = strstr(line, "cube-serving: ");
+        if (tag)
+            tagged = tag + 14;
+        if (*line)
+            last = line;
+    }
+    if (tagged || last)
+        snprintf(out, len, "%s", tagged ? tagged : last);
     run->sv->host->free(text);
 }
 
