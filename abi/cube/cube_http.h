@@ -100,6 +100,18 @@ struct cube_route_desc {
      * (register_route: CUBE_EINVAL).
      */
     uint64_t max_body_bytes;
+    /* since 1.5 (appended) */
+    /**
+     * Optional, with permission CUBE_PERM_PROJECT_OPERATE and a `{name}`
+     * path parameter: the kind (e.g. "Model") of the project object that
+     * {name} names. The host then applies the generic API's rule for
+     * operating on an object: the project's ops and up pass, and so does a
+     * dev who is the object's metadata.owner; a member who may view the
+     * project is answered 404 when the object does not exist. Without it a
+     * project:operate route admits ops and up only. Borrowed for the call;
+     * the host copies. An unknown kind is answered 404 at request time.
+     */
+    const char *owner_kind;
 };
 
 /** Returned by a stream's read callback when the stream is finished. */

@@ -56,11 +56,11 @@ int cube_core_routes_register(struct cube_ctx *ctx)
 {
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "GET", "/healthz", CUBE_PERM_PUBLIC, healthz,
-         "Liveness: the process answers", 0, 0},
+         "Liveness: the process answers", 0, 0, NULL},
         {sizeof routes[0], "GET", "/readyz", CUBE_PERM_PUBLIC, readyz,
-         "Readiness: plugins started and dependencies reachable", 0, 0},
+         "Readiness: plugins started and dependencies reachable", 0, 0, NULL},
         {sizeof routes[0], "GET", "/metrics", CUBE_PERM_PUBLIC, metrics,
-         "Prometheus metrics", 0, 0},
+         "Prometheus metrics", 0, 0, NULL},
     };
     return cube_ctx_add_core_routes(ctx, routes, sizeof routes / sizeof routes[0], "core");
 }

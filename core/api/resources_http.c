@@ -468,7 +468,7 @@ int cube_resources_routes_register(struct cube_ctx *ctx)
 {
     /* Decided per kind and verb by the handlers (cube_auth_resource). */
     static const char PERM_RES[] = "resource";
-#define R(m, p, perm, h, s) {sizeof(struct cube_route_desc), m, p, perm, h, s, 0, 0}
+#define R(m, p, perm, h, s) {sizeof(struct cube_route_desc), m, p, perm, h, s, 0, 0, NULL}
     static const char *const prefixes[] = {"/api/v1/projects/{project}/{plural}",
                                            "/api/v1/{plural}"};
     const struct cube_route_desc fixed[] = {

@@ -42,6 +42,13 @@ int cube_auth_check(cube_req *req, int perm, const char *project);
  * metadata.owner, may be NULL) admits a dev who owns the object. */
 int cube_auth_check_owner(cube_req *req, int perm, const char *project,
                           const char *owner);
+/* The permission check of a route (run before its handler): route->perm
+ * for the project in its {project} parameter; with route->owner_kind,
+ * project:operate also admits the dev who owns the object {name} of that
+ * kind (as cube_auth_resource does for the generic API). Answers and
+ * returns 0 when refused; 1 allowed. */
+struct cube_route_entry;
+int cube_auth_route(cube_req *req, const struct cube_route_entry *route);
 /* The caller's role in project (CUBE_ROLE_ADMIN for administrators). */
 int cube_auth_role(cube_req *req, const char *project);
 /* 1 when the project exists (administrators pass project checks for any

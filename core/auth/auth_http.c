@@ -299,13 +299,13 @@ int auth_routes_register(struct cube_auth *a)
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "POST", "/api/v1/auth/login", CUBE_PERM_PUBLIC, login,
          "Sign in {username, password[, provider][, token:{name, expires_in}]}: a session "
-         "cookie and CSRF token, or (with token) an API token", 0, 0},
+         "cookie and CSRF token, or (with token) an API token", 0, 0, NULL},
         {sizeof routes[0], "POST", "/api/v1/auth/logout", CUBE_PERM_USER, logout,
-         "End the session", 0, 0},
+         "End the session", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/auth/me", CUBE_PERM_USER, me,
-         "The caller: user, platform role, projects and roles", 0, 0},
+         "The caller: user, platform role, projects and roles", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/auth/providers", CUBE_PERM_PUBLIC, providers,
-         "Login methods for the console's sign-in page", 0, 0},
+         "Login methods for the console's sign-in page", 0, 0, NULL},
     };
     if (cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "auth") < 0)
         return -1;

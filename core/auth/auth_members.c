@@ -273,13 +273,13 @@ int auth_members_routes_register(struct cube_auth *a)
     static const char base[] = "/api/v1/projects/{project}/members";
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "GET", base, CUBE_PERM_PROJECT_VIEW, list_members,
-         "A project's members and their roles", 0, 0},
+         "A project's members and their roles", 0, 0, NULL},
         {sizeof routes[0], "POST", base, CUBE_PERM_PROJECT_MANAGE, add_member,
-         "Add a member {user, role}", 0, 0},
+         "Add a member {user, role}", 0, 0, NULL},
         {sizeof routes[0], "PUT", "/api/v1/projects/{project}/members/{user}",
-         CUBE_PERM_PROJECT_MANAGE, set_member, "Change a member's role {role}", 0, 0},
+         CUBE_PERM_PROJECT_MANAGE, set_member, "Change a member's role {role}", 0, 0, NULL},
         {sizeof routes[0], "DELETE", "/api/v1/projects/{project}/members/{user}",
-         CUBE_PERM_PROJECT_MANAGE, remove_member, "Remove a member", 0, 0},
+         CUBE_PERM_PROJECT_MANAGE, remove_member, "Remove a member", 0, 0, NULL},
     };
     return cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "members");
 }

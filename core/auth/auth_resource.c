@@ -93,6 +93,31 @@ static int owner_of(cube_req *req, const struct cube_kind *k, const char *projec
     return 0;
 }
 
+int cube_auth_route(cube_req *req, const struct cube_route_entry *route)
+{
+    const char *project = cube_route_match_param(&req->match, "project");
+    const char *name = cube_route_match_param(&req->match, "name");
+    if (!route->owner_kind || !name)
+        return cube_auth_check(req, route->perm, project);
+    /* membership first, so non-members learn nothing from the owner */
+    if (!cube_auth_check(req, CUBE_P_PROJECT_VIEW, project))
+        return 0;
+    char owner[CUBE_USER_MAX] = "";
+    if (cube_auth_role(req, project) < CUBE_ROLE_OPS) {
+        const struct cube_kind *k = cube_kinds_by_kind(&req->ctx->kinds, route->owner_kind);
+        struct cube_op_error e;
+        if (!k) {
+            cube_http_answer_error(req, 404, "NotFound", "no such kind");
+            return 0;
+        }
+        if (owner_of(req, k, project, name, owner, sizeof owner, &e) < 0) {
+            cube_http_answer_error_field(req, e.status, e.code, e.message, e.field);
+            return 0;
+        }
+    }
+    return cube_auth_check_owner(req, route->perm, project, owner[0] ? owner : NULL);
+}
+
 int cube_auth_resource(cube_req *req, const struct cube_kind *k, const char *project,
                        const char *verb, const char *name)
 {

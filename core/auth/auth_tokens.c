@@ -193,19 +193,19 @@ int auth_token_routes_register(struct cube_auth *a)
 {
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "POST", "/api/v1/auth/tokens", CUBE_PERM_USER, create_token,
-         "Create an API token {name, expires_in}; the token is shown once", 0, 0},
+         "Create an API token {name, expires_in}; the token is shown once", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/auth/tokens", CUBE_PERM_USER, list_tokens,
-         "The caller's own API tokens (without secrets); ?job= a Job's, ?plugin= a plugin's", 0, 0},
+         "The caller's own API tokens (without secrets); ?job= a Job's, ?plugin= a plugin's", 0, 0, NULL},
         {sizeof routes[0], "DELETE", "/api/v1/auth/tokens/{id}", CUBE_PERM_USER, revoke_token,
-         "Revoke one of the caller's tokens", 0, 0},
+         "Revoke one of the caller's tokens", 0, 0, NULL},
         {sizeof routes[0], "POST", "/api/v1/auth/password", CUBE_PERM_USER, change_own,
-         "Change one's own password {current, password}", 0, 0},
+         "Change one's own password {current, password}", 0, 0, NULL},
         {sizeof routes[0], "POST", "/api/v1/users/{name}/password", CUBE_PERM_ADMIN,
          admin_reset, "Set a user's password {password[, revokeTokens]}: their sessions end "
-         "and their API tokens are revoked (unless revokeTokens is false)", 0, 0},
+         "and their API tokens are revoked (unless revokeTokens is false)", 0, 0, NULL},
         {sizeof routes[0], "POST", "/api/v1/auth/password/check", CUBE_PERM_USER,
          check_password, "Check a password {password} against the policy without setting it",
-         0, 0},
+         0, 0, NULL},
     };
     return cube_ctx_add_core_routes(a->ctx, routes, sizeof routes / sizeof routes[0], "token");
 }

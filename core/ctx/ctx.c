@@ -165,6 +165,7 @@ static void route_entry_free(struct cube_route_entry *e)
     free(e->method);
     free(e->path);
     free(e->summary);
+    free(e->owner_kind);
     free(e);
 }
 
@@ -198,10 +199,17 @@ int cube_ctx_add_route(struct cube_ctx *ctx, struct cube_plugin *plugin,
                  "limits.max_body_bytes)");
         return CUBE_EINVAL;
     }
+    if (d.owner_kind && (perm != CUBE_P_PROJECT_OPERATE ||
+                         !strstr(d.path ? d.path : "", "/{name}"))) {
+        snprintf(err, errlen, "owner_kind: only for project:operate routes with a {name} "
+                 "segment");
+        return CUBE_EINVAL;
+    }
     struct cube_route_entry *e = calloc(1, sizeof *e);
     if (!e || !(e->method = strdup(d.method ? d.method : "")) ||
         !(e->path = strdup(d.path ? d.path : "")) ||
-        (d.summary && !(e->summary = strdup(d.summary)))) {
+        (d.summary && !(e->summary = strdup(d.summary))) ||
+        (d.owner_kind && !(e->owner_kind = strdup(d.owner_kind)))) {
         route_entry_free(e);
         snprintf(err, errlen, "out of memory");
         return CUBE_ENOMEM;

@@ -66,6 +66,7 @@ struct cube_route_entry {
     char *method, *path, *summary;
     int stream_body;               /* since 1.5: the body goes to the plugin in chunks */
     uint64_t max_body_bytes;       /* its limit (stream_body only; 0: limits') */
+    char *owner_kind;              /* since 1.5: {name}'s kind, owner may operate; or NULL */
     struct cube_route_entry *next;
 };
 

@@ -255,13 +255,13 @@ int cube_files_routes_register(struct cube_ctx *ctx)
 #define FILES "/api/v1/projects/{project}/files"
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "GET", FILES, CUBE_PERM_PROJECT_VIEW, get_root,
-         "List the project directory's files", 0, 0},
+         "List the project directory's files", 0, 0, NULL},
         {sizeof routes[0], "GET", FILES "/{path*}", CUBE_PERM_PROJECT_VIEW, get_path,
-         "Read a project file (Range), or list a directory", 0, 0},
+         "Read a project file (Range), or list a directory", 0, 0, NULL},
         {sizeof routes[0], "PUT", FILES "/{path*}", CUBE_PERM_PROJECT_EDIT, put_path,
-         "Write (replace) a project file, making its directories", 0, 0},
+         "Write (replace) a project file, making its directories", 0, 0, NULL},
         {sizeof routes[0], "DELETE", FILES "/{path*}", CUBE_PERM_PROJECT_EDIT, delete_path,
-         "Delete a project file or an empty directory", 0, 0},
+         "Delete a project file or an empty directory", 0, 0, NULL},
     };
 #undef FILES
     return cube_ctx_add_core_routes(ctx, routes, sizeof routes / sizeof routes[0], "files");

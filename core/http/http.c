@@ -178,7 +178,7 @@ static void run_handler(cube_req *req, const struct cube_route_entry *route)
 {
     req->route = route;
     req->route_label = route->path;
-    if (!cube_auth_check(req, route->perm, cube_route_match_param(&req->match, "project")))
+    if (!cube_auth_route(req, route))
         return;
     struct cube_json_fault fault;
     if (cube_json_body_check(req->body, req->body_len, &fault)) {

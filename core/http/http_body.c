@@ -82,7 +82,7 @@ void cube_http_body_begin(cube_req *req, const struct cube_route_entry *route)
 {
     req->route = route;
     req->route_label = route->path;
-    if (!cube_auth_check(req, route->perm, cube_route_match_param(&req->match, "project")))
+    if (!cube_auth_route(req, route))
         return;   /* 401/403/404 at the head: no body byte was read */
     struct cube_body *b = calloc(1, sizeof *b);
     if (!b || (!req->body && !(req->body = calloc(1, 1)))) {

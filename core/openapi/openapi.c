@@ -246,7 +246,7 @@ int cube_openapi_route_register(struct cube_ctx *ctx)
 {
     const struct cube_route_desc d = {sizeof d, "GET", "/api/v1/openapi.json",
                                       CUBE_PERM_PUBLIC, get_openapi,
-                                      "This API as an OpenAPI 3.0.3 document", 0, 0};
+                                      "This API as an OpenAPI 3.0.3 document", 0, 0, NULL};
     char err[256];
     if (cube_ctx_add_route(ctx, &ctx->core, &d, err, sizeof err) != CUBE_OK) {
         cube_log(CUBE_LOG_ERROR, "core", "openapi route: %s", err);

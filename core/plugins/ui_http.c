@@ -120,9 +120,9 @@ int cube_ui_routes_register(struct cube_ctx *ctx)
      * permissions, and the menu (user) tells who may see which entry. */
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "GET", "/api/v1/ui/menu", CUBE_PERM_USER, ui_menu,
-         "Console menu entries of plugins that the caller may see", 0, 0},
+         "Console menu entries of plugins that the caller may see", 0, 0, NULL},
         {sizeof routes[0], "GET", "/ui/plugins/{plugin}/{file*}", CUBE_PERM_PUBLIC,
-         ui_asset, "A file of a plugin's console assets (ES modules and what they load)", 0, 0},
+         ui_asset, "A file of a plugin's console assets (ES modules and what they load)", 0, 0, NULL},
     };
     return cube_ctx_add_core_routes(ctx, routes, sizeof routes / sizeof routes[0], "ui");
 }

@@ -306,13 +306,13 @@ int job_infra_routes_register(struct cube_sched *s)
 {
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "GET", "/api/v1/nodes", CUBE_PERM_USER, list_nodes,
-         "Every node: capacity, allocation and devices", 0, 0},
+         "Every node: capacity, allocation and devices", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/nodes/{name}", CUBE_PERM_USER, get_node,
-         "One node: capacity, allocation and devices", 0, 0},
+         "One node: capacity, allocation and devices", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/pools", CUBE_PERM_USER, list_pools,
-         "Every pool: nodes, capacity, allocation, jobs pending and running", 0, 0},
+         "Every pool: nodes, capacity, allocation, jobs pending and running", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/pools/{name}", CUBE_PERM_USER, get_pool,
-         "One pool and its queue (pending Jobs of the projects the caller may view)", 0, 0},
+         "One pool and its queue (pending Jobs of the projects the caller may view)", 0, 0, NULL},
     };
     return cube_ctx_add_core_routes(s->ctx, routes, sizeof routes / sizeof routes[0], "infra");
 }

@@ -181,9 +181,9 @@ int sim_routes(struct accel_sim *a)
 {
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "PUT", "/api/v1/accel-sim/devices/{id}/health", CUBE_PERM_ADMIN,
-         put_health, "Push a simulated device's health (healthy, reason)", 0, 0},
+         put_health, "Push a simulated device's health (healthy, reason)", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/accel-sim/partitions", CUBE_PERM_ADMIN,
-         get_partitions, "Live simulated partitions and the prepare/release calls made", 0, 0},
+         get_partitions, "Live simulated partitions and the prepare/release calls made", 0, 0, NULL},
     };
     int rc = CUBE_OK;
     for (size_t i = 0; rc == CUBE_OK && i < sizeof routes / sizeof routes[0]; i++)

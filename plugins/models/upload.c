@@ -299,13 +299,14 @@ int mdl_routes_register(struct mdl *p)
     const struct cube_route_desc routes[] = {
         {.size = sizeof routes[0], .method = "POST",
          .path = "/api/v1/projects/{project}/models/{name}/files",
-         .permission = CUBE_PERM_PROJECT_EDIT, .handler = post_files,
+         .permission = CUBE_PERM_PROJECT_OPERATE, .handler = post_files,
          .summary = "Upload one file of a model version (?path=; the body is its bytes)",
-         .stream_body = 1, .max_body_bytes = p->max_upload_bytes},
+         .stream_body = 1, .max_body_bytes = p->max_upload_bytes, .owner_kind = MDL_KIND},
         {.size = sizeof routes[0], .method = "DELETE",
          .path = "/api/v1/projects/{project}/models/{name}/files/{path*}",
-         .permission = CUBE_PERM_PROJECT_EDIT, .handler = delete_file,
-         .summary = "Remove an uploaded file of a model version (stage none only)"},
+         .permission = CUBE_PERM_PROJECT_OPERATE, .handler = delete_file,
+         .summary = "Remove an uploaded file of a model version (stage none only)",
+         .owner_kind = MDL_KIND},
     };
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
         if (p->host->register_route(p->self, &routes[i]) != CUBE_OK) {

@@ -130,7 +130,7 @@ int pl_porting_register(struct pl *p)
     const struct cube_route_desc imp = {
         sizeof imp, "POST", "/api/v1/projects/{project}/pipelines/import",
         CUBE_PERM_PROJECT_EDIT, import_route,
-        "Create a pipeline from an exported YAML or JSON document (?name= renames it)", 0, 0};
+        "Create a pipeline from an exported YAML or JSON document (?name= renames it)", 0, 0, NULL};
     if (p->host->register_action(p->self, &exp) != CUBE_OK ||
         p->host->register_route(p->self, &imp) != CUBE_OK)
         return -1;

@@ -200,10 +200,10 @@ int pl_run_actions(struct pl *p)
     };
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "GET", "/api/v1/projects/{project}/pipelineruns/{name}/tasks/{task}/logs",
-         CUBE_PERM_PROJECT_VIEW, logs_route, "A task's log (its Job's, replica 0)", 0, 0},
+         CUBE_PERM_PROJECT_VIEW, logs_route, "A task's log (its Job's, replica 0)", 0, 0, NULL},
         {sizeof routes[0], "GET",
          "/api/v1/projects/{project}/pipelineruns/{name}/tasks/{task}/results/{file}",
-         CUBE_PERM_PROJECT_VIEW, pl_result_route, "A result file of a task", 0, 0},
+         CUBE_PERM_PROJECT_VIEW, pl_result_route, "A result file of a task", 0, 0, NULL},
     };
     for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
         if (p->host->register_action(p->self, &acts[i]) != CUBE_OK)

@@ -10,7 +10,9 @@
  *                                  sends it (X-Cube-Serving-Token)
  *   POST test                      the console's "try it": the body goes to
  *                                  a ready replica (?path=, default the v2
- *                                  infer path), its answer comes back
+ *                                  infer path), its answer comes back;
+ *                                  400 when the body is not JSON, 409
+ *                                  when no replica is ready
  *   GET  samples                   the charts' series (scale.c) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +230,13 @@ static int test_action(void *state, cube_req *req)
         path = dflt;
     if (path[0] != '/' || strpbrk(path, " \r\n") || strlen(path) > 512)
         return sv->host->resp_error(req, 422, "Invalid", "path: an absolute path of the server");
+    if (len) {
+        cJSON *probe = cJSON_ParseWithLength(body, len);
+        cJSON_Delete(probe);
+        if (!probe)
+            return sv->host->resp_error(req, 400, "BadRequest", "body: not JSON (the request "
+                                        "the replica is sent, e.g. a v2 infer body)");
+    }
     sv_key(p, n, key, sizeof key);
     pthread_mutex_lock(&sv->table.mu);
     struct sv_svc *s = sv_table_find(&sv->table, key, 0);
@@ -239,8 +248,9 @@ static int test_action(void *state, cube_req *req)
         found = 1;
     }
     pthread_mutex_unlock(&sv->table.mu);
-    if (!found)
-        return sv->host->resp_error(req, 503, "Unavailable", "no replica is ready");
+    if (!found)      /* the service's state, not the server's: a 4xx */
+        return sv->host->resp_error(req, 409, "NotReady", "no replica of this service is "
+                                    "ready (see its status and events)");
     snprintf(hdr, sizeof hdr, "%s: %s", SV_TOKEN_HEADER, rep.token);
     int status = 0;
     char *answer = sv_http(len ? "POST" : "GET", rep.host, rep.port, path, hdr,

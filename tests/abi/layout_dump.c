@@ -569,6 +569,7 @@ static void dump_descriptors(void)
 #if CUBE_ABI_MINOR >= 5
     FIELD(cube_route_desc, stream_body, int);
     FIELD(cube_route_desc, max_body_bytes, uint64_t);
+    FIELD(cube_route_desc, owner_kind, const char *);
 #endif
     END(cube_route_desc);
 

@@ -135,11 +135,11 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
                                        .login_path = "/api/v1/auth/probe-sso/login"};
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "GET", "/api/v1/auth/probe-sso/login", CUBE_PERM_PUBLIC, sso_login,
-         "Probe SSO: vouches for ?user=", 0, 0},
+         "Probe SSO: vouches for ?user=", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/authprobe/{project}/whoami", CUBE_PERM_PROJECT_VIEW,
-         whoami, "The caller and their role in the project", 0, 0},
+         whoami, "The caller and their role in the project", 0, 0, NULL},
         {sizeof routes[0], "POST", "/api/v1/authprobe/job-token", CUBE_PERM_USER, job_token_self,
-         "A job token of the caller", 0, 0},
+         "A job token of the caller", 0, 0, NULL},
     };
     if (host->register_auth_provider(self, &pw2) != CUBE_OK ||
         host->register_auth_provider(self, &pw) != CUBE_OK ||

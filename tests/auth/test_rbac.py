@@ -221,7 +221,7 @@ class Matrix(unittest.TestCase):
                      "/api/v1/projects/{project}/models/{name}/promote",
                      "/api/v1/projects/{project}/models/{name}/deploy",
                      "/api/v1/projects/{project}/models/{name}/files",
-                     "/api/v1/projects/{project}/models/{name}/files/{path*}",
+                     "/api/v1/projects/{project}/models/{name}/files/{path}",
                      "/api/v1/projects/{project}/inferenceservices/{name}/rollback",
                      "/api/v1/projects/{project}/inferenceservices/{name}/apikey"):
             self.assertIn(must, covered)

@@ -62,7 +62,7 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
                                        .allow_remote = 1, .resolve = resolve};
     const struct cube_route_desc route = {
         sizeof route, "GET", "/api/v1/projects/{project}/endpointprobe/{name}",
-        CUBE_PERM_PROJECT_VIEW, upstream, "The upstream /ep/{project}/{name} resolves to", 0, 0};
+        CUBE_PERM_PROJECT_VIEW, upstream, "The upstream /ep/{project}/{name} resolves to", 0, 0, NULL};
     if (host->register_proxy(self, &ep) != CUBE_OK || host->register_route(self, &route))
         return CUBE_EINVAL;
     return CUBE_OK;

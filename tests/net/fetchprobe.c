@@ -258,10 +258,10 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
     SELF = self;
     *state = NULL;
     const struct cube_route_desc route = {sizeof route, "GET", "/api/v1/fetchprobe/run",
-                                          CUBE_PERM_PUBLIC, run, "runs one fetch", 0, 0};
+                                          CUBE_PERM_PUBLIC, run, "runs one fetch", 0, 0, NULL};
     const struct cube_route_desc bench_route = {sizeof bench_route, "GET",
                                                 "/api/v1/fetchprobe/bench", CUBE_PERM_PUBLIC,
-                                                bench, "times sequential fetches", 0, 0};
+                                                bench, "times sequential fetches", 0, 0, NULL};
     return host->register_route(self, &route) || host->register_route(self, &bench_route);
 }
 

@@ -81,7 +81,7 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
                                        .resolve = resolve};
     const struct cube_route_desc route = {sizeof route, "GET", "/api/v1/proxyprobe/registrations",
                                           CUBE_PERM_PUBLIC, registrations,
-                                          "What the invalid registrations returned", 0, 0};
+                                          "What the invalid registrations returned", 0, 0, NULL};
     if (host->register_kind(self, &app) != CUBE_OK || host->register_proxy(self, &view) ||
         host->register_proxy(self, &op) || host->register_route(self, &route))
         return CUBE_EINVAL;

@@ -189,11 +189,11 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
         .permission = CUBE_PERM_PROJECT_VIEW, .resolve = resolve, .done = done, .park_max = 2};
     const struct cube_route_desc routes[] = {
         {sizeof routes[0], "POST", "/api/v1/servingprobe/ready", CUBE_PERM_PUBLIC, ready,
-         "Marks a key ready and wakes its parked requests", 0, 0},
+         "Marks a key ready and wakes its parked requests", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/servingprobe/stats", CUBE_PERM_PUBLIC, stats,
-         "proxy_stats of a prefix or key", 0, 0},
+         "proxy_stats of a prefix or key", 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/servingprobe/done", CUBE_PERM_PUBLIC, done_list,
-         "What done was called with", 0, 0},
+         "What done was called with", 0, 0, NULL},
     };
     if (host->register_proxy(self, &serve) || host->register_proxy(self, &cap))
         return CUBE_EINVAL;

@@ -60,9 +60,9 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
     SELF = self;
     *state = NULL;
     const struct cube_route_desc routes[] = {
-        {sizeof routes[0], "GET", "/api/v1/" DEP_NAME "/hello", CUBE_PERM_ADMIN, hello, NULL, 0, 0},
+        {sizeof routes[0], "GET", "/api/v1/" DEP_NAME "/hello", CUBE_PERM_ADMIN, hello, NULL, 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/" DEP_NAME "/kv/{key}", CUBE_PERM_ADMIN, kv_get,
-         NULL, 0, 0},
+         NULL, 0, 0, NULL},
     };
     for (size_t i = 0; i < 2; i++)
         if (host->register_route(self, &routes[i]) != CUBE_OK)

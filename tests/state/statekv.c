@@ -147,25 +147,25 @@ static int init(const struct cube_host *host, cube_plugin *self, void **state)
     SELF = self;
     *state = NULL;
     static const struct cube_route_desc routes[] = {
-        {sizeof routes[0], "PUT", "/api/v1/statekv/kv/{key}", CUBE_PERM_ADMIN, kv_one, NULL, 0, 0},
-        {sizeof routes[0], "GET", "/api/v1/statekv/kv/{key}", CUBE_PERM_ADMIN, kv_one, NULL, 0, 0},
+        {sizeof routes[0], "PUT", "/api/v1/statekv/kv/{key}", CUBE_PERM_ADMIN, kv_one, NULL, 0, 0, NULL},
+        {sizeof routes[0], "GET", "/api/v1/statekv/kv/{key}", CUBE_PERM_ADMIN, kv_one, NULL, 0, 0, NULL},
         {sizeof routes[0], "DELETE", "/api/v1/statekv/kv/{key}", CUBE_PERM_ADMIN, kv_one,
-         NULL, 0, 0},
-        {sizeof routes[0], "GET", "/api/v1/statekv/kv", CUBE_PERM_ADMIN, kv_list, NULL, 0, 0},
+         NULL, 0, 0, NULL},
+        {sizeof routes[0], "GET", "/api/v1/statekv/kv", CUBE_PERM_ADMIN, kv_list, NULL, 0, 0, NULL},
         {sizeof routes[0], "PUT", "/api/v1/statekv/secret/{name}", CUBE_PERM_ADMIN, secret_one,
-         NULL, 0, 0},
+         NULL, 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/statekv/secret/{name}", CUBE_PERM_ADMIN, secret_one,
-         NULL, 0, 0},
+         NULL, 0, 0, NULL},
         {sizeof routes[0], "DELETE", "/api/v1/statekv/secret/{name}", CUBE_PERM_ADMIN,
-         secret_one, NULL, 0, 0},
+         secret_one, NULL, 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/statekv/secret", CUBE_PERM_ADMIN, secret_list,
-         NULL, 0, 0},
+         NULL, 0, 0, NULL},
         {sizeof routes[0], "POST", "/api/v1/statekv/log/{name}", CUBE_PERM_ADMIN, log_post,
-         NULL, 0, 0},
+         NULL, 0, 0, NULL},
         {sizeof routes[0], "POST", "/api/v1/statekv/logclose/{name}", CUBE_PERM_ADMIN, log_close,
-         NULL, 0, 0},
+         NULL, 0, 0, NULL},
         {sizeof routes[0], "GET", "/api/v1/statekv/logstat/{name}", CUBE_PERM_ADMIN, log_stat,
-         NULL, 0, 0},
+         NULL, 0, 0, NULL},
     };
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
         if (host->register_route(self, &routes[i]) != CUBE_OK) {
