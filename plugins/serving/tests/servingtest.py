@@ -117,7 +117,10 @@ class ServingCase(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.c.close()
+        try:
+            stop_replicas(cls.c)
+        finally:
+            cls.c.close()
 
     def create(self, name, spec, who=None, status=201):
         r = (who or self.dev).request("POST", f"{BASE}/inferenceservices",
@@ -189,6 +192,22 @@ class ServingCase(unittest.TestCase):
         r = (who or self.dev).request("POST", f"{BASE}/models/{model}/deploy", body)
         self.assertIn(r.status, status, r.body)
         return r.json()
+
+
+def stop_replicas(c, project="lab", timeout=60):
+    """Deletes the project's services and Jobs and waits until the Jobs are
+    gone: executor-local's replicas outlive cubed (a restarted cubed adopts
+    them), so a test that just stopped cubed would leave them running."""
+    a = c.admin()
+    for plural in ("inferenceservices", "jobs"):
+        for o in a.get(f"/api/v1/projects/{project}/{plural}").json().get("items", []):
+            a.request("DELETE", f"/api/v1/projects/{project}/{plural}/{o['metadata']['name']}")
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if not a.get(f"/api/v1/projects/{project}/jobs").json().get("items"):
+            return
+        time.sleep(0.2)
+    raise AssertionError("replica Jobs still there after deleting them")
 
 
 def run_py(code, *args):

@@ -13,12 +13,15 @@ test_serving_rollout.py, test_serving_scale.py."""
 import http.client
 import json
 import os
+import sys
 import tempfile
 import threading
 import time
 import unittest
 
 from cubetest import Cubed
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 PY = "/usr/bin/python3"
 BASE = "/api/v1/projects/lab"
@@ -82,7 +85,11 @@ class Serving(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.c.close()
+        from servingtest import stop_replicas
+        try:
+            stop_replicas(cls.c)
+        finally:
+            cls.c.close()
 
     # -- helpers -------------------------------------------------------------
 

@@ -4,6 +4,7 @@ real scikit-learn, xgboost and TorchScript files (Debian's packages under
 built-in runtime runs as the service owner's OS account, not root, and no
 spec field moves that; the runtime's port is the one the executor
 allocated."""
+import json
 import os
 import pwd
 import sys
@@ -11,20 +12,27 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from servingtest import BASE, PY, RES, SOURCE, ServingCase, run_py  # noqa: E402
+from servingtest import BASE, RES, ServingCase, run_py  # noqa: E402
 
-MAKE = os.path.join(SOURCE, "plugins", "models", "tests", "make_models.py")
-
-# What each library answers locally for the probe rows.
-EXPECT = r"""
-import json, sys, numpy as np, joblib, torch, xgboost
+# The model files (iris.joblib, xgb.json, net.pt) and what each library
+# answers for the probe rows locally.
+MAKE = r"""
+import json, sys, joblib, numpy as np, torch, xgboost
+from sklearn.datasets import load_iris
+from sklearn.linear_model import LogisticRegression
 d, rows = sys.argv[1], json.loads(sys.argv[2])
+X, y = load_iris(return_X_y=True)
 x = np.array(rows, dtype="float64")
-b = xgboost.Booster(); b.load_model(d + "/xgb.json")
-net = torch.jit.load(d + "/net.pt")
+lr = LogisticRegression(max_iter=500).fit(X, y)
+joblib.dump(lr, d + "/iris.joblib", compress=3)
+b = xgboost.XGBClassifier(n_estimators=5, max_depth=2).fit(X, y).get_booster()
+b.save_model(d + "/xgb.json")
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3)).eval()
+torch.jit.save(torch.jit.script(net), d + "/net.pt")
 with torch.no_grad():
     t = net(torch.as_tensor(x, dtype=torch.float32)).numpy()
-print(json.dumps({"sklearn": joblib.load(d + "/iris.joblib").predict(x).tolist(),
+print(json.dumps({"sklearn": lr.predict(x).tolist(),
                   "xgboost": b.predict(xgboost.DMatrix(x)).reshape(-1).tolist(),
                   "pytorch": t.reshape(-1).tolist(), "shape": list(t.shape)}))
 """
@@ -55,20 +63,23 @@ class ZeroCode(ServingCase):
     def setUpClass(cls):
         super().setUpClass()
         d = os.path.join(cls.pdir, "models")
-        run_py(open(MAKE).read() + "\n", d)
-        cls.expect = run_py(EXPECT, d, __import__("json").dumps(ROWS))
-
-    def deploy_version(self, family, framework, path):
-        self.register(f"{family}-1", {"name": family, "framework": framework,
-                                      "path": f"models/{path}"})
-        self.deploy(f"{family}-1", {"service": family, "resources": RES})
-        return self.ready(family, timeout=120)
+        cls.expect = run_py(MAKE, d, json.dumps(ROWS))
 
     def test_sklearn_xgboost_torchscript(self):
-        for family, fw, path in (("iris", "sklearn", "iris.joblib"),
-                                 ("boost", "xgboost", "xgb.json"),
-                                 ("net", "pytorch", "net.pt")):
-            st = self.deploy_version(family, fw, path)
+        """Three families deployed at once (iris with two replicas), each
+        answering as its library does; the replicas run as dana's OS account
+        on the ports the executor allocated them."""
+        fams = (("iris", "sklearn", "iris.joblib", 2), ("boost", "xgboost", "xgb.json", 1),
+                ("net", "pytorch", "net.pt", 1))
+        for family, fw, path, _ in fams:
+            self.register(f"{family}-1", {"name": family, "framework": fw,
+                                          "path": f"models/{path}"})
+        for family, fw, path, n in fams:
+            self.deploy(f"{family}-1", {"service": family, "resources": RES,
+                                        "replicas": {"min": n, "max": n}}, status=(201,))
+        for family, fw, path, n in fams:
+            st = self.wait(family, lambda st: st.get("phase") == "Ready" and
+                           st["predictors"][0].get("ready") == n, timeout=120, what="Ready")
             self.assertEqual(st["url"], f"/serving/lab/{family}/")
             status, out = self.infer(family, ROWS)
             self.assertEqual(status, 200, out)
@@ -85,7 +96,7 @@ class ZeroCode(ServingCase):
                 self.assertEqual(got["shape"], self.expect["shape"])
             r = self.dev.apps_get(f"/serving/lab/{family}/v2/models/{family}")
             self.assertEqual(r.status, 200, r.body)
-        # a request of the wrong shape is the caller's fault, named
+        # a request of the wrong shape or type is the caller's fault, named
         status, out = self.infer("iris", [[1.0, 2.0]])
         self.assertEqual(status, 400, out)
         self.assertIn("expected 4 features", out["error"])
@@ -94,66 +105,56 @@ class ZeroCode(ServingCase):
                                                "data": ["a", "b", "c", "d"]}]})
         self.assertEqual(r.status, 400, r.body)
         self.assertIn("datatype", r.json()["error"])
+        for _ in range(4):      # both replicas of iris answer
+            status, out = self.infer("iris", ROWS)
+            self.assertEqual((status, out["outputs"][0]["data"]), (200, self.expect["sklearn"]))
+        self.check_owner_and_ports("iris", 2)
 
-    def test_replicas_run_as_the_owner(self):
-        """The built-in runtime runs as dana's OS account, with the port the
-        executor allocated (no fixed port); a spec field naming an account
-        is refused."""
-        if os.geteuid() != 0:
-            self.skipTest("executor-local runs replicas as other accounts only as root")
-        st = self.deploy_version("owner", "sklearn", "iris.pkl")
-        procs = replica_processes("owner")
-        self.assertEqual(len(procs), 1, procs)
-        pid, uid, argv = procs[0]
-        self.assertNotEqual(uid, 0, argv)
-        self.assertEqual(pwd.getpwuid(uid).pw_name, "cube-dana")
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            env = dict(kv.split("=", 1) for kv in f.read().decode().split("\0") if "=" in kv)
-        port = int(env["CUBE_PORT_HTTP"])
-        self.assertNotIn("--port", argv)
-        jobs = self.a.get(f"{BASE}/jobs?labelSelector=cube.dev/inferenceservice=owner").json()
-        ep = jobs["items"][0]["status"]["replicas"][0]["endpoints"]["http"]
-        self.assertTrue(ep.endswith(f":{port}"), (ep, port))
-        self.assertEqual(jobs["items"][0]["metadata"]["owner"], "dana")
-        self.assertEqual(st["predictors"][0]["ready"], 1)
-        # no field of the spec chooses the account
-        for field in ({"user": "root"}, {"runAs": "root"}, {"securityContext": {"runAsUser": 0}}):
-            r = self.dev.request("POST", f"{BASE}/inferenceservices", {
-                "metadata": {"name": "as-root"},
-                "spec": {"predictors": [dict({"name": "m", "model": "owner-1"}, **field)]}})
-            self.assertEqual(r.status, 422, r.body)
-        r = self.dev.request("POST", f"{BASE}/inferenceservices", {
-            "metadata": {"name": "as-root", "owner": "admin"},
-            "spec": {"predictors": [{"name": "m", "model": "owner-1", "resources": RES}]}})
-        if r.status == 201:
-            self.assertEqual(r.json()["metadata"]["owner"], "dana", r.body)
-            self.ready("as-root", timeout=120)
-            procs = replica_processes("as-root")
-            self.assertEqual([pwd.getpwuid(u).pw_name for _, u, _ in procs], ["cube-dana"])
-            self.assertEqual(self.dev.request(
-                "DELETE", f"{BASE}/inferenceservices/as-root").status, 200)
-        else:
-            self.assertIn(r.status, (400, 403, 422), r.body)
-
-    def test_no_fixed_port(self):
-        """Two replicas of one predictor side by side get different ports,
-        both from the allocation; the runtime has no port of its own."""
+    def check_owner_and_ports(self, service, n):
+        """The built-in runtime runs as dana's OS account (not root), each
+        replica on the port the executor allocated it, no two alike, and no
+        port of its own (the runtime's source names none)."""
         src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                 "cube-serving-runtime.py")).read()
         for fixed in ("29500", "8080", "8000", "5000"):
             self.assertNotIn(fixed, src)
-        self.register("pair-1", {"name": "pair", "framework": "sklearn",
-                                 "path": "models/iris.pkl"})
-        self.deploy("pair-1", {"service": "pair", "resources": RES,
-                               "replicas": {"min": 2, "max": 2}})
-        self.wait("pair", lambda st: st.get("predictors", [{}])[0].get("ready") == 2,
-                  timeout=120, what="2 ready")
-        jobs = self.a.get(f"{BASE}/jobs?labelSelector=cube.dev/inferenceservice=pair").json()
-        eps = sorted(j["status"]["replicas"][0]["endpoints"]["http"] for j in jobs["items"])
-        self.assertEqual(len(set(eps)), 2, eps)
-        for _ in range(6):
-            status, out = self.infer("pair", ROWS)
-            self.assertEqual(status, 200, out)
+        jobs = self.a.get(f"{BASE}/jobs?labelSelector=cube.dev/inferenceservice={service}"
+                          ).json()["items"]
+        self.assertEqual(len(jobs), n)
+        eps = {j["status"]["replicas"][0]["endpoints"]["http"] for j in jobs}
+        self.assertEqual(len(eps), n, eps)
+        self.assertEqual({j["metadata"]["owner"] for j in jobs}, {"dana"})
+        if os.geteuid() != 0:
+            return      # executor-local runs replicas as other accounts only as root
+        procs = replica_processes(service)
+        self.assertEqual(len(procs), n, procs)
+        ports = set()
+        for pid, uid, argv in procs:
+            self.assertNotEqual(uid, 0, argv)
+            self.assertEqual(pwd.getpwuid(uid).pw_name, "cube-dana")
+            self.assertNotIn("--port", argv)
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(kv.split("=", 1) for kv in f.read().decode().split("\0") if "=" in kv)
+            ports.add(env["CUBE_PORT_HTTP"])
+        self.assertEqual({e.rsplit(":", 1)[1] for e in eps}, ports)
+
+    def test_no_spec_field_picks_the_account(self):
+        """No field of the spec chooses whom replicas run as; an owner in
+        the metadata is the caller's, not the one written."""
+        for field in ({"user": "root"}, {"runAs": "root"}, {"securityContext": {"runAsUser": 0}}):
+            r = self.dev.request("POST", f"{BASE}/inferenceservices", {
+                "metadata": {"name": "as-root"},
+                "spec": {"predictors": [dict({"name": "m", "model": "x"}, **field)]}})
+            self.assertEqual(r.status, 422, r.body)
+        r = self.dev.request("POST", f"{BASE}/inferenceservices", {
+            "metadata": {"name": "as-root", "owner": "admin"},
+            "spec": {"predictors": [{"name": "m", "model": "x", "resources": RES}]}})
+        if r.status == 201:
+            self.assertEqual(r.json()["metadata"]["owner"], "dana", r.body)
+            self.assertEqual(self.dev.request(
+                "DELETE", f"{BASE}/inferenceservices/as-root").status, 200)
+        else:
+            self.assertIn(r.status, (400, 403, 422), r.body)
 
 
 if __name__ == "__main__":
