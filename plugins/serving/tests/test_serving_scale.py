@@ -47,15 +47,15 @@ class Scale(ServingCase):
             with load.lock:
                 served = dict(load.by)
         finally:
+            stopped = time.time()   # demand drops from here on, not before
             load.stop()
         self.assertEqual(load.failed, [])
         self.assertEqual(len(served), 3, f"least-outstanding spreads over all three: {served}")
         self.assertIn("ScaledUp", self.reasons("auto"))
         jobs = self.a.get(f"{BASE}/jobs?labelSelector=cube.dev/inferenceservice=auto").json()
         self.assertEqual(len(jobs["items"]), 3)
-        stopped = time.time()
         # down only after scaleDownDelaySeconds without the load
-        time.sleep(1.5)
+        time.sleep(max(0, stopped + 2 - time.time()))
         self.assertEqual(self.desired(self.status("auto")), 3, "not before the delay")
         st = self.wait("auto", lambda st: self.desired(st) == 1 and self.ready_n(st) == 1,
                        timeout=30, what="back to 1")
