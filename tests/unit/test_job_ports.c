@@ -2,7 +2,9 @@
  * port is ever held by two live Jobs of one node, a retry takes fresh ports
  * and gives back the old ones, a used-up range fails cleanly, a restart
  * takes back what running Jobs' statuses record; the named ports of
- * spec.ports (ABI 1.5), one per replica and name, beside the mode's. */
+ * spec.ports (ABI 1.5), one per replica and name, beside the mode's; on a
+ * node at a loopback address, a port something on this machine listens on
+ * is never handed out. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "sched/jobs.h"
 #include "base/strmap.h"
@@ -211,6 +216,49 @@ static void ranges_are_checked(void **st)
     }
 }
 
+/* A listening socket on 127.0.0.1 at a port of lo..hi, or -1; *port gets it. */
+static int listen_in(int lo, int hi, int *port)
+{
+    for (int p = lo; p <= hi; p++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p),
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(fd, 1) == 0) {
+            *port = p;
+            return fd;
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    return -1;
+}
+
+static void a_port_busy_on_this_machine_is_skipped(void **st)
+{
+    (void)st;
+    static struct sched_node local = {.name = "here", .address = "127.0.0.1"};
+    cube_strmap_put(S.nodes, "here", &local, NULL);
+    int busy = 0, fd = listen_in(41000, 41100, &busy);
+    assert_true(fd >= 0);
+    local.port_min = local.port_max = busy;     /* the one port of the range is held */
+    const char *nodes[] = {"here"};
+    int ports[1] = {0};
+    assert_int_equal(job_ports_take(&S, "p/a", nodes, 1, ports), -1);
+    local.port_max = busy + 1;                  /* the next one may be free */
+    int other = 0;
+    if (job_ports_take(&S, "p/a", nodes, 1, ports) == 0) {
+        assert_int_equal(ports[0], busy + 1);
+    } else {                                    /* then busy + 1 is held too, by another */
+        int fd2 = listen_in(busy + 1, busy + 1, &other);
+        assert_int_equal(fd2, -1);
+    }
+    close(fd);
+    job_ports_release(&S, "p/a");
+    local.port_max = busy;                      /* freed: handed out again */
+    assert_int_equal(job_ports_take(&S, "p/a", nodes, 1, ports), 0);
+    assert_int_equal(ports[0], busy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +270,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(named_ports_per_replica_and_name, setup, teardown),
         cmocka_unit_test_setup_teardown(own_ports_executors_get_none, setup, teardown),
         cmocka_unit_test(ranges_are_checked),
+        cmocka_unit_test_setup_teardown(a_port_busy_on_this_machine_is_skipped, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
