@@ -52,7 +52,8 @@ static const char *job_template(const cJSON *job)
 }
 
 /* The reason a replica ended or is stuck, for events: the runtime's last
- * "cube-serving:" line in its log, else the Job's message. */
+ * "cube-serving:" line in its log, else its last line (a Python
+ * traceback's names the error), else the Job's message. */
 static void why_failed(struct sv_run *run, const cJSON *job, char *out, size_t len)
 {
     const char *name = cu_meta(job, "name");
@@ -69,12 +70,15 @@ static void why_failed(struct sv_run *run, const cJSON *job, char *out, size_t l
                                          off, 4096, &got, &rc);
     if (!text)
         return;
-    char *best = NULL;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-        if (strstr(line, "cube-serving: ") || (!best && *line))
-            best = strstr(line, "cube-serving: ") ? strstr(line, "cube-serving: ") + 14 : line;
-    if (best)
-        snprintf(out, len, "%s", best);
+    char *mark = NULL, *last = NULL, *save = NULL;   /* a traceback's last line says why */
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (strstr(line, "cube-serving: "))
+            mark = strstr(line, "cube-serving: ") + 14;
+        else if (*line)
+            last = line;
+    }
+    if (mark || last)
+        snprintf(out, len, "%s", mark ? mark : last);
     run->sv->host->free(text);
 }
 
