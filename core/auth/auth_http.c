@@ -62,13 +62,6 @@ int auth_answer_login(cube_req *req, const char *user, const char *next)
              "Max-Age=%lld%s", cookie, (long long)a->max_s,
              req->ctx->cfg->tls_cert ? "; Secure" : "");
     cube_http_add_header(req, "Set-Cookie", header);
-    /* A hint the console's script may read (it holds no secret): a
-     * session may exist, so asking GET /auth/me is worth it. Without it
-     * the console goes straight to its sign-in page instead of provoking a
-     * 401. Added after the session cookie, so it goes out before it. */
-    snprintf(header, sizeof header, "cube_signed_in=1; Path=/; SameSite=Lax; Max-Age=%lld%s",
-             (long long)a->max_s, req->ctx->cfg->tls_cert ? "; Secure" : "");
-    cube_http_add_header(req, "Set-Cookie", header);
     cube_http_add_header(req, "Cache-Control", "no-store");
     cube_log(CUBE_LOG_INFO, "auth", "%s signed in from %s", user, cube_req_client(req));
     if (next) {
@@ -241,7 +234,6 @@ static int logout(void *state, cube_req *req)
         auth_session_end(a, p);
     cube_http_add_header(req, "Set-Cookie", "cube_session=; Path=/; HttpOnly; SameSite=Lax; "
                          "Max-Age=0");
-    cube_http_add_header(req, "Set-Cookie", "cube_signed_in=; Path=/; SameSite=Lax; Max-Age=0");
     return cube_http_answer_json(req, 200, "{\"status\":\"signed out\"}");
 }
 

@@ -14,56 +14,25 @@
  * State: s->ports maps "<node>\t<port>" to the owning Job id (malloc'd);
  * every function takes s->mu itself. A cursor per process makes the next
  * allocation start past the last one, so a port just freed (perhaps still
- * in TIME_WAIT) is reused last; it starts at a point of the range drawn
- * per process, so that two cubeds on one machine (or a cubed and anything
- * else using the range's low end, such as torch.distributed's default
- * 29500) do not all try the same first port. On a node at a loopback
- * address (this machine: executor-local) a port that something already
- * listens on or holds is skipped (a bind probe with SO_REUSEADDR, as the
- * replica's own server binds), so a replica is not handed a port it
- * cannot bind. */
+ * in TIME_WAIT) is reused last; it starts at a random place in the range,
+ * so that two cubeds on one machine (a test suite, a second instance)
+ * rarely try the same ports. On nodes that are this machine (loopback or
+ * no address, or a document that left "devices" out) a port some other
+ * process listens on is skipped: it is tried with bind() first. */
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobs.h"
 #include "base/strmap.h"
 
 static unsigned next_cursor;   /* guarded by s->mu */
-static int cursor_drawn;       /* guarded by s->mu */
-
-/* 1 when node's address is this machine's loopback. */
-static int loopback_node(const struct sched_node *n)
-{
-    const char *a = n ? n->address : NULL;
-    return a && (!strncmp(a, "127.", 4) || !strcmp(a, "::1") || !strcmp(a, "localhost"));
-}
-
-/* 1 when a socket of this machine holds port (TCP, any address). */
-static int port_busy(int port)
-{
-    int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, off = 0, busy = 0;
-    struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
-                              .sin6_addr = IN6ADDR_ANY_INIT};
-    if (fd >= 0) {           /* dual stack: also sees IPv4 holders */
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
-        busy = bind(fd, (struct sockaddr *)&a6, sizeof a6) < 0;
-        close(fd);
-        return busy;
-    }
-    struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
-        return 0;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    busy = bind(fd, (struct sockaddr *)&a4, sizeof a4) < 0;
-    close(fd);
-    return busy;
-}
+static int cursor_set;         /* guarded by s->mu */
 
 static void port_key(const char *node, int port, char *buf, size_t len)
 {
@@ -125,25 +94,51 @@ static int mark_taken(struct cube_sched *s, const char *job_id, const char *node
     return 0;
 }
 
+/* Whether node is this machine, whose ports other processes use too
+ * (caller holds mu). */
+static int node_is_here(struct cube_sched *s, const char *node)
+{
+    const struct sched_node *n = cube_strmap_get(s->nodes, node);
+    if (!n)
+        return 0;
+    const char *a = n->address;
+    return n->local || !a || !*a || !strncmp(a, "127.", 4) || !strcmp(a, "::1") ||
+           !strcmp(a, "localhost");
+}
+
+/* Whether some process holds port on this machine: a TCP bind to the
+ * wildcard address fails against any listener (SO_REUSEADDR lets a port
+ * in TIME_WAIT pass). Errors other than EADDRINUSE count as free. */
+static int port_busy_here(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    int one = 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_ANY)};
+    int busy = bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno == EADDRINUSE;
+    close(fd);
+    return busy;
+}
+
 /* One free port of node for job_id, or 0 (caller holds mu). */
 static int take_one(struct cube_sched *s, const char *job_id, const char *node)
 {
     int lo, hi;
     node_range(s, node, &lo, &hi);
     unsigned span = (unsigned)(hi - lo + 1);
-    int probe = loopback_node(cube_strmap_get(s->nodes, node));
-    if (!cursor_drawn) {
-        unsigned r = 0;
-        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-            r = (unsigned)getpid() * 2654435761u;
-        next_cursor = r;
-        cursor_drawn = 1;
+    if (!cursor_set) {
+        next_cursor = (unsigned)(time(NULL) ^ ((unsigned)getpid() * 2654435761u));
+        cursor_set = 1;
     }
+    int here = node_is_here(s, node);
     for (unsigned i = 0; i < span; i++) {
         int port = lo + (int)((next_cursor + i) % span);
         char key[200];
         port_key(node, port, key, sizeof key);
-        if (cube_strmap_get(s->ports, key) || (probe && port_busy(port)))
+        if (cube_strmap_get(s->ports, key) || (here && port_busy_here(port)))
             continue;
         if (mark_taken(s, job_id, node, port) < 0)
             return 0;

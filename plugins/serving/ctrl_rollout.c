@@ -52,8 +52,8 @@ static const char *job_template(const cJSON *job)
 }
 
 /* The reason a replica ended or is stuck, for events: the runtime's last
- * "cube-serving:" line in its log, else the log's last line (a Python
- * traceback ends with the exception), else the Job's message. */
+ * "cube-serving:" line in its log, else its last line (a Python
+ * traceback's names the error), else the Job's message. */
 static void why_failed(struct sv_run *run, const cJSON *job, char *out, size_t len)
 {
     const char *name = cu_meta(job, "name");
@@ -70,16 +70,15 @@ static void why_failed(struct sv_run *run, const cJSON *job, char *out, size_t l
                                          off, 4096, &got, &rc);
     if (!text)
         return;
-    char *tagged = NULL, *last = NULL;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        char *tag = strstr(line, "cube-serving: ");
-        if (tag)
-            tagged = tag + 14;
-        if (*line)
+    char *mark = NULL, *last = NULL, *save = NULL;   /* a traceback's last line says why */
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (strstr(line, "cube-serving: "))
+            mark = strstr(line, "cube-serving: ") + 14;
+        else if (*line)
             last = line;
     }
-    if (tagged || last)
-        snprintf(out, len, "%s", tagged ? tagged : last);
+    if (mark || last)
+        snprintf(out, len, "%s", mark ? mark : last);
     run->sv->host->free(text);
 }
 

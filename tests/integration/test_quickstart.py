@@ -12,7 +12,8 @@ through {{ template_dir }} and succeed.
 Needs: custom-command and python-script only /usr/bin/python3; data-import
 (sklearn's bundled iris), data-split, the sklearn-* trainers and
 model-evaluate need python3-sklearn, python3-pandas and python3-matplotlib;
-xgboost-train python3-xgboost. Templates whose packages are missing are
+xgboost-train python3-xgboost; model-register registers the forest in the
+models plugin (enabled by default) with the evaluation's metrics. Templates whose packages are missing are
 left out, saying so; when none of them can run the test skips.
 """
 import json
@@ -94,6 +95,15 @@ def tasks_for(names):
                            "--model_sha256":
                                "{{ tasks.sklearn-random-forest.outputs.model_sha256 }}",
                            "--test_csv": "{{ tasks.split.outputs.test_csv }}"}})
+    # models (enabled by default): the forest registered as a Model version
+    tasks.append({"name": "register", "template": "model-register",
+                  "upstream": ["sklearn-random-forest", "evaluate"],
+                  "args": {"--model_name": "iris-forest",
+                           "--model_path": "{{ tasks.sklearn-random-forest.outputs.model_path }}",
+                           "--model_sha256":
+                               "{{ tasks.sklearn-random-forest.outputs.model_sha256 }}",
+                           "--metrics_file": "{{ tasks.evaluate.outputs.metrics_path }}",
+                           "--framework": "sklearn", "--stage": "staging"}})
     missing = set(names) - {t["template"] for t in tasks} - set(left_out)
     assert not missing, f"built-in templates this test does not run: {sorted(missing)}"
     return tasks, left_out
@@ -198,6 +208,14 @@ class MakeRun(unittest.TestCase):
         self.assertEqual(float(t["search"]["outputs"]["best_x"]), 3)
         if "evaluate" in t:
             self.assertGreater(float(t["evaluate"]["outputs"]["accuracy"]), 0.8)
+        if "register" in t:
+            models = a.get(P + "/models?labelSelector=model%3Diris-forest").json()["items"]
+            self.assertEqual(len(models), 1, models)
+            m = models[0]
+            self.assertEqual((m["status"].get("phase"), m["status"].get("stage")),
+                             ("Ready", "staging"), m["status"])
+            self.assertGreater(float(m["spec"]["metrics"]["accuracy"]), 0.8, m["spec"])
+            self.assertEqual(m["spec"]["source"]["kind"], "PipelineRun", m["spec"])
         self.rerun_with_relative_snapshot(a, run)
 
     def wait_done(self, a, run, timeout=120):

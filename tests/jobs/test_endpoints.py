@@ -5,8 +5,10 @@ it; executor-sim replicas report endpoints on an address apart from their
 nodes', and replica 0's reaches the later replicas' MASTER_ADDR (the env
 the sim records in the log) and a proxy upstream; a notebook whose server
 would run on another machine fails (allow_remote is off); bad spec.ports
-are 422 naming the field."""
+are 422 naming the field; a port another process on this machine listens
+on is never handed out."""
 import os
+import socket
 import tempfile
 import time
 import unittest
@@ -162,6 +164,55 @@ class Endpoints(unittest.TestCase):
                                        "env": {"CUBE_PORT_HTTP": "1"}}, status=422)
         self.assertIn("spec.env.CUBE_PORT_HTTP", r.body)
         self.assertEqual(self.a.get(f"{JOBS.format('lab')}/bad").status, 404, "nothing written")
+
+
+
+def busy_range(n):
+    """n consecutive free ports, all but the last held by listeners here."""
+    for base in range(31500, 40000, 7):
+        socks = []
+        try:
+            for p in range(base, base + n):
+                s = socket.socket()
+                s.bind(("0.0.0.0", p))
+                socks.append(s)
+        except OSError:
+            for s in socks:
+                s.close()
+            continue
+        socks.pop().close()
+        for s in socks:
+            s.listen(1)
+        return base, socks
+    raise RuntimeError("no free port range")
+
+
+class BusyPorts(unittest.TestCase):
+    """A port some other process listens on is skipped, whatever the
+    allocator's starting place: of 4 ports in the range 3 are held by this
+    test, so only the last can be handed out."""
+
+    def test_ports_in_use_here_are_skipped(self):
+        base, socks = busy_range(4)
+        self.addCleanup(lambda: [s.close() for s in socks])
+        c = Cubed(plugins={"executor-local": {"job_port_min": base, "job_port_max": base + 3}},
+                  plugin_dir=plugin_dir())
+        self.addCleanup(c.close)
+        a = c.admin()
+        for i in range(3):
+            name = f"p{i}"
+            r = a.request("POST", JOBS.format("public"), {"metadata": {"name": name}, "spec": {
+                "command": ["/bin/true"], "ports": [{"name": "http"}],
+                "resources": {"cpu": "100m", "memory": "64Mi"}}})
+            self.assertEqual(r.status, 201, r.body)
+            deadline, st = time.time() + 30, {}
+            while time.time() < deadline:
+                st = a.get(f"{JOBS.format('public')}/{name}").json().get("status", {})
+                if st.get("phase") in ("Succeeded", "Failed"):
+                    break
+                time.sleep(0.1)
+            self.assertEqual(st.get("phase"), "Succeeded", st)
+            self.assertEqual(st["replicas"][0]["ports"]["http"], base + 3, st)
 
 
 if __name__ == "__main__":

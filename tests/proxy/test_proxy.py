@@ -8,6 +8,7 @@ that boundary)."""
 import hashlib
 import http.client
 import json
+import re
 import os
 import shutil
 import socket
@@ -440,7 +441,7 @@ class Tls(unittest.TestCase):
             status, cookie, _ = https("POST", "/api/v1/auth/login", json.dumps(
                 {"username": "admin", "password": c.admin_password}))
             self.assertEqual(status, 200)
-            session = cookie.split(";")[0]
+            session = re.search(r"cube_session=[^;,\s]+", cookie).group(0)
             h = http.client.HTTPSConnection("127.0.0.1", c.port, context=ctx, timeout=10)
             h.request("GET", "/probe/p1/app1/x", headers={"Cookie": session})
             r = h.getresponse()

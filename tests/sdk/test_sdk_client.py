@@ -197,8 +197,8 @@ class Errors(Test):
                                                 "spec": {"role": "user"}})
         self.assertEqual(r.status, 201, r.body)
         a.request("POST", "/api/v1/users/vera/password", {"password": "password-vera-1"})
-        a.request("PATCH", f"/api/v1/projects/{P}",
-                  {"spec": {"members": [{"user": "vera", "role": "viewer"}]}})
+        r = a.request("POST", f"/api/v1/projects/{P}/members", {"user": "vera", "role": "viewer"})
+        self.assertEqual(r.status // 100, 2, r.body)
         v = self.server.login("vera", "password-vera-1")
         r = v.request("POST", "/api/v1/auth/tokens", {"name": "t"})
         tok, tid = r.json()["token"], r.json().get("id")

@@ -81,7 +81,15 @@ class Notebooks(unittest.TestCase):
             if st.get("phase") in phases:
                 return st
             time.sleep(0.1)
-        self.fail(f"{name} did not reach {phases}: {st}\n{self.c.output()[-3000:]}")
+        self.fail(f"{name} did not reach {phases}: {st}\n{self.server_log(st)}"
+                  f"\n{self.c.output()[-3000:]}")
+
+    def server_log(self, st):
+        """The tail of the server Job's log, for a failure's message."""
+        if not st.get("job"):
+            return ""
+        r = self.c.admin().get(f"/api/v1/projects/lab/jobs/{st['job']}/logs")
+        return f"server log ({r.status}):\n{r.body[-2000:]}"
 
     def job(self, name):
         return self.c.admin().get(f"/api/v1/projects/lab/jobs/{name}").json()
@@ -115,7 +123,7 @@ class Notebooks(unittest.TestCase):
     def test_1_runs_answers_and_keeps_its_secret(self):
         self.create("nb", {"resources": {"cpu": "1", "memory": "1Gi"}})
         st = self.wait("nb", ("Running", "Failed"))
-        self.assertEqual(st["phase"], "Running", st)
+        self.assertEqual(st["phase"], "Running", f"{st}\n{self.server_log(st)}")
         self.assertEqual(st["url"], "/notebook/lab/nb/")
         self.assertTrue(st.get("started") and st.get("lastActivity"), st)
         job = self.job(st["job"])

@@ -250,7 +250,7 @@ class OidcLogin(unittest.TestCase):
         # the callback answered 303 to the console path with a session
         self.assertEqual(status, 303, body)
         self.assertEqual(urllib.parse.urlsplit(url).path, "/notebooks")
-        self.assertIn("cube_session=", headers["Set-Cookie"])
+        self.assertIn("cube_session=", " ".join(headers.get_all("Set-Cookie") or []))
         self.assertIsNotNone(b.cookie("cube_session"))
         me = self.me(self.rs, b)
         self.assertEqual(me["user"]["name"], "alice")

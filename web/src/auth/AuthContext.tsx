@@ -1,11 +1,14 @@
 // AuthContext — who is signed in (GET /api/v1/auth/me), and the CSRF token
 // the API client sends. Any 401 from the API clears the user, and the
 // RequireAuth gate sends the browser to /login?next=<where it was>.
-// auth/me is asked only when a session may exist: the server sets the
-// readable cookie cube_signed_in beside the session's (and clears it on
-// sign-out), or signs people in by a trusted proxy header (auth/providers
+// auth/me is asked only when a session may exist: the console keeps a hint
+// in its origin's localStorage (set when auth/me answered or a sign-in
+// through a provider's redirect began, dropped on a 401 and on sign-out),
+// or the server signs people in by a trusted proxy header (auth/providers
 // says trustedHeader). A first visit thus goes to the sign-in page without
-// a 401 that the browser would log as an error.
+// a 401 that the browser would log as an error. The hint is no cookie:
+// cookies are shared across ports, so one would be readable by the pages
+// of the apps origin (user content, another port of the same host).
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
@@ -27,15 +30,30 @@ interface AuthState {
 
 const AuthContext = createContext<AuthState | null>(null);
 
-const HINT = 'cube_signed_in';
+const HINT = 'cube.signedIn';
 
-/** Whether the server said a session may exist (a readable cookie). */
-export function sessionHinted(cookies = typeof document === 'undefined' ? '' : document.cookie): boolean {
-  return cookies.split(';').some((c) => c.trim().startsWith(`${HINT}=`) && c.trim().length > HINT.length + 1);
+function storage(): Storage | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null;   // storage disabled: every visit asks auth/me
+  }
+}
+
+/** Whether a session may exist (this console saw one, or a sign-in began). */
+export function sessionHinted(): boolean {
+  const s = storage();
+  return !s || s.getItem(HINT) === '1';
+}
+
+/** Notes that a session may exist from now on (a sign-in, a provider's
+ *  redirect about to start). */
+export function hintSession() {
+  storage()?.setItem(HINT, '1');
 }
 
 function dropHint() {
-  if (typeof document !== 'undefined') document.cookie = `${HINT}=; Path=/; Max-Age=0; SameSite=Lax`;
+  storage()?.removeItem(HINT);
 }
 
 /** Whether this server signs people in by a proxy's header (then there is
@@ -58,6 +76,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     try {
       const m = await api.get<Me>('/api/v1/auth/me');
       if (m.csrf) setCsrfToken(m.csrf);
+      hintSession();
       setMe(m);
       setSignedOut(false);
       return m;

@@ -5,11 +5,10 @@ import { afterEach, beforeEach } from 'vitest';
 // lazily loaded pages and antd's first render take seconds on a busy machine
 configure({ asyncUtilTimeout: 10000 });
 
-// as after a sign-in: the server's hint that a session may exist, so the
-// console asks auth/me (auth/AuthContext.tsx); a test of a first visit
-// removes it
+// as after a sign-in: the console's hint that a session may exist, so it
+// asks auth/me (auth/AuthContext.tsx); a test of a first visit removes it
 beforeEach(() => {
-  document.cookie = 'cube_signed_in=1; path=/';
+  localStorage.setItem('cube.signedIn', '1');
 });
 
 afterEach(() => {

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router-dom';
 import { api, errorMessage, setCsrfToken } from '../../api/client';
 import type { AuthProvider } from '../../api/types';
-import { useAuth } from '../../auth/AuthContext';
+import { useAuth, hintSession } from '../../auth/AuthContext';
 import { registerMessages, useT } from '../../i18n';
 import { LanguageSwitch } from '../../shell/Layout';
 import messages from './messages';
@@ -100,7 +100,7 @@ export default function Login() {
                 {passwordMethods.length > 0 && <Divider plain>{t('login.or')}</Divider>}
                 <Space direction="vertical" style={{ width: '100%' }}>
                   {redirects.map((p) => (
-                    <Button key={p.name} block href={`${p.loginPath}${p.loginPath!.includes('?') ? '&' : '?'}next=${encodeURIComponent(next)}`}>
+                    <Button key={p.name} block onClick={hintSession} href={`${p.loginPath}${p.loginPath!.includes('?') ? '&' : '?'}next=${encodeURIComponent(next)}`}>
                       {t('login.with', { name: p.displayName })}
                     </Button>
                   ))}
