@@ -21,7 +21,10 @@
 #include "base/strmap.h"
 
 static struct cube_sched S;
-static struct sched_node NODE = {.name = "n0", .port_min = 40000, .port_max = 40003};
+/* a node elsewhere: its ports are not probed on this machine (which may use
+ * them for its own connections) */
+static struct sched_node NODE = {.name = "n0", .address = "10.0.0.7", .port_min = 40000,
+                                 .port_max = 40003};
 
 static int setup(void **st)
 {
