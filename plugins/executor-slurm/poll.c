@@ -244,8 +244,15 @@ static void deadlines(struct sl *s, struct sl_group *g)
 static void round_group(struct sl *s, struct sl_group *g, const char *line)
 {
     if (line) {
-        char f[4][256] = {{0}};
-        sscanf(line, "%*[^|]|%255[^|]|%255[^|]|%255[^\n]", f[0], f[1], f[2]);
+        /* id|state|nodes|reason; nodes is empty while the job pends */
+        char f[3][256] = {{0}};
+        const char *p = strchr(line, '|');
+        for (int k = 0; k < 3 && p; k++) {
+            const char *q = p + 1, *e = k < 2 ? strchr(q, '|') : strchr(q, '\n');
+            size_t n = e ? (size_t)(e - q) : strlen(q);
+            snprintf(f[k], sizeof f[k], "%.*s", (int)(n < sizeof f[k] ? n : sizeof f[k] - 1), q);
+            p = k < 2 ? e : NULL;
+        }
         snprintf(g->slurm_state, sizeof g->slurm_state, "%s", f[0]);
         snprintf(g->slurm_nodes, sizeof g->slurm_nodes, "%s", f[1]);
         snprintf(g->slurm_reason, sizeof g->slurm_reason, "%s", f[2]);
