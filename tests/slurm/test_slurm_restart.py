@@ -163,8 +163,10 @@ class Restart(unittest.TestCase):
         # the quota of sq (4 CPUs, all in use) keeps s3 in Cube's queue: it
         # never reaches Slurm
         sq.create("s3", dict(busy))
-        time.sleep(1)
-        st3 = sq.get("s3")["status"]
+        deadline, st3 = time.time() + 5, {}
+        while time.time() < deadline and "quota" not in st3.get("message", ""):
+            time.sleep(0.1)
+            st3 = sq.get("s3")["status"]
         self.assertEqual(st3["phase"], "Pending", json.dumps(st3))
         self.assertIn("quota", st3.get("message", ""), json.dumps(st3))
         self.assertEqual(len([j for j in self.cl.jobs() if j[3].startswith("cube:")
