@@ -54,6 +54,17 @@
  *     the nodes that describe this machine, those whose document left
  *     "devices" out or whose executor reads local_devices; "healthReason"
  *     (a sentence) says why a device is unhealthy, for people.
+ *   - "schedulable" (since 1.5): false when the executor's engine will run
+ *     no new work there (Slurm's drain, down, a cordon); absent: true.
+ *     Another type is CUBE_EINVAL. The host places no new replica on such
+ *     a node; replicas already there keep running and stay counted in its
+ *     use; true again (a later node_set) makes it a candidate at once.
+ *   - "message" (since 1.5): with "schedulable": false, why (a sentence
+ *     for people, at most 255 bytes, else CUBE_EINVAL; a copy is kept): a
+ *     Job waiting for room says "; 1 node of pool slurm is not schedulable
+ *     (n3: DRAIN: maintenance)". Ignored on a schedulable node.
+ *   An older host (1.4 and before) ignores both: a plugin that must keep
+ *   work off a node on such a host removes it (node_remove) instead.
  *
  * Replica (start, adopt):
  *   {"job": {...the Job object...}, "replica": 0, "replicas": 2,

@@ -1,5 +1,5 @@
-/* poll.c — the plugin's thread: every poll_ms one `squeue` for the state of
- * every submitted group, the replicas' output tailed into their log
+/* poll.c — the plugin's thread: every poll_ms one `squeue` (of our jobs'
+ * ids only) for the state of every submitted group, the replicas' output tailed into their log
  * streams (log_append_at: resumable and never duplicated), Pending/Running
  * reported (replica_status), timeouts and stop grace enforced (scancel),
  * and each replica's end reported from its exit file and Slurm's state;
@@ -244,8 +244,15 @@ static void deadlines(struct sl *s, struct sl_group *g)
 static void round_group(struct sl *s, struct sl_group *g, const char *line)
 {
     if (line) {
-        char f[4][256] = {{0}};
-        sscanf(line, "%*[^|]|%255[^|]|%255[^|]|%255[^\n]", f[0], f[1], f[2]);
+        /* id|state|nodes|reason; nodes is empty while the job pends */
+        char f[3][256] = {{0}};
+        const char *p = strchr(line, '|');
+        for (int k = 0; k < 3 && p; k++) {
+            const char *q = p + 1, *e = k < 2 ? strchr(q, '|') : strchr(q, '\n');
+            size_t n = e ? (size_t)(e - q) : strlen(q);
+            snprintf(f[k], sizeof f[k], "%.*s", (int)(n < sizeof f[k] ? n : sizeof f[k] - 1), q);
+            p = k < 2 ? e : NULL;
+        }
         snprintf(g->slurm_state, sizeof g->slurm_state, "%s", f[0]);
         snprintf(g->slurm_nodes, sizeof g->slurm_nodes, "%s", f[1]);
         snprintf(g->slurm_reason, sizeof g->slurm_reason, "%s", f[2]);
@@ -277,19 +284,53 @@ static const char *line_of(const char *out, long id)
     return NULL;
 }
 
+/* One squeue for the submitted groups' jobs only (-j id,id,...), so that
+ * neither slurmctld nor this thread goes through every job the cluster
+ * still remembers (MinJobAge) each round. Fills o; 1 when Slurm answered
+ * (a list of ids Slurm no longer knows at all is an empty answer), 0 when
+ * it did not or no group is submitted (*have_jobs says which). */
+static int squeue_ours(struct sl *s, struct sl_cmd_out *o, int *have_jobs)
+{
+    size_t cap = 64, n = 0;
+    char *ids = malloc(cap);
+    int ok = 0;
+    *have_jobs = 0;
+    if (!ids)
+        return 0;
+    ids[0] = '\0';
+    pthread_mutex_lock(&s->mu);
+    for (struct sl_group *g = s->groups; g; g = g->next) {
+        if (g->state != SL_G_SUBMITTED || g->slurm_id <= 0)
+            continue;
+        if (n + 24 > cap) {
+            char *p = realloc(ids, cap * 2);
+            if (!p)
+                break;
+            ids = p, cap *= 2;
+        }
+        n += (size_t)snprintf(ids + n, cap - n, "%s%ld", n ? "," : "", g->slurm_id);
+        *have_jobs = 1;
+    }
+    pthread_mutex_unlock(&s->mu);
+    char *argv[] = {"squeue", "-h", "-t", "all", "-j", ids, "-o", "%i|%T|%N|%r", NULL};
+    if (*have_jobs && sl_cmd(&s->conf, argv, (uid_t)-1, 0, NULL, o) == CUBE_OK) {
+        ok = o->status == 0;
+        if (!ok && o->err && strstr(o->err, "Invalid job id specified")) {
+            o->out[0] = '\0';   /* none of them is known: each goes missing */
+            ok = 1;
+        }
+    }
+    free(ids);
+    return ok;
+}
+
 /* Takes the groups to look at this round off the list (caller holds mu):
  * submitted ones, and done ones, which are freed after. */
 static void jobs_round(struct sl *s)
 {
-    char *argv[] = {"squeue", "-h", "-t", "all", "-o", "%i|%T|%N|%r", NULL};
     struct sl_cmd_out o = {0};
     int have_jobs = 0;
-    pthread_mutex_lock(&s->mu);
-    for (struct sl_group *g = s->groups; g; g = g->next)
-        have_jobs |= g->state == SL_G_SUBMITTED;
-    pthread_mutex_unlock(&s->mu);
-    int ok = have_jobs && sl_cmd(&s->conf, argv, (uid_t)-1, 0, NULL, &o) == CUBE_OK &&
-             o.status == 0;
+    int ok = squeue_ours(s, &o, &have_jobs);
     pthread_mutex_lock(&s->mu);
     struct sl_group **pp = &s->groups;
     while (*pp) {

@@ -170,7 +170,11 @@ static void sbatch_args(struct sl *s, struct sl_group *g, char **argv, char stor
 #define ARG(...) (snprintf(store[k], 300, __VA_ARGS__), argv[a++] = store[k++])
     argv[a++] = "sbatch";
     argv[a++] = "--parsable";
-    argv[a++] = "--export=NONE";
+    /* ALL, of sl_cmd's clean environment (PATH, LANG, HOME, SLURM_CONF:
+     * nothing of cubed's); the replica scripts set the Job's own. NONE
+     * would make slurmd load the account's login environment for every
+     * job, seconds each (tests/bench/cube_on_slurm.sh). */
+    argv[a++] = "--export=ALL";
     ARG("--job-name=cube-%s-%s", g->project, g->job);
     ARG("--comment=cube:%s", g->key);
     ARG("--partition=%s", g->part);

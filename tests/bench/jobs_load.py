@@ -2,7 +2,7 @@
 for tests/bench/local_vs_slurm.sh. Stdlib only (run with /usr/bin/python3).
 
   jobs_load.py cube --port P --token T [--project bench] [--cpu 100m] [--memory 16Mi]
-  jobs_load.py slurm --jobcomp FILE
+  jobs_load.py slurm --jobcomp FILE [--sbatch-arg ARG]... [--wrap CMD]
   both: [--jobs 1000] [--threads 16] [--prefix bench-] [--timeout 900] [--stall 60]
 
 cube: THREADS threads POST Jobs named PREFIX0.. (spec.command ["true"], 1
@@ -16,8 +16,8 @@ list is polled instead (every 50 ms). At the end the list is read once for
 the server's own timestamps (status.queued/admitted/started/finished) and
 the phases of the jobs not seen to end.
 
-slurm: THREADS threads run `sbatch --parsable -o /dev/null -J PREFIXi --wrap
-true` (SLURM_CONF from the environment). Completions are seen in the
+slurm: THREADS threads run `sbatch --parsable -o /dev/null -J PREFIXi [ARG...]
+--wrap CMD` (CMD `true` unless --wrap; SLURM_CONF from the environment). Completions are seen in the
 JobCompType=jobcomp/filetxt file that slurmctld appends one line to per
 finished job, read every 5 ms: a job is done when its line appears. Slurm's
 own SubmitTime/EndTime (whole seconds) are read from those lines.
@@ -338,7 +338,7 @@ def slurm_ts(s):
         return None
 
 
-def run_slurm(jobcomp, n, threads, prefix, timeout, stall):
+def run_slurm(jobcomp, n, threads, prefix, timeout, stall, extra=(), wrap="true"):
     done, lock = {}, threading.Lock()
     tail = CompTail(jobcomp, done, lock)
     tail.start()
@@ -346,7 +346,7 @@ def run_slurm(jobcomp, n, threads, prefix, timeout, stall):
 
     def submit(i, state):
         p = subprocess.run(["sbatch", "--parsable", "-o", "/dev/null", "-e", "/dev/null",
-                            "-J", f"{prefix}{i}", "--wrap", "true"],
+                            "-J", f"{prefix}{i}", *extra, "--wrap", wrap],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if p.returncode != 0:
             raise OSError(f"sbatch exit {p.returncode}: {p.stderr.strip()[:200]}")
@@ -441,6 +441,9 @@ def main(argv):
     ap.add_argument("--cpu", default="100m", help="cube: spec.resources.cpu")
     ap.add_argument("--memory", default="16Mi", help="cube: spec.resources.memory")
     ap.add_argument("--jobcomp", help="slurm: the jobcomp/filetxt file")
+    ap.add_argument("--sbatch-arg", action="append", default=[],
+                    help="slurm: one more sbatch argument (repeatable), before --wrap")
+    ap.add_argument("--wrap", default="true", help="slurm: the --wrap command")
     o = ap.parse_args(argv[1:])
     if o.target == "cube":
         if not o.port or not o.token:
@@ -450,7 +453,8 @@ def main(argv):
     else:
         if not o.jobcomp:
             ap.error("slurm needs --jobcomp")
-        res = run_slurm(o.jobcomp, o.jobs, o.threads, o.prefix, o.timeout, o.stall)
+        res = run_slurm(o.jobcomp, o.jobs, o.threads, o.prefix, o.timeout, o.stall,
+                        o.sbatch_arg, o.wrap)
     print(json.dumps(res))
     sys.stdout.flush()
     return 0

@@ -18,8 +18,11 @@
 # executor's OS accounts). Environment:
 #   CUBED=path                 cubed binary (default: build ./build)
 #   BENCH_PLUGIN_DIR=dir       where the executor plugin is (default: plugins/ of cubed's build)
-#   BENCH_EXECUTOR=local|sim   local (default), or executor-sim with run_seconds 0
-#                              (a stand-in that checks the harness, not a figure)
+#   BENCH_EXECUTOR=local|sim|slurm  local (default), or executor-sim with run_seconds 0
+#                              (a stand-in that checks the harness, not a figure), or
+#                              slurm: Cube's Jobs on a multi-node Slurm pool (executor-slurm)
+#                              against the same sbatch calls by hand on that cluster
+#                              (tests/bench/cube_on_slurm.sh, its own bars and settings)
 #   BENCH_JOBS=1000            jobs per system
 #   BENCH_CONCURRENCY=16       concurrent submitters
 #   BENCH_CPU, BENCH_MEMORY    spec.resources of the Cube jobs (default 1000/N m, 16Mi)
@@ -41,6 +44,9 @@ BENCH_NAME=local_vs_slurm.sh
 . "$HERE/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=slurm_lib.sh
 . "$HERE/slurm_lib.sh"
+
+# Cube on Slurm (executor-slurm) against bare Slurm: a script of its own.
+[ "${BENCH_EXECUTOR:-}" = slurm ] && exec bash "$HERE/cube_on_slurm.sh"
 
 BAR_TPUT=5      # Cube jobs/s >= 5x Slurm's
 BAR_LAT=0.2     # Cube median latency <= 0.2x Slurm's

@@ -3,10 +3,14 @@ cluster (tests/slurm/cluster.sh, two slurmd in their own namespaces):
 cubed killed with SIGKILL mid-job re-adopts the Slurm job by the id it
 stored (kv) and its log goes on exactly where it stopped; a job Slurm lost
 while cubed was down ends with reason Lost; and a pipeline's tasks run on
-the Slurm pool (the default pool here), passing outputs along."""
+the Slurm pool (the default pool here), passing outputs along. And `slurm`
+mode: Cube hands whole Jobs to Slurm's queue (no --nodelist; capacity
+overcommitted so the excess waits in Slurm, Pending with Slurm's reason)
+and mirrors their state, while Cube's quotas still hold at admission."""
 import json
 import os
 import pwd
+import re
 import signal
 import time
 import unittest
@@ -128,6 +132,53 @@ class Restart(unittest.TestCase):
         self.assertEqual(len(jobs), 2)
         for jb in jobs:
             self.assertIn("Slurm job", jb["status"]["replicas"][0]["message"])
+
+    def test_slurm_mode_queue_and_quota(self):
+        c, alice = self.cubed(conf={"mode": "slurm", "overcommit": 2})
+        r = c.admin().request("POST", "/api/v1/projects", {
+            "metadata": {"name": "sq"},
+            "spec": {"members": [{"user": "alice", "role": "dev"}],
+                     "quotas": {"slurm": {"max": {"cpu": "4"}}}}})
+        self.assertEqual(r.status, 201, r.body)
+        sq, ml = Api(self, alice, "sq"), Api(self, alice, "ml")
+        busy = {"command": ["/bin/sh", "-c", "sleep 3; echo on $SLURMD_NODENAME"],
+                "resources": {"cpu": "2", "memory": "64Mi"}}
+        sq.create("s1", dict(busy))
+        sq.create("s2", dict(busy))
+        for n in ("s1", "s2"):
+            sq.wait(n, until=("Running",), timeout=30, cubed=c)
+        # both 2-CPU nodes are full: Cube (capacity x2) admits q1 and it
+        # waits in Slurm's own queue, with Slurm's reason
+        ml.create("q1", dict(busy))
+        waiting = re.compile(r"Slurm job (\d+) PENDING: (Resources|Priority)")
+        deadline, rep, st = time.time() + 10, {}, {}
+        while time.time() < deadline and not waiting.search(rep.get("message", "")):
+            time.sleep(0.1)
+            st = ml.get("q1")["status"]
+            rep = (st.get("replicas") or [{}])[0]
+        self.assertEqual(st.get("phase"), "Admitted", json.dumps(st))
+        self.assertEqual(rep.get("phase"), "Pending", json.dumps(st))
+        self.assertRegex(rep.get("message", ""), waiting)
+        sid = waiting.search(rep["message"]).group(1)
+        # the quota of sq (4 CPUs, all in use) keeps s3 in Cube's queue: it
+        # never reaches Slurm
+        sq.create("s3", dict(busy))
+        deadline, st3 = time.time() + 5, {}
+        while time.time() < deadline and "quota" not in st3.get("message", ""):
+            time.sleep(0.1)
+            st3 = sq.get("s3")["status"]
+        self.assertEqual(st3["phase"], "Pending", json.dumps(st3))
+        self.assertIn("quota", st3.get("message", ""), json.dumps(st3))
+        self.assertEqual(len([j for j in self.cl.jobs() if j[3].startswith("cube:")
+                              and j[1] in ("PENDING", "RUNNING")]), 3, self.cl.jobs())
+        for a, n in ((sq, "s1"), (sq, "s2"), (ml, "q1"), (sq, "s3")):
+            st = a.wait(n, timeout=40, cubed=c)["status"]
+            self.assertEqual(st["phase"], "Succeeded", json.dumps(st))
+            node = st["replicas"][0]["node"]
+            self.assertIn(node, ("n1", "n2"), "the node Slurm chose is mirrored")
+            self.assertIn("on " + node, a.log(n))
+        # Slurm placed them: no --nodelist in slurm mode
+        self.assertIn("ReqNodeList=(null)", self.cl.cmd("scontrol", "-o", "show", "job", sid))
 
 
 if __name__ == "__main__":
