@@ -57,6 +57,7 @@ bench:
 	bash tests/bench/auth.sh
 	bash tests/bench/sched.sh
 	bash tests/bench/local_vs_slurm.sh
+	bash tests/bench/cube_on_slurm.sh
 	bash tests/bench/proxy.sh
 	bash tests/bench/notebook.sh
 	bash tests/bench/pipeline.sh
