@@ -7,6 +7,7 @@
 // detail, create). Each page must render without a console error and fit
 // the viewport (assertFitsViewport); each is shot into $CUBE_SHOTS. Prints
 // {"pages": n} when every page passed, else every page that failed.
+import fs from 'node:fs';
 import { assertFitsViewport, launch, openPage, settle, shoot, signIn, SIZES } from './lib.mjs';
 
 const URL = process.env.CUBE_URL;
@@ -25,6 +26,9 @@ const OWN_PAGES = {
   models: { list: `${P}/models`, detail: `${P}/models/${SEED.model}`, create: `${P}/models/_new`,
     more: [`${P}/models/_family/${SEED.family}`] },
 };
+
+/** List pages whose create form is a dialog: the button that opens it. */
+const DIALOGS = { [`${P}/notebooks`]: 'New notebook', '/projects': 'New project', '/users': 'New user', '/tokens': 'New token' };
 
 const SHELL = ['/', '/projects', '/projects/demo', '/users', '/tokens', '/events',
   '/nodes', '/nodes/n-0', '/pools', '/pools/default'];
@@ -77,7 +81,9 @@ let n = 0;
 try {
   const { page, errors } = await openPage(browser, SIZES.phone);
   await signIn(page, URL, 'admin', process.env.CUBE_ADMIN_PASSWORD);
-  const all = await paths(page);
+  // CUBE_ONLY (a regular expression) walks only the paths it matches
+  const only = process.env.CUBE_ONLY ? new RegExp(process.env.CUBE_ONLY) : null;
+  const all = (await paths(page)).filter((p) => !only || only.test(p));
   log(`walking ${all.length} pages`);
   for (const p of all) {
     const t0 = Date.now();
@@ -88,12 +94,20 @@ try {
       if (/^Nothing here\.$|^页面不存在。$/m.test(await page.locator('.ant-layout-content').innerText())) throw new Error('404 page');
       await shoot(page, `walk-${name(p)}`);
       await assertFitsViewport(page, { where: p });
+      if (DIALOGS[p]) {
+        // a create form that is a dialog of the list page
+        await page.getByRole('button', { name: DIALOGS[p] }).click();
+        await page.getByRole('dialog', { name: DIALOGS[p] }).waitFor();
+        await settle(page);
+        await shoot(page, `walk-${name(p)}-new`);
+        await assertFitsViewport(page, { where: `${p}, ${DIALOGS[p]}` });
+      }
       errors.check(`on ${p}`);
       n++;
       log(`ok   ${p} (${Date.now() - t0} ms)`);
     } catch (e) {
       await shoot(page, `walk-failure-${name(p)}`).catch(() => undefined);
-      failed.push(`${p}: ${e.message.split('\n').slice(0, 12).join('\n    ')}`);
+      failed.push(`${p}: ${e.message.split('\n').slice(0, 16).join('\n    ')}`);
       log(`FAIL ${p}`);
     }
   }
@@ -101,7 +115,9 @@ try {
   await browser.close();
 }
 if (failed.length) {
-  log(`${failed.length} pages failed:\n` + failed.join('\n'));
+  const report = `${failed.length} pages failed:\n` + failed.join('\n');
+  if (process.env.CUBE_SHOTS) fs.writeFileSync(`${process.env.CUBE_SHOTS}/walk-failures.txt`, report + '\n');
+  log(report);
   process.exit(1);
 }
 console.log(JSON.stringify({ pages: n }));
