@@ -33,7 +33,9 @@ export async function openPage(browser, size = SIZES.desktop, { locale = 'en-US'
   const context = await browser.newContext({ viewport: size, locale, timezoneId });
   const page = await context.newPage();
   page.setDefaultTimeout(30000);
-  const allowed = [];
+  // Chromium's own word that the machine's network changed under it (a
+  // fetch it retries), not the console's doing
+  const allowed = [/net::ERR_NETWORK_CHANGED/];
   const seen = [];
   page.on('pageerror', (e) => seen.push({ text: `page error: ${e.message}`, url: '' }));
   page.on('console', (m) => {
