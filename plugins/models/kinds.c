@@ -10,7 +10,8 @@ int mdl_kinds_register(struct mdl *p)
 {
     const struct cube_kind_desc kind = {
         .size = sizeof kind, .kind = MDL_KIND, .plural = "models", .singular = "model",
-        .scope = CUBE_SCOPE_PROJECT, .group = "Serving",
+        .scope = CUBE_SCOPE_PROJECT, .group = "Serving", .display_name = "Model",
+        .display_plural = "Models", .display_name_zh = "模型", .display_plural_zh = "模型管理",
         .description = "One registered version of a model family: its files (hashed), "
                        "framework, metrics, lineage and stage",
         .spec_schema = MODEL_SPEC, .status_schema = MODEL_STATUS,

@@ -15,7 +15,8 @@ static int register_kind(struct nb *nb)
 {
     const struct cube_kind_desc d = {
         .size = sizeof d, .kind = NB_KIND, .plural = "notebooks", .scope = CUBE_SCOPE_PROJECT,
-        .group = "Development",
+        .group = "Development", .display_name = "Notebook", .display_plural = "Notebooks",
+        .display_name_zh = "Notebook", .display_plural_zh = "Notebook",
         .description = "A Jupyter or VS Code server in the browser, stopped when idle",
         .spec_schema = NB_SPEC_SCHEMA, .status_schema = NB_STATUS_SCHEMA,
         .printer_columns = NB_COLUMNS, .defaulting = nb_defaulting,

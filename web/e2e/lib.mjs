@@ -33,7 +33,9 @@ export async function openPage(browser, size = SIZES.desktop, { locale = 'en-US'
   const context = await browser.newContext({ viewport: size, locale, timezoneId });
   const page = await context.newPage();
   page.setDefaultTimeout(30000);
-  const allowed = [];
+  // Chromium's own word that the machine's network changed under it (a
+  // fetch it retries), not the console's doing
+  const allowed = [/net::ERR_NETWORK_CHANGED/];
   const seen = [];
   page.on('pageerror', (e) => seen.push({ text: `page error: ${e.message}`, url: '' }));
   page.on('console', (m) => {
@@ -85,9 +87,9 @@ export async function shoot(page, name) {
 
 /** The visible elements of the page that reach past the viewport's left or
  *  right edge, and whether the document itself scrolls sideways. An element
- *  inside a box that clips or scrolls sideways (overflow-x not visible: a
- *  table's scroll area, a code block) counts only through that box, which
- *  must itself fit. Hidden things (display none, visibility hidden, zero
+ *  inside boxes that clip or scroll sideways (overflow-x not visible: a
+ *  table's scroll area, a code block, an svg) counts only by the part of it
+ *  they all let show; each such box is checked as an element of its own. Hidden things (display none, visibility hidden, zero
  *  size, opacity 0, aria-hidden closed popups) do not count. `ignore` is a
  *  list of CSS selectors whose elements (and their insides) are skipped. */
 export async function overflowing(page, { ignore = [], tolerance = 1 } = {}) {
@@ -115,27 +117,28 @@ export async function overflowing(page, { ignore = [], tolerance = 1 } = {}) {
         }
         return false;
       };
-      const clipper = (el) => {
+      /** The part of [left, right] that the boxes around el which clip
+       *  sideways leave painted; null when nothing is. */
+      const painted = (el, left, right) => {
         for (let e = el.parentElement; e && e !== document.body && e !== document.documentElement; e = e.parentElement) {
-          const ox = getComputedStyle(e).overflowX;
-          if (ox !== 'visible') return e;
+          if (getComputedStyle(e).overflowX === 'visible') continue;
+          const cr = e.getBoundingClientRect();
+          left = Math.max(left, cr.left);
+          right = Math.min(right, cr.right);
+          if (right <= left) return null;
         }
-        return null;
+        return [left, right];
       };
       const out = [];
       for (const el of document.body.querySelectorAll('*')) {
         const r = el.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) continue;
         if (r.right <= vw + tolerance && r.left >= -tolerance) continue;
-        const c = clipper(el);
-        if (c) {
-          const cr = c.getBoundingClientRect();
-          // the clipping box is checked as an element of its own; what it
-          // clips is seen only through it
-          if (cr.right <= vw + tolerance && cr.left >= -tolerance) continue;
-          // wholly outside its clip box: not painted
-          if (r.left >= cr.right || r.right <= cr.left) continue;
-        }
+        // a clipping box is checked as an element of its own; what it clips
+        // counts only by the part it lets show
+        const seen = painted(el, r.left, r.right);
+        if (!seen) continue;
+        if (seen[1] <= vw + tolerance && seen[0] >= -tolerance) continue;
         if (hidden(el)) continue;
         out.push({ element: describe(el), left: Math.round(r.left), right: Math.round(r.right), text: (el.textContent || '').trim().slice(0, 40) });
       }

@@ -2,7 +2,8 @@
 // loaded only when opened, so forms stay out of the shell's bundle.
 import { Alert, App, Form, Input, Modal } from 'antd';
 import { useState } from 'react';
-import { api, errorMessage } from '../api/client';
+import { api, ApiError, errorMessage } from '../api/client';
+import { passwordPolicyMessage } from './passwordPolicy';
 import { useT } from '../i18n';
 
 interface Values {
@@ -25,7 +26,7 @@ export default function PasswordDialog({ onClose }: { onClose(): void }) {
       message.success(t('password.changed'));
       onClose();
     } catch (e) {
-      setError(errorMessage(e));
+      setError(e instanceof ApiError && e.status === 422 ? passwordPolicyMessage(t, e.message) : errorMessage(e));
     } finally {
       setBusy(false);
     }

@@ -102,15 +102,16 @@ export default function RunView({ project, pipeline, name }: { project: string; 
       </Space>
       {error && <Alert type="warning" message={error} style={{ marginBottom: 8 }} />}
       {run.status?.message && <Alert type={phase === 'Failed' ? 'error' : 'info'} message={run.status.message} style={{ marginBottom: 8 }} />}
-      <div style={{ display: 'flex', gap: 8 }}>
-        <div style={{ flex: 1, height: '65vh', minHeight: 400, border: '1px solid #f0f0f0', borderRadius: 6 }}>
+      {/* the task panel sits beside the graph, or below it on a phone */}
+      <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8 }}>
+        <div style={{ flex: '1 1 320px', minWidth: 0, height: '65vh', minHeight: 400, border: '1px solid #f0f0f0', borderRadius: 6 }}>
           <ReactFlow nodes={nodes} edges={graph.edges} nodeTypes={nodeTypes} fitView nodesDraggable={false}
             nodesConnectable={false} onNodeClick={(_, n) => setPicked(n.id)} onPaneClick={() => setPicked(null)}>
             <Background />
             <Controls showInteractive={false} />
           </ReactFlow>
         </div>
-        <div style={{ width: 480, flex: 'none', overflowY: 'auto', maxHeight: '75vh' }}>
+        <div style={{ flex: '0 1 480px', maxWidth: '100%', minWidth: 0, overflowY: 'auto', maxHeight: '75vh' }}>
           {picked ? <TaskDetail key={picked} project={project} run={name} task={picked} status={run.status?.tasks?.[picked]} />
             : <Typography.Text type="secondary">{t('pipelines.run.pickTask')}</Typography.Text>}
         </div>

@@ -188,7 +188,7 @@ function ArrayField(props: FieldProps) {
         scalar ? (
           <ScalarField name={[f.name]} path={[...path, i]} schema={items} label={label} ariaLabel={`${label} ${i + 1}`} />
         ) : (
-          <div style={{ flex: 1, minWidth: 400 }}>
+          <div style={{ flex: 1, minWidth: 'min(400px, 100%)' }}>
             <SchemaField name={[f.name]} path={[...path, i]} schema={items} label={`${label} ${i + 1}`} />
           </div>
         )

@@ -1,7 +1,9 @@
 // JobPages — the jobs of a project (/p/:project/jobs): a live list with
 // phase, owner and label filters; one job (/p/:project/jobs/:name) with its
 // status kept live by the watch, why it waits and its queue position, its
-// replicas, their logs streaming with follow, and stop.
+// replicas, their logs streaming with follow, stop, and (a tab) the API
+// tokens Cube issued for it. Phases are PhaseTags and times Time elements
+// (local time, UTC on hover), as in every other page of the console.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Alert, Button, Card, Descriptions, Input, Popconfirm, Space, Table, Tag, Typography, message } from 'antd';
@@ -15,7 +17,10 @@ import { ResourceTable } from '../../components/generic/ResourceTable';
 import { ObjectDetail } from '../../components/generic/ObjectDetail';
 import { FilterSelect } from '../../components/generic/FilterSelect';
 import { LogFollow } from '../../components/generic/LogFollow';
-import { age, phaseColor, useKind } from '../../components/generic/resources';
+import { useKind } from '../../components/generic/resources';
+import { PhaseTag } from '../../components/generic/PhaseTag';
+import { Time } from '../../components/generic/Time';
+import JobTokens from '../tokens/JobTokens';
 import { duration, PHASES, resourcesText, TERMINAL, type Job, type ReplicaStatus } from './jobTypes';
 import './messages';
 
@@ -49,10 +54,7 @@ export function JobListPage() {
       {
         title: t('jobs.col.phase'),
         key: 'phase',
-        render: (_, o) => {
-          const p = (o as Job).status?.phase ?? 'Pending';
-          return <Tag color={phaseColor(p)}>{p}</Tag>;
-        },
+        render: (_, o) => <PhaseTag phase={(o as Job).status?.phase ?? 'Pending'} />,
       },
       { title: t('jobs.col.owner'), key: 'owner', render: (_, o) => o.metadata.owner },
       { title: t('jobs.col.replicas'), key: 'replicas', render: (_, o) => (o as Job).spec?.replicas ?? 1 },
@@ -136,7 +138,7 @@ export function JobStatusView({ job }: { job: Job }) {
           <Tag key={`${d.resource}/${d.id}`}>{`${d.resource}#${d.id}${d.share && d.share < 1 ? ` ×${d.share}` : ''}`}</Tag>
         )),
     },
-    { title: t('jobs.replica.phase'), key: 'phase', render: (_, r) => r.phase && <Tag color={phaseColor(r.phase)}>{r.phase}</Tag> },
+    { title: t('jobs.replica.phase'), key: 'phase', render: (_, r) => <PhaseTag phase={r.phase} /> },
     { title: t('jobs.replica.exitCode'), dataIndex: 'exitCode', key: 'exit', width: 100 },
     { title: t('jobs.replica.reason'), dataIndex: 'reason', key: 'reason' },
     { title: t('jobs.replica.message'), dataIndex: 'message', key: 'message' },
@@ -154,17 +156,27 @@ export function JobStatusView({ job }: { job: Job }) {
       )}
       <Descriptions bordered size="small" column={3} style={{ marginBottom: 12 }}>
         <Descriptions.Item label={t('jobs.phase')}>
-          <Tag color={phaseColor(s.phase ?? 'Pending')}>{s.phase ?? 'Pending'}</Tag>
+          <PhaseTag phase={s.phase ?? 'Pending'} />
         </Descriptions.Item>
         <Descriptions.Item label={t('jobs.reason')}>{s.reason}</Descriptions.Item>
         <Descriptions.Item label={t('jobs.attempts')}>{s.attempts ?? 0}</Descriptions.Item>
         <Descriptions.Item label={t('jobs.message')} span={3}>
           {s.message}
         </Descriptions.Item>
-        <Descriptions.Item label={t('jobs.queued')}>{s.queued && `${s.queued} (${age(s.queued)})`}</Descriptions.Item>
-        <Descriptions.Item label={t('jobs.started')}>{s.started}</Descriptions.Item>
+        <Descriptions.Item label={t('jobs.queued')}>
+          {s.queued && (
+            <>
+              <Time value={s.queued} /> (<Time value={s.queued} relative />)
+            </>
+          )}
+        </Descriptions.Item>
+        <Descriptions.Item label={t('jobs.started')}>{s.started && <Time value={s.started} />}</Descriptions.Item>
         <Descriptions.Item label={t('jobs.finished')}>
-          {s.finished && `${s.finished} (${duration(s.started, s.finished)})`}
+          {s.finished && (
+            <>
+              <Time value={s.finished} /> ({duration(s.started, s.finished)})
+            </>
+          )}
         </Descriptions.Item>
         <Descriptions.Item label={t('jobs.command')} span={3}>
           <code>{[...(job.spec?.command ?? []), ...(job.spec?.args ?? [])].join(' ')}</code>
@@ -225,6 +237,7 @@ function JobDetail({ kind, project, name }: { kind: KindInfo; project: string; n
       editPath={`/p/${encodeURIComponent(project)}/k/jobs/${encodeURIComponent(name)}/edit`}
       hideActions={['stop']}
       extraActions={(o) => <StopButton job={o as Job} project={project} />}
+      tabs={() => [{ key: 'tokens', label: t('tokens.job.title'), children: <JobTokens project={project} job={name} /> }]}
       summary={(o) => (
         <>
           <JobStatusView job={o as Job} />

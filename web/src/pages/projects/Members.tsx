@@ -1,6 +1,9 @@
 // Members — a project's members and roles: add (picked from the users,
 // searchable by name and display name), change, remove
 // (/api/v1/projects/{p}/members; the project's creators and admins only).
+// The server lists every user to administrators only (a project's creator
+// sees just themself), so a name typed in full is offered as it is; the
+// server refuses one that is no user.
 import { Alert, App, Button, Form, Popconfirm, Select, Space, Table, Tooltip } from 'antd';
 import { useMemo, useState } from 'react';
 import { api, errorMessage } from '../../api/client';
@@ -10,6 +13,8 @@ import { useT } from '../../i18n';
 import { ErrorAlert } from '../common/ErrorAlert';
 
 const ROLES: ProjectRole[] = ['creator', 'ops', 'dev', 'viewer'];
+/** A name the server takes for an object (a DNS label: core/base/names.c). */
+const USER_NAME_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 interface Member {
   user: string;
@@ -22,6 +27,7 @@ export function Members({ project, canManage, onChanged }: { project: string; ca
   const base = `/api/v1/projects/${encodeURIComponent(project)}/members`;
   const list = useApi<{ items: Member[] }>(base);
   const [items, setItems] = useState<Member[] | null>(null);
+  const [typed, setTyped] = useState('');
   const [addError, setAddError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [form] = Form.useForm<Member>();
@@ -37,6 +43,11 @@ export function Members({ project, canManage, onChanged }: { project: string; ca
         label: u.spec?.displayName ? `${u.spec.displayName} (${u.metadata.name})` : u.metadata.name,
       }));
   }, [users.data, shown]);
+  const typedName = typed.trim();
+  const options = USER_NAME_RE.test(typedName) && !userOptions.some((o) => o.value === typedName) &&
+    !shown.some((m) => m.user === typedName)
+    ? [...userOptions, { value: typedName, label: typedName }]
+    : userOptions;
 
   // every change answers the new member list
   async function run(call: Promise<{ items: Member[] }>, ok: string) {
@@ -77,7 +88,7 @@ export function Members({ project, canManage, onChanged }: { project: string; ca
           <Form form={form} layout="inline" onFinish={add} initialValues={{ role: 'dev' }} style={{ marginBottom: 16 }}>
             <Form.Item name="user" rules={[{ required: true, message: t('projects.member.pickFirst') }]}>
               <Select aria-label={t('projects.member.pick')} placeholder={t('projects.member.pick')} showSearch
-                optionFilterProp="label" options={userOptions} loading={users.loading} style={{ width: 240 }}
+                optionFilterProp="label" options={options} onSearch={setTyped} loading={users.loading} style={{ width: 240 }}
                 notFoundContent={users.error ? errorMessage(users.error) : undefined} />
             </Form.Item>
             <Form.Item name="role">

@@ -8,7 +8,8 @@ import { api, ApiError, errorMessage, resourcePath } from '../../api/client';
 import { useApi } from '../../api/hooks';
 import type { CubeObject, ObjectList } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
-import { registerMessages, useT } from '../../i18n';
+import { registerMessages, useT, type TFunction } from '../../i18n';
+import { passwordPolicyMessage } from '../../shell/passwordPolicy';
 import { ErrorAlert } from '../common/ErrorAlert';
 import { formatTime } from '../common/format';
 import messages from './messages';
@@ -68,15 +69,14 @@ function FormModal<T extends object>(props: {
 }
 
 /** Asks the server whether a password meets its policy (nothing is stored);
- *  rejects with the policy's message. */
-export async function checkPassword(password: string | undefined): Promise<void> {
+ *  rejects with the policy's message in the viewer's language. */
+export async function checkPassword(t: TFunction, password: string | undefined): Promise<void> {
   if (!password) return;
   try {
     await api.post('/api/v1/auth/password/check', { password });
   } catch (e) {
     if (e instanceof ApiError && e.status === 422) {
-      const m = e.message.replace(/^password: /, '');
-      throw new Error(m.charAt(0).toUpperCase() + m.slice(1));
+      throw new Error(passwordPolicyMessage(t, e.message));
     }
     throw e;
   }
@@ -87,7 +87,7 @@ function PasswordItem({ autoFocus }: { autoFocus?: boolean }) {
   const t = useT();
   return (
     <Form.Item name="password" label={t('users.password')} extra={t('users.passwordRule')} validateTrigger="onBlur"
-      rules={[{ required: true, message: t('users.passwordRequired') }, { validator: (_, v) => checkPassword(v) }]}>
+      rules={[{ required: true, message: t('users.passwordRequired') }, { validator: (_, v) => checkPassword(t, v) }]}>
       <Input.Password autoFocus={autoFocus} autoComplete="new-password" />
     </Form.Item>
   );
@@ -121,7 +121,7 @@ export default function Users() {
   async function create(v: NewUser) {
     // the form checked the password; check again right before the user is
     // made, so that a refused password never leaves a user without one
-    await checkPassword(v.password);
+    await checkPassword(t, v.password);
     await api.post(resourcePath('users'), {
       metadata: { name: v.name },
       spec: { displayName: v.displayName ?? '', email: v.email ?? '', role: v.role },
