@@ -1,5 +1,5 @@
-// TryIt — sends a request to the service's v2 infer URL (through cubed's
-// proxy, with the console's session) and shows the answer: the body starts
+// TryIt — sends a request to the service's v2 infer path (on a ready
+// replica, through the plugin's test action) and shows the answer: the body starts
 // as the example request of the first predictor's Model
 // (spec.inference.exampleRequest), editable.
 import { Alert, Button, Input, Space, Tag, Typography } from 'antd';
@@ -14,7 +14,7 @@ export function TryIt({ svc }: { svc: Service }) {
   const t = useT();
   const [body, setBody] = useState('');
   const [note, setNote] = useState<string | null>(null);
-  const [answer, setAnswer] = useState<{ status: number; answer: unknown; ms: number } | null>(null);
+  const [answer, setAnswer] = useState<{ status: number; predictor: string; answer: unknown; ms: number } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const model = modelName(svc.spec?.predictors?.[0]?.model);
@@ -59,7 +59,7 @@ export function TryIt({ svc }: { svc: Service }) {
         <div data-testid="try-answer">
           <Space wrap>
             <Tag color={answer.status < 300 ? 'green' : 'red'}>{`HTTP ${answer.status}`}</Tag>
-            <Typography.Text type="secondary">{`${answer.ms.toFixed(1)} ms`}</Typography.Text>
+            <Typography.Text type="secondary">{`${answer.predictor} · ${answer.ms.toFixed(1)} ms`}</Typography.Text>
           </Space>
           <pre style={{ background: 'rgba(127,127,127,0.08)', padding: 12, overflow: 'auto', maxHeight: 360, margin: '8px 0 0' }}>
             {typeof answer.answer === 'string' ? answer.answer : JSON.stringify(answer.answer, null, 2)}</pre>

@@ -2,8 +2,8 @@
 //   inferenceservices: a resource (/api/v1/projects/{p}/inferenceservices[/{name}])
 //   POST …/{name}/rollback {revision}   GET …/{name}/samples   (actions.c)
 //   models: the models plugin's resource, read for the create form and try-it
-//   the service itself: status.url (/serving/{p}/{name}/), its v2 infer path
-import { api, apiFetch, errorFromResponse, resourcePath } from '@cube/console-sdk';
+//   POST …/{name}/test  a body to a ready replica (try it)
+import { api, resourcePath } from '@cube/console-sdk';
 import type { Model, Samples, Service, ServiceSpec } from './types';
 
 export const servicesPath = (project: string, name?: string, sub?: string) =>
@@ -30,19 +30,13 @@ export const deleteService = (project: string, name: string) => api.del(services
 export const inferUrl = (svc: Service) =>
   `${svc.status?.url ?? `/serving/${svc.metadata.project}/${svc.metadata.name}/`}v2/models/${encodeURIComponent(svc.metadata.name)}/infer`;
 
-/** POSTs body to the service (the console's session): status, answer, ms. */
-export async function infer(svc: Service, body: unknown): Promise<{ status: number; answer: unknown; ms: number }> {
+/** The console's "try it": POST …/{name}/test sends body to a ready
+ *  replica's v2 infer path (the service's URL lives on the apps origin,
+ *  which the console's session does not reach) and answers
+ *  {status, predictor, body | text}; ms is the round trip seen here. */
+export async function infer(svc: Service, body: unknown) {
   const t0 = performance.now();
-  const res = await apiFetch(inferUrl(svc), {
-    method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
-  const ms = performance.now() - t0;
-  if (res.status >= 500 && res.status !== 503) throw await errorFromResponse(res);
-  const text = await res.text();
-  let answer: unknown = text;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    /* not JSON: shown as text */
-  }
-  return { status: res.status, answer, ms };
+  const r = await api.post<{ status: number; predictor: string; body?: unknown; text?: string }>(
+    servicesPath(svc.metadata.project!, svc.metadata.name, 'test'), body);
+  return { status: r.status, predictor: r.predictor, answer: r.body ?? r.text, ms: performance.now() - t0 };
 }
