@@ -16,7 +16,7 @@
 import type { ComponentType, ReactElement, ReactNode } from 'react';
 import type { TableColumnsType } from 'antd';
 
-/** The SDK version the console serves (semver), e.g. "1.1.0". */
+/** The SDK version the console serves (semver), e.g. "1.2.0". */
 export declare const version: string;
 
 // ---------------------------------------------------------------- objects
@@ -277,6 +277,10 @@ export declare function Time(props: { value: number | string | undefined | null;
 export declare function PhaseTag(props: { phase: string | undefined | null }): ReactElement | null;
 /** A phase word in the viewer's language ("Running" -> "运行中"). Since 1.1. */
 export declare function phaseLabel(t: TFunction, phase: string): string;
+/** An ECharts option drawn with the console's echarts (loaded on first
+ *  use), redrawn when the option changes; `label` names it for screen
+ *  readers (role img). Since 1.2. */
+export declare function EChart(props: { option: object; height?: number; label?: string }): ReactElement;
 /** The placeholder of a loading page. */
 export declare function PageSkeleton(props: { rows?: number }): ReactElement;
 /** The console's 404. */

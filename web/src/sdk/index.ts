@@ -23,7 +23,7 @@ import { NotFound } from '../pages/common/NotFound';
 import { useProject as useConsoleProject } from '../shell/ProjectContext';
 
 /** The SDK's version (semver). Pages may check it; 1.x stays compatible. */
-export const version = '1.1.0';
+export const version = '1.2.0';
 
 // the API client
 export { api, apiFetch, ApiError, apiUpload, errorFromResponse, errorMessage, resourcePath } from '../api/client';
@@ -81,6 +81,7 @@ export { ErrorAlert } from '../pages/common/ErrorAlert';
 export { formatInZone, formatTime, formatUtc } from '../pages/common/format';
 export { Time } from '../components/generic/Time';
 export { PhaseTag, phaseLabel } from '../components/generic/PhaseTag';
+export { EChart } from '../components/generic/EChart';
 export { PageSkeleton } from '../shell/PageSkeleton';
 export { NotFound };
 

@@ -4,10 +4,9 @@
 // value), a trial's log and the spec. Polled every 2 s while it runs.
 import { Alert, Button, Descriptions, message, Select, Space, Tabs, Typography } from 'antd';
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { api, errorMessage, LogFollow, useParams, useT } from '@cube/console-sdk';
+import { api, EChart, errorMessage, LogFollow, useParams, useT } from '@cube/console-sdk';
 import { ended, experimentsPath, jobLogsPath, listTrials, resumeExperiment, stopExperiment } from './api';
 import { curvesOption, parallelOption, progressOption } from './charts';
-import EChart from './EChart';
 import { fmt, PhaseTag } from './phase';
 import { TrialsTable } from './TrialsTable';
 import type { Experiment, Trial, TrialList } from './types';

@@ -2,9 +2,8 @@
 // side by side as a bar chart.
 import { Alert, Empty, Space, Typography } from 'antd';
 import { useMemo } from 'react';
-import { Link, useParams, useT, useWatchedList } from '@cube/console-sdk';
+import { EChart, Link, useParams, useT, useWatchedList } from '@cube/console-sdk';
 import { modelsPath } from './api';
-import EChart from './EChart';
 import { families, metricsOption, numericMetricNames } from './families';
 import type { Model } from './types';
 import { VersionsTable } from './VersionsTable';

@@ -2,13 +2,12 @@
 // (first 500 rows), JSON pretty-printed, ECharts options drawn, markdown
 // and text as text (never as HTML). Files load when shown.
 import { Alert, Card, Empty, Spin, Table, Typography } from 'antd';
-import { lazy, Suspense, useEffect, useState } from 'react';
-import { apiFetch, errorFromResponse, errorMessage } from '@cube/console-sdk';
+import { useEffect, useState } from 'react';
+import { apiFetch, EChart, errorFromResponse, errorMessage } from '@cube/console-sdk';
 import { useT } from '@cube/console-sdk';
 import { parseCsv } from './csv';
 import type { ResultFile } from './types';
 
-const EChart = lazy(() => import('./EChart'));
 const MAX_TEXT = 1 << 20;
 
 function useText(url: string) {
@@ -51,11 +50,7 @@ function TextResult({ file }: { file: ResultFile }) {
       return <Alert type="warning" message={t('pipelines.results.badJson')} />;
     }
     if (file.type === 'echarts' && value && typeof value === 'object')
-      return (
-        <Suspense fallback={<Spin />}>
-          <EChart option={value as Record<string, unknown>} />
-        </Suspense>
-      );
+      return <EChart option={value as Record<string, unknown>} height={360} />;
     return <pre style={{ maxHeight: 400, overflow: 'auto', margin: 0 }}>{JSON.stringify(value, null, 2)}</pre>;
   }
   return <pre style={{ maxHeight: 400, overflow: 'auto', whiteSpace: 'pre-wrap', margin: 0 }}>{text}</pre>;
