@@ -110,6 +110,8 @@ async function frame() {
     await page.getByRole('button', { name: 'Menu' }).click();
     const sidebar = page.getByTestId('sidebar');
     await sidebar.waitFor();
+    // measured once it has slid in (during the motion it starts left of 0)
+    await page.waitForFunction(() => !document.querySelector('.ant-drawer-content-wrapper[class*="-motion-"]'));
     await look('drawer');
     await sidebar.getByRole('menuitem', { name: /(^|\s)Jobs$/ }).click();
     await page.waitForURL(/\/p\/demo\/jobs$/);
