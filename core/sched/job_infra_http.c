@@ -258,7 +258,8 @@ static int by_position(const void *a, const void *b)
 /* The queue of a pool as the caller may see it. */
 static void add_queue(cube_req *req, cJSON *pool, struct waiter *v, size_t n)
 {
-    qsort(v, n, sizeof *v, by_position);
+    if (n > 1)
+        qsort(v, n, sizeof *v, by_position);
     cJSON *queue = cJSON_AddArrayToObject(pool, "queue");
     size_t hidden = 0;
     for (size_t i = 0; i < n; i++) {

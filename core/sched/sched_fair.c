@@ -157,7 +157,8 @@ static void queues_start(struct sp_pq *pq)
         struct sp_queue *q = &pq->q[k];
         if (q->dirty) {
             sp_queue_compact(q);
-            qsort(q->v, q->n, sizeof *q->v, cmp_seq);
+            if (q->n > 1)
+                qsort(q->v, q->n, sizeof *q->v, cmp_seq);
             q->dirty = false;
         }
         pq->qi[k] = pq->wi[k] = 0;

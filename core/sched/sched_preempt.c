@@ -262,7 +262,8 @@ static void collect(struct cands *c, struct sp_job *j, bool quota_blocked)
                 for (int pr = 0; pr < SP_NPRIO; pr++)
                     collect_list(c, pool->pqs[i]->run[pr]);
     }
-    qsort(c->v, c->n, sizeof c->v[0], cmp_victim);
+    if (c->n > 1)
+        qsort(c->v, c->n, sizeof c->v[0], cmp_victim);
 }
 
 /* 1 when j fits (quota and room) with the current state; undone. */
