@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/http.h>
 #include <cube/util/json.h>
 
 #include "notebook.h"
@@ -161,9 +162,9 @@ static int locate(struct nb *nb, const cJSON *job, const char *project, const ch
 {
     char host[sizeof e->host], msg[300];
     unsigned port;
-    if (nb_endpoint_of(job, host, sizeof host, &port) != 0)
+    if (cu_replica_endpoint(job, 0, NB_PORT_NAME, host, sizeof host, &port) != 0)
         return 1;
-    if (!nb->conf.allow_remote && !nb_is_loopback(host)) {
+    if (!nb->conf.allow_remote && !cu_is_loopback(host)) {
         snprintf(msg, sizeof msg, "the server of Job %s listens at %s, not on cubed's machine; "
                  "cubed proxies to servers elsewhere only with the notebook plugin's "
                  "allow_remote: true", e->job, host);

@@ -155,17 +155,7 @@ void nb_table_touch(struct nb_table *t, const char *key, int ready, time_t last)
 struct nb_entry *nb_table_snapshot(struct nb_table *t, size_t *n);
 void nb_key(const char *project, const char *name, char *out, size_t len);
 
-/* probe.c: the server's endpoint from its Job (the replica's reported
- * endpoints.http, "host:port"; a name is looked up) into host (a numeric
- * address) and *port: 0, 1 when none is reported yet, -1 when it is
- * malformed or its name does not resolve. May block (a lookup). */
-int nb_endpoint_of(const void *job_cjson, char *host, size_t hlen, unsigned *port);
-/* 1 when host (numeric) is a loopback address (127/8, ::1). */
-int nb_is_loopback(const char *host);
-/* A GET to host:port (numeric) with one header; the body (malloc) and
- * HTTP status, or NULL on a connection error or timeout. */
-char *nb_http_get(const char *host, unsigned port, const char *path, const char *header,
-                  int timeout_ms, int *status);
+/* probe.c */
 /* Probes a server: 1 when it answers, with *last (UTC seconds) and
  * *connections set; 0 when it does not (yet). */
 int nb_probe(const struct nb_entry *e, const char *project, const char *name,

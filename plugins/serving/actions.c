@@ -20,6 +20,7 @@
 #include <sys/random.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/http.h>
 #include <cube/util/json.h>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
@@ -253,8 +254,8 @@ static int test_action(void *state, cube_req *req)
                                     "ready (see its status and events)");
     snprintf(hdr, sizeof hdr, "%s: %s", SV_TOKEN_HEADER, rep.token);
     int status = 0;
-    char *answer = sv_http(len ? "POST" : "GET", rep.host, rep.port, path, hdr,
-                           len ? body : NULL, 10000, &status);
+    char *answer = cu_http_request(len ? "POST" : "GET", rep.host, rep.port, path, hdr,
+                                   len ? body : NULL, SV_REPLICA_MAX_BODY, 10000, &status);
     if (!answer)
         return sv->host->resp_error(req, 502, "BadGateway", "the replica did not answer");
     cJSON *doc = cJSON_Parse(answer);

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
+#include <cube/util/http.h>
 #include <cube/util/json.h>
 
 #include "ctrl.h"
@@ -89,10 +90,10 @@ static int probe(struct sv_run *run, const cJSON *job, const cJSON *pred, struct
     const char *name = cu_meta(job, "name");
     memset(rep, 0, sizeof *rep);
     snprintf(rep->job, sizeof rep->job, "%s", name);
-    if (strcmp(job_phase(job), "Running") || sv_endpoint_of(job, rep->host, sizeof rep->host,
-                                                            &rep->port) != 0)
+    if (strcmp(job_phase(job), "Running") || cu_replica_endpoint(job, 0, SV_PORT, rep->host,
+                                                                 sizeof rep->host, &rep->port) != 0)
         return 0;
-    if (!run->sv->conf.allow_remote && !sv_is_loopback(rep->host))
+    if (!run->sv->conf.allow_remote && !cu_is_loopback(rep->host))
         return 0;
     const char *rt = cu_str(pred, "runtime");
     int custom = rt && !strcmp(rt, "custom");
@@ -101,9 +102,9 @@ static int probe(struct sv_run *run, const cJSON *job, const cJSON *pred, struct
     char hdr[128];
     snprintf(hdr, sizeof hdr, "%s: %s", SV_TOKEN_HEADER, rep->token);
     int status = 0;
-    char *body = sv_http("GET", rep->host, rep->port,
-                         cu_str_or(health, "path", "/v2/health/ready"), custom ? NULL : hdr,
-                         NULL, 1000, &status);
+    char *body = cu_http_request("GET", rep->host, rep->port,
+                                 cu_str_or(health, "path", "/v2/health/ready"),
+                                 custom ? NULL : hdr, NULL, SV_REPLICA_MAX_BODY, 1000, &status);
     free(body);
     return status == 200;
 }

@@ -6,7 +6,8 @@
  * replicas, and requests held while a service scales from zero.
  *
  * Files: plugin.c (init, registration), spec.c (the kind's checks), job.c
- * (a replica's Job), probe.c (endpoints, a tiny HTTP client), route.c (the
+ * (a replica's Job; probes and test requests use libcube-util's blocking
+ * client, cube/util/http.h), route.c (the
  * routing table: services, predictors, ready replicas, their in-flight
  * counts), proxy.c (resolve and done), ctrl.c and ctrl_rollout.c (the
  * controller: replicas, rolling upgrades, revisions), scale.c (the
@@ -161,13 +162,9 @@ void sv_template_hash(const void *pred_cjson, const void *model_cjson, char *out
 void sv_job_name(const char *svc, const char *pred, const char *hash, int idx, char *out,
                  size_t len);
 
-/* probe.c */
-int sv_endpoint_of(const void *job_cjson, char *host, size_t hlen, unsigned *port);
-int sv_is_loopback(const char *host);
-/* A request to host:port (numeric): the body (malloc) and HTTP status, or
- * NULL on a connection error or timeout. body may be NULL. */
-char *sv_http(const char *method, const char *host, unsigned port, const char *path,
-              const char *header, const char *body, int timeout_ms, int *status);
+/* Largest answer a replica's probe or test request is read to (bytes;
+ * cu_http_request, cube/util/http.h). */
+#define SV_REPLICA_MAX_BODY (4 * 1024 * 1024)
 
 /* route.c. The table copies what it is given. */
 int sv_table_init(struct sv_table *t);

@@ -286,41 +286,6 @@ static void proxy_resolves_only_ready_servers(void **st)
     nb_table_drop(&nb->table, "p/r1");
 }
 
-/* ABI 1.5: where the server is, from its Job's status: the replica's
- * reported endpoints.http, a name looked up into a numeric address. */
-static int endpoint_in(const char *replica_json, char *host, unsigned *port)
-{
-    char text[512];
-    snprintf(text, sizeof text, "{\"status\":{\"replicas\":[%s]}}", replica_json);
-    cJSON *job = cJSON_Parse(text);
-    int rc = nb_endpoint_of(job, host, 64, port);
-    cJSON_Delete(job);
-    return rc;
-}
-
-static void the_endpoint_comes_from_the_job(void **st)
-{
-    (void)st;
-    char host[64];
-    unsigned port = 0;
-    assert_int_equal(endpoint_in("{\"node\":\"n\"}", host, &port), 1);   /* not yet */
-    assert_int_equal(endpoint_in("{\"endpoints\":{\"other\":\"127.0.0.1:1\"}}", host, &port), 1);
-    assert_int_equal(endpoint_in("{\"endpoints\":{\"http\":\"127.0.0.1:30001\"}}", host, &port), 0);
-    assert_string_equal(host, "127.0.0.1");
-    assert_int_equal(port, 30001);
-    assert_int_equal(endpoint_in("{\"endpoints\":{\"http\":\"[::1]:5\"}}", host, &port), 0);
-    assert_string_equal(host, "::1");
-    assert_int_equal(endpoint_in("{\"endpoints\":{\"http\":\"10.88.0.2:30001\"}}", host, &port), 0);
-    assert_string_equal(host, "10.88.0.2");
-    assert_int_equal(endpoint_in("{\"endpoints\":{\"http\":\"nope\"}}", host, &port), -1);
-    assert_true(nb_is_loopback("127.0.0.1"));
-    assert_true(nb_is_loopback("127.9.9.9"));
-    assert_true(nb_is_loopback("::1"));
-    assert_false(nb_is_loopback("10.88.0.2"));
-    assert_false(nb_is_loopback("fd00::1"));
-    assert_false(nb_is_loopback(""));
-}
-
 /* Project ops do not run code in others' notebooks unless configured. */
 static void ops_access_is_off_by_default(void **st)
 {
@@ -402,7 +367,6 @@ int main(void)
         cmocka_unit_test(server_files_are_private_and_reload),
         cmocka_unit_test_setup_teardown(launch_is_accepted_once, setup, teardown),
         cmocka_unit_test_setup_teardown(proxy_resolves_only_ready_servers, setup, teardown),
-        cmocka_unit_test(the_endpoint_comes_from_the_job),
         cmocka_unit_test_setup_teardown(ops_access_is_off_by_default, setup, teardown),
         cmocka_unit_test_setup_teardown(a_stopped_notebook_says_how_to_start_it, setup, teardown),
         cmocka_unit_test_setup_teardown(open_goes_to_the_notebooks_own_path, setup, teardown),
