@@ -39,10 +39,11 @@ test:
 	@scripts/build-web.sh
 	@scripts/run-tests.sh $(BUILD)
 
-# The same suite with AddressSanitizer and UndefinedBehaviorSanitizer.
+# The same suite with AddressSanitizer and UndefinedBehaviorSanitizer (less
+# the tests in which no C code runs: suite js-only).
 test-asan:
 	@scripts/install-deps.sh test
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	@TEST_NO_SUITES=js-only ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  scripts/run-tests.sh $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
 
 # Runs every libFuzzer target briefly over its committed seed corpus.
