@@ -188,7 +188,7 @@ median() {
     printf '%s\n' "$@" | awk '/^-?[0-9.]+$/ { v[n++] = $1 } END {
         if (!n) { print "?"; exit }
         for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-        if (n % 2) print v[int(n / 2)]; else printf "%.3f\n", (v[n / 2 - 1] + v[n / 2]) / 2 }'
+        if (n % 2) print v[int(n / 2)]; else printf "%g\n", (v[n / 2 - 1] + v[n / 2]) / 2 }'
 }
 
 # "meets bar" / "below bar": verdict value op bar (op: ge or le).
@@ -200,19 +200,50 @@ verdict() {
 
 diff_ms() { awk -v a="$1" -v b="$2" 'BEGIN { if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/) print "?"; else printf "%.3f", a - b }'; }
 
-# Runs one wrk target (warm-up, then measured) into $TMP/NAME.txt and notes
-# its failed requests: bench_target name conns url args...
+# Runs one wrk target (warm-up, then measured) into $TMP/NAME.txt, notes
+# its failed requests, and writes the CPU ticks the pids in CPU_PIDS used
+# while it was measured to $TMP/NAME.cpu: bench_target name conns url args...
+CPU_PIDS=''
 bench_target() {
-    local name=$1 notes
+    local name=$1 notes t0
     WRK_CONNS=$2
     shift 2
     local url=$1
     shift
     wrk_warmup "$@" "$url"
+    # shellcheck disable=SC2086  # a list of pids
+    t0=$(cpu_ticks $CPU_PIDS)
     wrk_measure "$TMP/$name.txt" "$@" "$url" || die "wrk failed against $url: $(cat "$TMP/$name.txt")"
+    # shellcheck disable=SC2086
+    echo $(( $(cpu_ticks $CPU_PIDS) - t0 )) >"$TMP/$name.cpu"
     notes=$(wrk_notes "$TMP/$name.txt")
     [ -n "$notes" ] && say "note ($name): $notes"
     return 0
+}
+
+# Prints the CPU ticks (user + system) used so far by the pids given and
+# their children's threads: every thread of each process counts.
+cpu_ticks() {
+    local pid t=0 v
+    for pid in "$@"; do
+        v=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null) && t=$(( t + v ))
+    done
+    printf '%s' "$t"
+}
+
+# Prints the microseconds of CPU per request of a target: cpu_per_req ticks wrkfile.
+cpu_per_req() {
+    awk -v t="$1" -v hz="$(getconf CLK_TCK)" '$2 == "requests" && $3 == "in" { n = $1 }
+        END { if (n > 0) printf "%.1f", t * 1000000 / hz / n; else print "?" }' "$2"
+}
+
+# The median over rounds of the CPU per request (us) of target name.
+med_cpu() {
+    local r vals=()
+    for r in $(seq 1 "$ROUNDS"); do
+        vals+=("$(cpu_per_req "$(cat "$TMP/$1-$r.cpu" 2>/dev/null)" "$TMP/$1-$r.txt")")
+    done
+    median "${vals[@]}"
 }
 
 # The median over rounds of req/s (rps) or p99 (p99) of target name.
@@ -312,11 +343,13 @@ EOF
         [ "$body" = "$UP_BODY" ] || die "GET $t did not answer the upstream's body: $body"
     done
     UP_PORT=$up_port
+    # the upstream's processes: its master (listening on the port) and worker
+    UP_PIDS=$(ps -o pid= -u "${USER_PREFIX}admin" | tr '\n' ' ')
     for r in $(seq 1 "$ROUNDS"); do
         say "proxy: round $r of $ROUNDS (direct, nginx, cube; wrk -c64 -d$DURATION each) ..."
-        bench_target "p-direct-$r" 64 "$DIRECT"
-        bench_target "p-nginx-$r" 64 "$NGINXED"
-        bench_target "p-cube-$r" 64 "$CUBED_URL" -H "$AUTH"
+        CPU_PIDS=$UP_PIDS bench_target "p-direct-$r" 64 "$DIRECT"
+        CPU_PIDS="$NPID $(pgrep -P "$NPID" | tr '\n' ' ')" bench_target "p-nginx-$r" 64 "$NGINXED"
+        CPU_PIDS=$CPID bench_target "p-cube-$r" 64 "$CUBED_URL" -H "$AUTH"
     done
     stop_pid "$NPID" QUIT
     NPID=''
@@ -447,6 +480,8 @@ if want proxy; then
     A=$(med_p99_added p-cube p-direct)
     row "p99 added over direct, ms (Cube; nginx)" "$A" "$(med_p99_added p-nginx p-direct)" "" \
         "bar <= ${BAR_PROXY_P99_MS} ms: $(verdict "$A" le "$BAR_PROXY_P99_MS")"
+    say "CPU per request, us (user+system, while measured): upstream nginx $(med_cpu p-direct) (direct);"
+    say "  nginx proxy workers $(med_cpu p-nginx); cubed $(med_cpu p-cube) (whole process)"
 fi
 if want sklearn; then
     say ""
