@@ -60,6 +60,7 @@ bench:
 	bash tests/bench/local_vs_slurm.sh
 	bash tests/bench/cube_on_slurm.sh
 	bash tests/bench/proxy.sh
+	bash tests/bench/serving.sh
 	bash tests/bench/notebook.sh
 	bash tests/bench/pipeline.sh
 	bash tests/bench/sdk.sh

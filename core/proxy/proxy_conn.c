@@ -21,8 +21,8 @@
 #include "base/clock.h"
 
 #define IDLE_MAX_NS (30ull * 1000000000ull)
-#define IDLE_PER_KEY 16
-#define IDLE_TOTAL 256
+#define IDLE_PER_KEY 128
+#define IDLE_TOTAL 1024
 
 static int connect_wait(int fd, char *err, size_t errlen)
 {

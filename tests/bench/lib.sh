@@ -306,7 +306,9 @@ wrk_notes() { grep -E 'Non-2xx|Socket errors' "$1" | sed 's/^ *//' | paste -sd '
 
 # Writes TMP/nginx/nginx.conf: no daemon, everything under TMP/nginx,
 # THREADS workers, root TMP/www on 127.0.0.1:NPORT; the server's locations
-# are read from stdin (a catch-all 404 follows them).
+# are read from stdin (a catch-all 404 follows them). NGINX_HTTP_EXTRA, when
+# set, is put in the http block before the server (an upstream block).
+NGINX_HTTP_EXTRA=''
 write_nginx_conf() {
     local ndir=$TMP/nginx nv temp_paths m locations
     locations=$(cat)
@@ -336,6 +338,7 @@ $temp_paths
     open_file_cache max=16 inactive=60s;
     server_tokens off;
     types { }
+$NGINX_HTTP_EXTRA
     server {
         listen 127.0.0.1:$NPORT;
         root $TMP/www;
