@@ -135,10 +135,10 @@ class PipelineToService(ServingCase):
                 pred = made["service"]["spec"]["predictors"][0]
                 self.assertEqual((pred["model"], pred["runtime"]),
                                  ({"name": out["model"]}, framework))
-                st = self.wait(name, lambda st: st.get("phase") == "Ready" or any(
+                now = self.wait(name, lambda st: st.get("phase") == "Ready" or any(
                     p.get("reason") == "PredictorFailed" for p in st.get("predictors", [])),
                     timeout=120, what="Ready or PredictorFailed")
-                self.assertEqual(st["phase"], "Ready", st.get("message"))
+                self.assertEqual(now["phase"], "Ready", now.get("message"))
                 status, answer = self.infer(name, rows)
                 self.assertEqual(status, 200, answer)
                 got = answer["outputs"][0]
