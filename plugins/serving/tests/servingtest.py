@@ -170,17 +170,24 @@ class ServingCase(unittest.TestCase):
     def dev_auth(self):
         return {"Authorization": self.dev.headers["Authorization"]}
 
-    def infer(self, svc, rows, model=None, headers=None, timeout=60):
+    def conn(self, timeout=60):
+        """A connection to cubed's apps origin (for requests in a row)."""
+        return http.client.HTTPConnection("127.0.0.1", self.c.apps_port, timeout=timeout)
+
+    def infer(self, svc, rows, model=None, headers=None, timeout=60, conn=None):
+        """A v2 infer as dana (or with `headers`); (status, JSON or bytes).
+        `conn` (self.conn()) is used and left open, else one is made."""
         h = {"Content-Type": "application/json"}
         h.update(self.dev_auth() if headers is None else headers)
-        c = http.client.HTTPConnection("127.0.0.1", self.c.apps_port, timeout=timeout)
+        c = conn or self.conn(timeout)
         try:
             c.request("POST", f"/serving/lab/{svc}/v2/models/{model or svc}/infer",
                       json.dumps(tensor(rows)), h)
             r = c.getresponse()
             data = r.read()
         finally:
-            c.close()
+            if not conn:
+                c.close()
         return r.status, (json.loads(data) if data.startswith(b"{") else data)
 
     # -- models ----------------------------------------------------------------
