@@ -74,6 +74,10 @@ async function listAndCreate(page, loaded) {
   await page.locator('#cpu').fill('100m');
   await page.locator('#memory').fill('256Mi');
   await settle(page);
+  // the submit button on a row of its own, under the last fields
+  const stage = await page.locator('#stage').locator('xpath=ancestor::div[contains(@class,"ant-form-item")][1]').boundingBox();
+  const submit = await page.getByRole('button', { name: 'Create', exact: true }).boundingBox();
+  if (submit.y < stage.y + stage.height - 1) fail(`the Create button sits beside the fields (y ${submit.y}, stage ends at ${stage.y + stage.height})`);
   await shoot(page, 'create');
   await page.getByRole('button', { name: 'Create', exact: true }).click();
   await page.waitForURL(/\/inferenceservices\/iris-web$/);
