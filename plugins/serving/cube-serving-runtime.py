@@ -73,6 +73,12 @@ def model_file(path, framework):
     return os.path.join(path, found[0])
 
 
+# The model bundles of the pipeline plugin's training templates
+# (plugins/pipeline/templates/_lib/cube_data.py).
+BUNDLE_FORMAT = "cube-model/1"            # joblib: scikit-learn estimators
+BUNDLE_JSON_FORMAT = "cube-model-json/1"   # JSON: XGBoost's model inside
+
+
 class Model:
     """A loaded model: predict(rows) -> list of outputs, n_features or None."""
 
@@ -95,13 +101,51 @@ class Model:
     def _load_sklearn(self, path):
         import joblib
         self.m = joblib.load(path)
+        if isinstance(self.m, dict) and self.m.get("format") == BUNDLE_FORMAT:
+            return self._bundle(self.m, self.m.get("model"))
         if not hasattr(self.m, "predict"):
             raise TypeError(f"{type(self.m).__name__} has no predict()")
         self.n_features = getattr(self.m, "n_features_in_", None)
         self.run = self.m.predict
 
+    def _bundle(self, bundle, model):
+        """What a pipeline's training template saved (a dict: the fitted
+        `model`, which predicts class indices 0..n-1; `features`, the
+        columns in training order; `classes`, the label values, index i <->
+        predicted i; `cluster_classes`, a clusterer's cluster -> class
+        index): answers are the label values, as the evaluation template
+        reports them."""
+        if not hasattr(model, "predict"):
+            raise TypeError(f"the bundle's model ({type(model).__name__}) has no predict()")
+        np = self.np
+        features = bundle.get("features")
+        self.n_features = len(features) if features else getattr(model, "n_features_in_", None)
+        clusters = bundle.get("cluster_classes")
+        classes = bundle.get("classes")
+        clusters = np.asarray(clusters) if clusters is not None else None
+        classes = np.asarray(classes) if classes else None
+
+        def run(x):
+            y = np.asarray(model.predict(x))
+            if clusters is not None:
+                y = clusters[y.astype("int64")]
+            if classes is not None:
+                y = classes[y.astype("int64")]
+            return y
+        self.run = run
+        if classes is not None:
+            self.out_type = datatype_of(classes)
+
     def _load_xgboost(self, path):
         import xgboost
+        doc = None
+        if path.endswith(".json"):      # XGBoost's own JSON, or a template's bundle
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        if isinstance(doc, dict) and doc.get("format") == BUNDLE_JSON_FORMAT:
+            m = xgboost.XGBClassifier()
+            m.load_model(bytearray(json.dumps(doc["model"]).encode("utf-8")))
+            return self._bundle(doc, m)
         if path.endswith((".json", ".ubj", ".bin", ".model")):
             b = xgboost.Booster()
             b.load_model(path)

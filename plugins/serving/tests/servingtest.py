@@ -5,6 +5,7 @@ events and send v2 requests through cubed's apps origin."""
 import http.client
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -101,12 +102,19 @@ class Load:
 
 
 class ServingCase(unittest.TestCase):
+    """EXTRA_PLUGINS: plugins cubed loads besides executor-local, serving
+    and models (name -> conf); CUBE: keys of cube.yaml
+    (e.g. web_root for a browser test)."""
     SERVING_CONF = {"autoscale_interval_ms": 200}
+    EXTRA_PLUGINS = {}
+    CUBE = None
 
     @classmethod
     def setUpClass(cls):
-        cls.c = Cubed(plugins={"executor-local": None, "serving": cls.SERVING_CONF,
-                               "models": None}, plugin_dir=plugin_dir())
+        plugins = {"executor-local": None, "serving": cls.SERVING_CONF, "models": None}
+        plugins.update(cls.EXTRA_PLUGINS)
+        cls.plugin_links = plugin_dir(tuple(plugins))
+        cls.c = Cubed(plugins=plugins, plugin_dir=cls.plugin_links, cube=cls.CUBE)
         cls.a = cls.c.admin()
         cls.dev = cls.c.make_user("dana")
         cls.viewer = cls.c.make_user("vic")
@@ -121,6 +129,7 @@ class ServingCase(unittest.TestCase):
             stop_replicas(cls.c)
         finally:
             cls.c.close()
+            shutil.rmtree(cls.plugin_links, ignore_errors=True)
 
     def create(self, name, spec, who=None, status=201):
         r = (who or self.dev).request("POST", f"{BASE}/inferenceservices",
@@ -161,17 +170,24 @@ class ServingCase(unittest.TestCase):
     def dev_auth(self):
         return {"Authorization": self.dev.headers["Authorization"]}
 
-    def infer(self, svc, rows, model=None, headers=None, timeout=60):
+    def conn(self, timeout=60):
+        """A connection to cubed's apps origin (for requests in a row)."""
+        return http.client.HTTPConnection("127.0.0.1", self.c.apps_port, timeout=timeout)
+
+    def infer(self, svc, rows, model=None, headers=None, timeout=60, conn=None):
+        """A v2 infer as dana (or with `headers`); (status, JSON or bytes).
+        `conn` (self.conn()) is used and left open, else one is made."""
         h = {"Content-Type": "application/json"}
         h.update(self.dev_auth() if headers is None else headers)
-        c = http.client.HTTPConnection("127.0.0.1", self.c.apps_port, timeout=timeout)
+        c = conn or self.conn(timeout)
         try:
             c.request("POST", f"/serving/lab/{svc}/v2/models/{model or svc}/infer",
                       json.dumps(tensor(rows)), h)
             r = c.getresponse()
             data = r.read()
         finally:
-            c.close()
+            if not conn:
+                c.close()
         return r.status, (json.loads(data) if data.startswith(b"{") else data)
 
     # -- models ----------------------------------------------------------------

@@ -130,7 +130,10 @@ export default function CreateService() {
             <Switch />
           </Form.Item>
         </Space>
-        <Button type="primary" htmlType="submit" loading={busy}>{t('serving.form.submit')}</Button>
+        {/* its own row: beside the inline Space above it, it floated to the right of stage/public */}
+        <Form.Item>
+          <Button type="primary" htmlType="submit" loading={busy}>{t('serving.form.submit')}</Button>
+        </Form.Item>
       </Form>
     </div>
   );

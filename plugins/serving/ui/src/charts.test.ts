@@ -10,6 +10,16 @@ describe('chartOptions', () => {
     expect(o.latency.series.map((s) => s.name)).toEqual(['p50', 'p99']);
     expect(o.replicas.series[0].data).toEqual([[1000, 1], [6000, 2]]);
   });
+  it('keeps the legend off the title line and time labels apart', () => {
+    const o = chartOptions(null, (k) => k);
+    for (const c of [o.traffic, o.latency, o.inflight, o.replicas]) {
+      expect(c.legend).toEqual({ bottom: 0, left: 'center' });
+      expect(c.xAxis.axisLabel.hideOverlap).toBe(true);
+      expect(c.yAxis).not.toHaveProperty('name');
+    }
+    expect(o.replicas.yAxis.minInterval).toBe(1);
+    expect(o.latency.yAxis).not.toHaveProperty('minInterval');
+  });
   it('draws empty charts before the first sample', () => {
     expect(chartOptions(null, (k) => k).inflight.series[0].data).toEqual([]);
   });

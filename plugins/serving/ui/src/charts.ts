@@ -4,14 +4,17 @@ import type { Samples } from './types';
 
 type T = (key: string) => string;
 
-function line(title: string, unit: string, t: number[], series: { name: string; data: number[] }[]) {
+/** A line chart; the title alone on the top line, the legend under the
+ *  plot (beside the title they overlap on a phone), time labels that would
+ *  overlap left out, counts on whole-number ticks. Units are in the titles. */
+function line(title: string, counts: boolean, t: number[], series: { name: string; data: number[] }[]) {
   return {
-    title: { text: title, textStyle: { fontSize: 13 } },
+    title: { text: title, left: 0, top: 0, textStyle: { fontSize: 13 } },
     tooltip: { trigger: 'axis' },
-    legend: { top: 0, right: 0 },
-    grid: { left: 48, right: 16, top: 36, bottom: 28 },
-    xAxis: { type: 'time' },
-    yAxis: { type: 'value', name: unit, min: 0 },
+    legend: { bottom: 0, left: 'center' },
+    grid: { left: 8, right: 16, top: 32, bottom: 32, containLabel: true },
+    xAxis: { type: 'time', axisLabel: { hideOverlap: true } },
+    yAxis: { type: 'value', min: 0, ...(counts ? { minInterval: 1 } : {}) },
     animation: false,
     series: series.map((s) => ({
       name: s.name, type: 'line', showSymbol: false,
@@ -25,12 +28,12 @@ function line(title: string, unit: string, t: number[], series: { name: string; 
 export function chartOptions(s: Samples | null | undefined, t: T) {
   const ts = s?.t ?? [];
   return {
-    traffic: line(t('serving.chart.traffic'), '/s', ts, [
+    traffic: line(t('serving.chart.traffic'), false, ts, [
       { name: t('serving.chart.rps'), data: s?.rps ?? [] },
       { name: t('serving.chart.errors'), data: s?.errors ?? [] }]),
-    latency: line(t('serving.chart.latency'), 'ms', ts, [
+    latency: line(t('serving.chart.latency'), false, ts, [
       { name: 'p50', data: s?.p50 ?? [] }, { name: 'p99', data: s?.p99 ?? [] }]),
-    inflight: line(t('serving.chart.inflight'), '', ts, [{ name: t('serving.chart.inflight'), data: s?.inflight ?? [] }]),
-    replicas: line(t('serving.chart.replicas'), '', ts, [{ name: t('serving.chart.ready'), data: s?.ready ?? [] }]),
+    inflight: line(t('serving.chart.inflight'), true, ts, [{ name: t('serving.chart.inflight'), data: s?.inflight ?? [] }]),
+    replicas: line(t('serving.chart.replicas'), true, ts, [{ name: t('serving.chart.ready'), data: s?.ready ?? [] }]),
   };
 }
