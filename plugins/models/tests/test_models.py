@@ -14,7 +14,6 @@ serving plugin reads (a stand-in kind here), updates it for the next
 version, and without the serving plugin answers 409 naming it; deleting
 an uploaded version deletes its files."""
 import hashlib
-import json
 import os
 import socket
 import subprocess

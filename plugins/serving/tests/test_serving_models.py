@@ -8,7 +8,6 @@ import json
 import os
 import pwd
 import sys
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -13,7 +13,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from servingtest import BASE, PY, RES, Load, ServingCase, run_py  # noqa: E402
+from servingtest import BASE, RES, Load, ServingCase, run_py  # noqa: E402
 
 ROWS = [[5.1, 3.5, 1.4, 0.2], [6.7, 3.0, 5.2, 2.3], [5.9, 3.0, 4.2, 1.5]]
 
