@@ -1,6 +1,5 @@
 """Integration: a real cubed over HTTP — core routes, errors, limits,
 request ids, gzip, the hello plugin, admin permission, SSE, metrics."""
-import hashlib
 import http.client
 import json
 import os
