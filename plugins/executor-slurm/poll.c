@@ -1,9 +1,15 @@
-/* poll.c — the plugin's thread: every poll_ms one `squeue` (of our jobs'
- * ids only) for the state of every submitted group, the replicas' output tailed into their log
- * streams (log_append_at: resumable and never duplicated), Pending/Running
- * reported (replica_status), timeouts and stop grace enforced (scancel),
- * and each replica's end reported from its exit file and Slurm's state;
- * nodes are refreshed every node_refresh_ms or when asked. */
+/* poll.c — the plugin's thread. Every poll_ms: each submitted group's
+ * replicas' output tailed into their log streams (log_append_at: resumable
+ * and never duplicated), each replica's end reported from its exit file
+ * (the wrapper writes it when the command has ended: no Slurm command
+ * needed), timeouts and stop grace enforced (scancel). Every squeue_ms (at
+ * most; reading files is cheap, a Slurm command is a process and an RPC
+ * slurmctld answers under its job lock): one `squeue` of our jobs' ids
+ * only, whose states report Pending/Running (replica_status, when changed)
+ * and end what ended without an exit file (cancelled, node failure, time
+ * limit, gone: Lost after 3 squeues that do not list it). A group whose
+ * replicas have all ended is done, whatever Slurm's state. Nodes are
+ * refreshed every node_refresh_ms or when asked. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -75,10 +81,13 @@ static void pump(struct sl *s, struct sl_group *g, int i)
     close(fd);
 }
 
-/* Replica i's exit file: 1 with code and oom when present. */
-static int read_exit(const struct sl_group *g, int i, int *code, int *oom)
+/* Replica i's exit file ("<code> <oom> <Slurm node>"; the node since
+ * 1.1 of the plugin): 1 with code, oom and node ("" when absent) when
+ * present. */
+static int read_exit(const struct sl_group *g, int i, int *code, int *oom, char *node,
+                     size_t len)
 {
-    char path[900], buf[64] = "";
+    char path[900], buf[160] = "", nd[96] = "";
     snprintf(path, sizeof path, "%s/r%d.exit", g->dir, i);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
@@ -89,7 +98,9 @@ static int read_exit(const struct sl_group *g, int i, int *code, int *oom)
         return 0;
     buf[n] = '\0';
     *code = 0, *oom = 0;
-    return sscanf(buf, "%d %d", code, oom) >= 1;
+    int k = sscanf(buf, "%d %d %95s", code, oom, nd);
+    snprintf(node, len, "%s", k >= 3 ? nd : "");
+    return k >= 1;
 }
 
 /* srun's own complaint about replica i's step into out (its first error
@@ -165,6 +176,26 @@ static void end_of(struct sl_group *g, int i, int have, int code, int oom, int *
     }
 }
 
+/* Reports replica i Running before its end when no squeue saw it run
+ * (it ran between two): on the node its exit file names (slurm mode). */
+static void ran(struct sl *s, struct sl_group *g, int i, const char *slurm_node)
+{
+    struct sl_rep *r = &g->reps[i];
+    char node[96] = "", msg[256];
+    if (r->running_reported)
+        return;
+    if (s->conf.mode == SL_MODE_SLURM && *slurm_node) {
+        pthread_mutex_lock(&s->mu);
+        const char *cn = sl_node_cube(s, slurm_node);
+        snprintf(node, sizeof node, "%s", cn ? cn : "");
+        pthread_mutex_unlock(&s->mu);
+    }
+    snprintf(msg, sizeof msg, "Slurm job %ld on %s", g->slurm_id,
+             *slurm_node ? slurm_node : g->slurm_nodes);
+    if (s->host->replica_status(s->self, r->engine_id, "Running", node, msg) == CUBE_OK)
+        r->running_reported = 1;
+}
+
 /* Reports the end of every replica not yet ended whose exit file is there,
  * or all of them when the job is over (final). */
 static void ends(struct sl *s, struct sl_group *g, int final)
@@ -173,13 +204,15 @@ static void ends(struct sl *s, struct sl_group *g, int final)
         struct sl_rep *r = &g->reps[i];
         int code = 0, oom = 0, have, out;
         const char *reason;
-        char msg[SL_MSG];
+        char msg[SL_MSG], node[96] = "";
         if (!r->used || r->ended)
             continue;
-        have = g->start_failed ? 0 : read_exit(g, i, &code, &oom);
+        have = g->start_failed ? 0 : read_exit(g, i, &code, &oom, node, sizeof node);
         if (!have && !final)
             continue;
         pump(s, g, i);
+        if (have)
+            ran(s, g, i, node);
         end_of(g, i, have, code, oom, &out, &reason, msg, sizeof msg);
         r->ended = 1;
         if (strcmp(reason, CUBE_EXIT_LOST) == 0)
@@ -206,7 +239,9 @@ static void status(struct sl *s, struct sl_group *g)
         if (!running) {
             snprintf(msg, sizeof msg, "Slurm job %ld %s: %s", g->slurm_id, g->slurm_state,
                      g->slurm_reason);
-            s->host->replica_status(s->self, r->engine_id, "Pending", NULL, msg);
+            if (strncmp(msg, r->pending_msg, sizeof r->pending_msg - 1) != 0 &&
+                s->host->replica_status(s->self, r->engine_id, "Pending", NULL, msg) == CUBE_OK)
+                snprintf(r->pending_msg, sizeof r->pending_msg, "%s", msg);
             continue;
         }
         if (s->conf.mode == SL_MODE_SLURM && nh > 0) {
@@ -240,36 +275,56 @@ static void deadlines(struct sl *s, struct sl_group *g)
     }
 }
 
-/* One group's round, given its line of squeue (NULL: not listed). */
-static void round_group(struct sl *s, struct sl_group *g, const char *line)
+/* Slurm's state of g from its line of squeue (NULL: not listed). */
+static void take_line(struct sl_group *g, const char *line)
 {
-    if (line) {
-        /* id|state|nodes|reason; nodes is empty while the job pends */
-        char f[3][256] = {{0}};
-        const char *p = strchr(line, '|');
-        for (int k = 0; k < 3 && p; k++) {
-            const char *q = p + 1, *e = k < 2 ? strchr(q, '|') : strchr(q, '\n');
-            size_t n = e ? (size_t)(e - q) : strlen(q);
-            snprintf(f[k], sizeof f[k], "%.*s", (int)(n < sizeof f[k] ? n : sizeof f[k] - 1), q);
-            p = k < 2 ? e : NULL;
-        }
-        snprintf(g->slurm_state, sizeof g->slurm_state, "%s", f[0]);
-        snprintf(g->slurm_nodes, sizeof g->slurm_nodes, "%s", f[1]);
-        snprintf(g->slurm_reason, sizeof g->slurm_reason, "%s", f[2]);
-        g->missing_polls = 0;
-    } else if (++g->missing_polls >= 3) {   /* not a race with sbatch: gone */
-        snprintf(g->slurm_state, sizeof g->slurm_state, "LOST");
+    if (!line) {
+        if (++g->missing_polls >= 3)   /* not a race with sbatch: gone */
+            snprintf(g->slurm_state, sizeof g->slurm_state, "LOST");
+        return;
     }
+    /* id|state|nodes|reason; nodes is empty while the job pends */
+    char f[3][256] = {{0}};
+    const char *p = strchr(line, '|');
+    for (int k = 0; k < 3 && p; k++) {
+        const char *q = p + 1, *e = k < 2 ? strchr(q, '|') : strchr(q, '\n');
+        size_t n = e ? (size_t)(e - q) : strlen(q);
+        snprintf(f[k], sizeof f[k], "%.*s", (int)(n < sizeof f[k] ? n : sizeof f[k] - 1), q);
+        p = k < 2 ? e : NULL;
+    }
+    snprintf(g->slurm_state, sizeof g->slurm_state, "%s", f[0]);
+    snprintf(g->slurm_nodes, sizeof g->slurm_nodes, "%s", f[1]);
+    snprintf(g->slurm_reason, sizeof g->slurm_reason, "%s", f[2]);
+    g->missing_polls = 0;
+}
+
+/* 1 when every replica of g has started here (or been adopted) and ended
+ * (reported); a group adopted only in part waits for Slurm's end. */
+static int all_ended(const struct sl_group *g)
+{
+    for (int i = 0; i < g->n; i++)
+        if (!g->reps[i].used || !g->reps[i].ended)
+            return 0;
+    return 1;
+}
+
+/* One group's round (without mu). seen: squeue answered this round, line
+ * is g's line of it (NULL: not listed); otherwise Slurm's state is the
+ * last one seen and only the files are read. */
+static void round_group(struct sl *s, struct sl_group *g, int seen, const char *line)
+{
+    if (seen)
+        take_line(g, line);
     for (int i = 0; i < g->n; i++)
         if (g->reps[i].used && !g->reps[i].ended)
             pump(s, g, i);
     int over = terminal(g->slurm_state) || strcmp(g->slurm_state, "LOST") == 0;
-    if (!over && g->slurm_state[0])
+    if (seen && !over && g->slurm_state[0])
         status(s, g);
     if (!over)
         deadlines(s, g);
     ends(s, g, over);
-    if (over)
+    if (over || all_ended(g))
         g->state = SL_G_DONE;
 }
 
@@ -324,13 +379,18 @@ static int squeue_ours(struct sl *s, struct sl_cmd_out *o, int *have_jobs)
     return ok;
 }
 
-/* Takes the groups to look at this round off the list (caller holds mu):
- * submitted ones, and done ones, which are freed after. */
+/* One round over the groups (call without mu): submitted ones looked at
+ * (with a squeue when squeue_ms has passed), done ones freed. */
 static void jobs_round(struct sl *s)
 {
     struct sl_cmd_out o = {0};
-    int have_jobs = 0;
-    int ok = squeue_ours(s, &o, &have_jobs);
+    int have_jobs = 0, ok = 0;
+    int64_t now = sl_mono_ms();
+    int asked = now - s->last_squeue_ms >= (int64_t)s->conf.squeue_ms;
+    if (asked) {
+        s->last_squeue_ms = now;
+        ok = squeue_ours(s, &o, &have_jobs);
+    }
     pthread_mutex_lock(&s->mu);
     struct sl_group **pp = &s->groups;
     while (*pp) {
@@ -339,10 +399,10 @@ static void jobs_round(struct sl *s)
             g->state = SL_G_DONE;
             snprintf(g->slurm_state, sizeof g->slurm_state, "CANCELLED");
         }
-        if (g->state == SL_G_SUBMITTED && ok) {
-            const char *line = line_of(o.out, g->slurm_id);
+        if (g->state == SL_G_SUBMITTED) {
+            const char *line = asked && ok ? line_of(o.out, g->slurm_id) : NULL;
             pthread_mutex_unlock(&s->mu);
-            round_group(s, g, line);   /* the group stays: only this thread frees */
+            round_group(s, g, asked && ok, line);   /* it stays: only this thread frees */
             pthread_mutex_lock(&s->mu);
         }
         if (g->state == SL_G_DONE) {
@@ -360,7 +420,7 @@ static void jobs_round(struct sl *s)
         pp = &g->next;
     }
     pthread_mutex_unlock(&s->mu);
-    if (have_jobs && !ok) {
+    if (asked && have_jobs && !ok) {
         char why[256];
         sl_cmd_why(&o, why, sizeof why);
         pthread_mutex_lock(&s->mu);

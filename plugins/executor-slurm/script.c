@@ -1,7 +1,7 @@
 /* script.c — a group's spool directory: the batch script that launches each
  * replica as one job step (srun) and each replica's wrapper, which sets
  * the replica's environment, enters its workdir, runs its command and
- * writes "<exit code> <oom 0|1>" to rN.exit. Files are the account's, mode
+ * writes "<exit code> <oom 0|1> <Slurm node>" to rN.exit. Files are the account's, mode
  * 0700 (a wrapper holds the replica's CUBE_TOKEN). */
 #include <errno.h>
 #include <fcntl.h>
@@ -181,7 +181,7 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
     sb_add(&b, "&\nchild=$!\ntrap 'kill -TERM $child 2>/dev/null' TERM INT\n"
                "while :; do wait $child; rc=$?; kill -0 $child 2>/dev/null || break; done\n");
     sb_add(&b, OOM_CHECK);
-    sb_add(&b, "printf '%s %s\\n' \"$rc\" \"$oom\" >");
+    sb_add(&b, "printf '%s %s %s\\n' \"$rc\" \"$oom\" \"${SLURMD_NODENAME:-}\" >");
     sb_q(&b, exitf);
     sb_add(&b, ".tmp && mv -f ");
     sb_q(&b, exitf);
