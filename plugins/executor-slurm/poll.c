@@ -81,9 +81,9 @@ static void pump(struct sl *s, struct sl_group *g, int i)
     close(fd);
 }
 
-/* Replica i's exit file ("<code> <oom> <Slurm node>"; the node since
- * 1.1 of the plugin): 1 with code, oom and node ("" when absent) when
- * present. */
+/* Replica i's exit file ("<code> <oom> <Slurm node>\n"; older wrappers
+ * wrote no node): 1 with code, oom and node ("" when absent) once it is
+ * there whole (its newline written). */
 static int read_exit(const struct sl_group *g, int i, int *code, int *oom, char *node,
                      size_t len)
 {
@@ -97,6 +97,8 @@ static int read_exit(const struct sl_group *g, int i, int *code, int *oom, char 
     if (n <= 0)
         return 0;
     buf[n] = '\0';
+    if (!strchr(buf, '\n'))
+        return 0;
     *code = 0, *oom = 0;
     int k = sscanf(buf, "%d %d %95s", code, oom, nd);
     snprintf(node, len, "%s", k >= 3 ? nd : "");

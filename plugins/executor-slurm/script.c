@@ -1,7 +1,8 @@
 /* script.c — a group's spool directory: the batch script that launches each
  * replica as one job step (srun) and each replica's wrapper, which sets
  * the replica's environment, enters its workdir, runs its command and
- * writes "<exit code> <oom 0|1> <Slurm node>" to rN.exit. Files are the account's, mode
+ * writes "<exit code> <oom 0|1> <Slurm node>\n" to rN.exit (in one write:
+ * a reader takes it once the newline is there). Files are the account's, mode
  * 0700 (a wrapper holds the replica's CUBE_TOKEN). */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,17 +117,21 @@ static int make_dir(const struct sl *s, const struct sl_group *g, char *msg, siz
 }
 
 /* The lines that say whether the replica's own memory cgroup (v1: its
- * task and step groups; v2: memory.events) saw an OOM kill. */
+ * task and step groups; v2: memory.events) saw an OOM kill; shell
+ * builtins only (no process per check: replicas of short Jobs end by the
+ * thousand). */
 static const char OOM_CHECK[] =
+    "oom_in() { while read -r k v; do\n"
+    "  [ \"$k\" = oom_kill ] && [ \"${v:-0}\" -gt 0 ] && return 0; done <\"$1\"; return 1; }\n"
     "oom=0\n"
     "while IFS=: read -r _ ctl path; do\n"
     "  case \",$ctl,\" in\n"
     "  *,memory,*) for d in \"$path\" \"${path%/*}\"; do\n"
     "      f=/sys/fs/cgroup/memory$d/memory.oom_control\n"
-    "      [ -r \"$f\" ] && n=$(awk '$1==\"oom_kill\"{print $2}' \"$f\") && [ \"${n:-0}\" -gt 0 ] && oom=1\n"
+    "      [ -r \"$f\" ] && oom_in \"$f\" && oom=1\n"
     "    done ;;\n"
     "  ,,) f=/sys/fs/cgroup$path/memory.events\n"
-    "      [ -r \"$f\" ] && n=$(awk '$1==\"oom_kill\"{print $2}' \"$f\") && [ \"${n:-0}\" -gt 0 ] && oom=1 ;;\n"
+    "      [ -r \"$f\" ] && oom_in \"$f\" && oom=1 ;;\n"
     "  esac\n"
     "done </proc/self/cgroup\n";
 
@@ -182,11 +187,7 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
                "while :; do wait $child; rc=$?; kill -0 $child 2>/dev/null || break; done\n");
     sb_add(&b, OOM_CHECK);
     sb_add(&b, "printf '%s %s %s\\n' \"$rc\" \"$oom\" \"${SLURMD_NODENAME:-}\" >");
-    sb_q(&b, exitf);
-    sb_add(&b, ".tmp && mv -f ");
-    sb_q(&b, exitf);
-    sb_add(&b, ".tmp ");
-    sb_q(&b, exitf);
+    sb_q(&b, exitf);   /* one write; read only once its newline is there */
     sb_add(&b, "\nexit $rc\n");
     snprintf(name, sizeof name, "r%d.sh", i);
     int rc = b.oom ? (snprintf(msg, len, "the replica's script is too large"), CUBE_ETOOBIG)
