@@ -1,5 +1,6 @@
 /* plugin.c — the executor-slurm plugin: its descriptor and config schema,
- * init (config, executor "slurm", routes), start (the poll thread), stop
+ * init (config, executor "slurm", routes), start (the submitters, the
+ * poll and query threads), stop
  * and fini, and the admin routes GET /api/v1/slurm (pools Ready or
  * NotReady, nodes, jobs) and POST /api/v1/slurm/refresh (read the nodes
  * now). See slurm.h for the other files. */
@@ -97,6 +98,8 @@ static void sl_free(struct sl *s)
     sl_conf_free(&s->conf);
     pthread_cond_destroy(&s->cv);
     pthread_cond_destroy(&s->sub_cv);
+    pthread_cond_destroy(&s->q_cv);
+    free(s->sq_out);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
@@ -149,6 +152,7 @@ static int sl_init(const struct cube_host *host, cube_plugin *self, void **state
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cv, &ca);
+    pthread_cond_init(&s->q_cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_cond_init(&s->sub_cv, NULL);
     s->slurm_up = 1;   /* until a command says otherwise */
@@ -183,21 +187,30 @@ static int sl_start_plugin(void *state)
         return CUBE_ENOMEM;
     }
     s->thread_started = 1;
+    if (pthread_create(&s->qthread, NULL, sl_query_main, s) != 0) {
+        sl_stop_plugin(s);
+        s->host->set_error(s->self, "cannot start the query thread");
+        return CUBE_ENOMEM;
+    }
+    s->qthread_started = 1;
     return CUBE_OK;
 }
 
-/* Stops the poll thread and the submitters (each ends the sbatch it is
- * in); a second call does nothing. */
+/* Stops the query and poll threads and the submitters (each ends the
+ * Slurm command it is in); a second call does nothing. */
 static void sl_stop_plugin(void *state)
 {
     struct sl *s = state;
     pthread_mutex_lock(&s->mu);
     s->quit = 1;
     pthread_cond_signal(&s->cv);
+    pthread_cond_signal(&s->q_cv);
     pthread_mutex_unlock(&s->mu);
+    if (s->qthread_started)
+        pthread_join(s->qthread, NULL);
     if (s->thread_started)
         pthread_join(s->thread, NULL);
-    s->thread_started = 0;
+    s->thread_started = s->qthread_started = 0;
     sl_submitters_stop(s);
 }
 

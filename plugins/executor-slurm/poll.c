@@ -1,15 +1,16 @@
-/* poll.c — the plugin's thread. Every poll_ms: each submitted group's
+/* poll.c — the poll thread. Every poll_ms: each submitted group's
  * replicas' output tailed into their log streams (log_append_at: resumable
  * and never duplicated), each replica's end reported from its exit file
- * (the wrapper writes it when the command has ended: no Slurm command
+ * once its srun has returned (script.c writes both: no Slurm command
  * needed), timeouts and stop grace enforced (scancel). Every squeue_ms (at
  * most; reading files is cheap, a Slurm command is a process and an RPC
- * slurmctld answers under its job lock): one `squeue` of our jobs' ids
- * only, whose states report Pending/Running (replica_status, when changed)
- * and end what ended without an exit file (cancelled, node failure, time
- * limit, gone: Lost after 3 squeues that do not list it). A group whose
- * replicas have all ended is done, whatever Slurm's state. Nodes are
- * refreshed every node_refresh_ms or when asked. */
+ * slurmctld answers under its job lock) the query thread (query.c) runs
+ * one `squeue` of our jobs' ids only and hands its answer over; its
+ * states report Pending/Running (replica_status, when changed) and end
+ * what ended without an exit file (cancelled, node failure, time limit,
+ * gone: Lost after 3 squeues that asked for it and did not list it). A
+ * group whose replicas have all ended is done, whatever Slurm's state.
+ * Only this thread frees groups. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -105,6 +106,16 @@ static int read_exit(const struct sl_group *g, int i, int *code, int *oom, char 
     return k >= 1;
 }
 
+/* 1 when replica i's srun has returned (rN.done: its output is all in
+ * rN.out). Batch scripts of older versions of the plugin write none: their
+ * replicas end with Slurm's job. */
+static int step_done(const struct sl_group *g, int i)
+{
+    char path[900];
+    snprintf(path, sizeof path, "%s/r%d.done", g->dir, i);
+    return access(path, F_OK) == 0;
+}
+
 /* srun's own complaint about replica i's step into out (its first error
  * line; "" when it said nothing); 1 when it said the step ran out of
  * memory. */
@@ -198,8 +209,9 @@ static void ran(struct sl *s, struct sl_group *g, int i, const char *slurm_node)
         r->running_reported = 1;
 }
 
-/* Reports the end of every replica not yet ended whose exit file is there,
- * or all of them when the job is over (final). */
+/* Reports the end of every replica not yet ended whose srun has returned
+ * and whose exit file is there, or of all of them when the job is over
+ * (final). */
 static void ends(struct sl *s, struct sl_group *g, int final)
 {
     for (int i = 0; i < g->n; i++) {
@@ -209,8 +221,10 @@ static void ends(struct sl *s, struct sl_group *g, int final)
         char msg[SL_MSG], node[96] = "";
         if (!r->used || r->ended)
             continue;
+        if (!final && !step_done(g, i))   /* still running, or output on its way */
+            continue;
         have = g->start_failed ? 0 : read_exit(g, i, &code, &oom, node, sizeof node);
-        if (!have && !final)
+        if (!have && !final)   /* srun ended without one: Slurm's state says why */
             continue;
         pump(s, g, i);
         if (have)
@@ -224,7 +238,8 @@ static void ends(struct sl *s, struct sl_group *g, int final)
     }
 }
 
-/* Reports Pending/Running when the state changed. */
+/* Reports Pending (with Slurm's reason, when it has one and it changed)
+ * or Running (once). */
 static void status(struct sl *s, struct sl_group *g)
 {
     int running = strcmp(g->slurm_state, "RUNNING") == 0 ||
@@ -238,7 +253,9 @@ static void status(struct sl *s, struct sl_group *g)
         char msg[256], node[96] = "";
         if (!r->used || r->ended || (running && r->running_reported))
             continue;
-        if (!running) {
+        if (!running) {   /* "None": not looked at yet, nothing to say */
+            if (!g->slurm_reason[0] || strcmp(g->slurm_reason, "None") == 0)
+                continue;
             snprintf(msg, sizeof msg, "Slurm job %ld %s: %s", g->slurm_id, g->slurm_state,
                      g->slurm_reason);
             if (strncmp(msg, r->pending_msg, sizeof r->pending_msg - 1) != 0 &&
@@ -341,59 +358,58 @@ static const char *line_of(const char *out, long id)
     return NULL;
 }
 
-/* One squeue for the submitted groups' jobs only (-j id,id,...), so that
- * neither slurmctld nor this thread goes through every job the cluster
- * still remembers (MinJobAge) each round. Fills o; 1 when Slurm answered
- * (a list of ids Slurm no longer knows at all is an empty answer), 0 when
- * it did not or no group is submitted (*have_jobs says which). */
-static int squeue_ours(struct sl *s, struct sl_cmd_out *o, int *have_jobs)
+/* The query thread's latest squeue answer not taken yet (caller holds
+ * mu): its output (the caller's to free; NULL when none) and its
+ * generation, 0 when Slurm did not answer it or there is none. */
+static char *take_answer(struct sl *s, unsigned *gen)
 {
-    size_t cap = 64, n = 0;
-    char *ids = malloc(cap);
-    int ok = 0;
-    *have_jobs = 0;
-    if (!ids)
-        return 0;
-    ids[0] = '\0';
-    pthread_mutex_lock(&s->mu);
-    for (struct sl_group *g = s->groups; g; g = g->next) {
-        if (g->state != SL_G_SUBMITTED || g->slurm_id <= 0)
-            continue;
-        if (n + 24 > cap) {
-            char *p = realloc(ids, cap * 2);
-            if (!p)
-                break;
-            ids = p, cap *= 2;
-        }
-        n += (size_t)snprintf(ids + n, cap - n, "%s%ld", n ? "," : "", g->slurm_id);
-        *have_jobs = 1;
-    }
-    pthread_mutex_unlock(&s->mu);
-    char *argv[] = {"squeue", "-h", "-t", "all", "-j", ids, "-o", "%i|%T|%N|%r", NULL};
-    if (*have_jobs && sl_cmd(&s->conf, argv, (uid_t)-1, 0, NULL, o) == CUBE_OK) {
-        ok = o->status == 0;
-        if (!ok && o->err && strstr(o->err, "Invalid job id specified")) {
-            o->out[0] = '\0';   /* none of them is known: each goes missing */
-            ok = 1;
-        }
-    }
-    free(ids);
-    return ok;
+    *gen = 0;
+    if (s->sq_done_gen == s->sq_used_gen)
+        return NULL;
+    s->sq_used_gen = s->sq_done_gen;
+    s->sq_failing = !s->sq_ok;
+    char *out = s->sq_out;
+    s->sq_out = NULL;
+    if (s->sq_ok && out)
+        *gen = s->sq_done_gen;
+    return out;
 }
 
-/* One round over the groups (call without mu): submitted ones looked at
- * (with a squeue when squeue_ms has passed), done ones freed. */
+/* 1 while Slurm does not answer: the last squeue or node refresh failed,
+ * or the query thread's command in flight (squeue, scontrol) has taken
+ * more than max(1.5 s, squeue_ms) (one fails after seconds when slurmctld
+ * is down). Jobs then keep their state, as the
+ * log says: no ends, no deadlines, until Slurm answers again (caller
+ * holds mu). */
+static int slurm_away(const struct sl *s)
+{
+    int64_t limit = s->conf.squeue_ms > 1500 ? (int64_t)s->conf.squeue_ms : 1500;
+    return s->sq_failing || !s->slurm_up || (s->ask_since_ms && sl_mono_ms() - s->ask_since_ms > limit);
+}
+
+/* A done group's last ends, its kv record removed; freed (caller holds mu,
+ * released meanwhile). */
+static void finish(struct sl *s, struct sl_group *g)
+{
+    char kv[128];
+    pthread_mutex_unlock(&s->mu);
+    ends(s, g, 1);
+    sl_kv_key(g, kv, sizeof kv);
+    if (g->slurm_id)
+        s->host->kv_delete(s->self, kv);
+    pthread_mutex_lock(&s->mu);
+    sl_group_free(g);
+}
+
+/* One round over the groups (call without mu): submitted ones looked at,
+ * with the query thread's squeue answer when a new one came; done ones
+ * freed. */
 static void jobs_round(struct sl *s)
 {
-    struct sl_cmd_out o = {0};
-    int have_jobs = 0, ok = 0;
-    int64_t now = sl_mono_ms();
-    int asked = now - s->last_squeue_ms >= (int64_t)s->conf.squeue_ms;
-    if (asked) {
-        s->last_squeue_ms = now;
-        ok = squeue_ours(s, &o, &have_jobs);
-    }
+    unsigned gen;
     pthread_mutex_lock(&s->mu);
+    char *out = take_answer(s, &gen);
+    int held = slurm_away(s);
     struct sl_group **pp = &s->groups;
     while (*pp) {
         struct sl_group *g = *pp;
@@ -401,39 +417,22 @@ static void jobs_round(struct sl *s)
             g->state = SL_G_DONE;
             snprintf(g->slurm_state, sizeof g->slurm_state, "CANCELLED");
         }
-        if (g->state == SL_G_SUBMITTED) {
-            const char *line = asked && ok ? line_of(o.out, g->slurm_id) : NULL;
+        if (g->state == SL_G_SUBMITTED && !held) {
+            int seen = gen && g->sq_gen && g->sq_gen <= gen;   /* asked for it */
+            const char *line = seen ? line_of(out, g->slurm_id) : NULL;
             pthread_mutex_unlock(&s->mu);
-            round_group(s, g, asked && ok, line);   /* it stays: only this thread frees */
+            round_group(s, g, seen, line);   /* it stays: only this thread frees */
             pthread_mutex_lock(&s->mu);
         }
         if (g->state == SL_G_DONE) {
-            pthread_mutex_unlock(&s->mu);
-            ends(s, g, 1);
-            char kv[128];
-            sl_kv_key(g, kv, sizeof kv);
-            if (g->slurm_id)
-                s->host->kv_delete(s->self, kv);
-            pthread_mutex_lock(&s->mu);
-            *pp = g->next;
-            sl_group_free(g);
+            *pp = g->next;   /* off the list: the query thread no longer sees it */
+            finish(s, g);
             continue;
         }
         pp = &g->next;
     }
     pthread_mutex_unlock(&s->mu);
-    if (asked && have_jobs && !ok) {
-        char why[256];
-        sl_cmd_why(&o, why, sizeof why);
-        pthread_mutex_lock(&s->mu);
-        int up = s->slurm_up;
-        s->refresh_now |= 1;   /* nodes go NotReady with the reason */
-        pthread_mutex_unlock(&s->mu);
-        if (up)
-            s->host->log(s->self, CUBE_LOG_WARN, "squeue failed (jobs keep their state until "
-                         "Slurm answers): %s", why);
-    }
-    sl_cmd_free(&o);
+    free(out);
 }
 
 void *sl_poll_main(void *arg)
@@ -441,16 +440,11 @@ void *sl_poll_main(void *arg)
     struct sl *s = arg;
     pthread_mutex_lock(&s->mu);
     while (!s->quit) {
-        int64_t now = sl_mono_ms();
-        int nodes = (s->refresh_now & 1) ||
-                    now - s->last_refresh_ms >= (int64_t)s->conf.node_refresh_ms;
-        s->refresh_now = 0;
+        s->refresh_now &= ~2;
         pthread_mutex_unlock(&s->mu);
-        if (nodes)
-            sl_nodes_refresh(s);
         jobs_round(s);
         pthread_mutex_lock(&s->mu);
-        if (s->quit || s->refresh_now)
+        if (s->quit || (s->refresh_now & 2))
             continue;
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -2,7 +2,8 @@
  * replica as one job step (srun) and each replica's wrapper, which sets
  * the replica's environment, enters its workdir, runs its command and
  * writes "<exit code> <oom 0|1> <Slurm node>\n" to rN.exit (in one write:
- * a reader takes it once the newline is there). Files are the account's, mode
+ * a reader takes it once the newline is there); the batch script writes
+ * rN.done once the replica's srun has returned. Files are the account's, mode
  * 0700 (a wrapper holds the replica's CUBE_TOKEN). */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,12 +197,15 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
     return rc;
 }
 
-/* One srun line: replica i as a step of its own. */
+/* One srun line: replica i as a step of its own, in a background group
+ * that writes rN.done (srun's exit status) once srun has returned: the
+ * step is over and its output all written to rN.out (srun forwards it),
+ * which the exit file alone does not say. */
 static void step_line(struct sl *s, struct sb *b, const struct sl_group *g, int i)
 {
     const struct sl_rep *r = &g->reps[i];
     char path[900];
-    sb_add(b, "srun --export=ALL --nodes=1 --ntasks=1 --exact --kill-on-bad-exit=0");
+    sb_add(b, "{ srun --export=ALL --nodes=1 --ntasks=1 --exact --kill-on-bad-exit=0");
     pthread_mutex_lock(&s->mu);
     const char *node = s->conf.mode == SL_MODE_CUBE ? sl_node_slurm(s, r->node) : NULL;
     if (node) {
@@ -227,7 +231,8 @@ static void step_line(struct sl *s, struct sb *b, const struct sl_group *g, int 
     sb_add(b, " 2>>");
     snprintf(path, sizeof path, "%s/r%d.launch", g->dir, i);
     sb_q(b, path);
-    sb_fmt(b, " &\np%ld=$!\n", i);
+    sb_fmt(b, "; st=$?; echo $st >r%ld.done; exit $st; } &\n", i);
+    sb_fmt(b, "p%ld=$!\n", i);
 }
 
 int sl_script_batch(struct sl *s, struct sl_group *g, char *msg, size_t len)

@@ -22,8 +22,12 @@
  *   submit.c   groups: gathering starts, accounts, sbatch, the kv record
  *   submitq.c  the submitters: threads running sbatch for complete groups,
  *              several at once, so that start never waits for slurmctld
- *   poll.c     the poll thread: squeue, state reports, logs, timeouts,
- *              stop grace, ends
+ *   poll.c     the poll thread: state reports, logs, timeouts, stop
+ *              grace, ends (files every poll_ms, squeue's states as they
+ *              come)
+ *   query.c    the query thread: squeue every squeue_ms, nodes every
+ *              node_refresh_ms (Slurm's commands block; the poll thread
+ *              never waits for them)
  *   adopt.c    re-adoption after a restart of cubed
  *   util.c     hostlists, quoting, small string helpers
  */
@@ -185,7 +189,8 @@ struct sl_group {
     int64_t stop_at_ms;          /* stop asked: SIGKILL after this (0: none) */
     int stop_reason_timeout;     /* the stop was for timeoutSeconds */
     int stopped;                 /* stop asked (ends are Stopped/Timeout) */
-    int missing_polls;           /* polls that did not list the job */
+    int missing_polls;           /* squeues that did not list the job */
+    unsigned sq_gen;             /* first squeue that asked for it (0: none yet) */
     int start_failed;            /* sbatch failed: ends are StartError */
     char fail_msg[SL_MSG];
     struct sl_rep *reps;         /* [n] */
@@ -205,12 +210,24 @@ struct sl {
     int slurm_up;                /* the last refresh reached slurmctld */
     char slurm_msg[256];         /* why not, or "" */
     char part_msg[SL_MAX_PARTITIONS][256];  /* a partition's problem, or "" */
-    int refresh_now;             /* a refresh was asked for */
+    int refresh_now;             /* 1: nodes now (query thread); 2: a job round now (poll thread) */
     int quit;
     pthread_t thread;
     int thread_started;
     int64_t last_refresh_ms;
-    int64_t last_squeue_ms;      /* the poll thread's */
+    int64_t last_squeue_ms;      /* the query thread's */
+    /* query.c: the latest squeue, handed to the poll thread */
+    pthread_t qthread;
+    int qthread_started;
+    pthread_cond_t q_cv;         /* wakes the query thread (nodes asked, quit) */
+    unsigned sq_gen;             /* the last squeue asked (its groups' sq_gen) */
+    unsigned sq_done_gen;        /* the squeue sq_out is the answer of */
+    unsigned sq_used_gen;        /* the last one the poll thread took */
+    char *sq_out;                /* its output (owned; NULL once taken) */
+    int sq_ok;                   /* Slurm answered it */
+    int sq_failing;              /* the last answer the poll thread took failed */
+    int64_t ask_since_ms;        /* when the query thread's Slurm command in
+                                  * flight started (0: none) */
     uint64_t submits, submit_fail;
     /* submitq.c: complete groups waiting for a submitter (FIFO via qnext) */
     struct sl_group *subq_head, *subq_tail;
@@ -299,6 +316,15 @@ void sl_poll_kick(struct sl *s);
 /* Sends sig to every job step (replica) of a Slurm job (scancel --signal),
  * or cancels it outright when sig is 0. Call without mu. */
 int sl_cancel(struct sl *s, long slurm_id, int sig);
+
+/* -- query.c ------------------------------------------------------------- */
+
+/* The query thread's body (arg: struct sl): every squeue_ms one squeue of
+ * the submitted groups' job ids, its output left in s->sq_out (generation
+ * s->sq_done_gen) for the poll thread, which it kicks; nodes refreshed
+ * every node_refresh_ms, when asked (refresh_now & 1, s->q_cv) and when
+ * squeue failed. Quits when s->quit is set and q_cv signalled. */
+void *sl_query_main(void *arg);
 
 /* -- adopt.c ------------------------------------------------------------- */
 
