@@ -1,8 +1,9 @@
 /* poll.c — the poll thread. Every poll_ms: each submitted group's
  * replicas' output tailed into their log streams (log_append_at: resumable
  * and never duplicated), each replica's end reported from its exit file
- * once its srun has returned (script.c writes both: no Slurm command
- * needed), timeouts and stop grace enforced (scancel). Every squeue_ms (at
+ * (the wrapper writes it once the command has ended, after all of its
+ * output: no Slurm command needed), timeouts and stop grace enforced
+ * (scancel). Every squeue_ms (at
  * most; reading files is cheap, a Slurm command is a process and an RPC
  * slurmctld answers under its job lock) the query thread (query.c) runs
  * one `squeue` of our jobs' ids only and hands its answer over; its
@@ -106,16 +107,6 @@ static int read_exit(const struct sl_group *g, int i, int *code, int *oom, char 
     return k >= 1;
 }
 
-/* 1 when replica i's srun has returned (rN.done: its output is all in
- * rN.out). Batch scripts of older versions of the plugin write none: their
- * replicas end with Slurm's job. */
-static int step_done(const struct sl_group *g, int i)
-{
-    char path[900];
-    snprintf(path, sizeof path, "%s/r%d.done", g->dir, i);
-    return access(path, F_OK) == 0;
-}
-
 /* srun's own complaint about replica i's step into out (its first error
  * line; "" when it said nothing); 1 when it said the step ran out of
  * memory. */
@@ -209,9 +200,9 @@ static void ran(struct sl *s, struct sl_group *g, int i, const char *slurm_node)
         r->running_reported = 1;
 }
 
-/* Reports the end of every replica not yet ended whose srun has returned
- * and whose exit file is there, or of all of them when the job is over
- * (final). */
+/* Reports the end of every replica not yet ended whose exit file is there
+ * (its output is all in rN.out then: the wrapper writes both), or of all
+ * of them when the job is over (final). */
 static void ends(struct sl *s, struct sl_group *g, int final)
 {
     for (int i = 0; i < g->n; i++) {
@@ -221,10 +212,8 @@ static void ends(struct sl *s, struct sl_group *g, int final)
         char msg[SL_MSG], node[96] = "";
         if (!r->used || r->ended)
             continue;
-        if (!final && !step_done(g, i))   /* still running, or output on its way */
-            continue;
         have = g->start_failed ? 0 : read_exit(g, i, &code, &oom, node, sizeof node);
-        if (!have && !final)   /* srun ended without one: Slurm's state says why */
+        if (!have && !final)
             continue;
         pump(s, g, i);
         if (have)

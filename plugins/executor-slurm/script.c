@@ -2,8 +2,9 @@
  * replica as one job step (srun) and each replica's wrapper, which sets
  * the replica's environment, enters its workdir, runs its command and
  * writes "<exit code> <oom 0|1> <Slurm node>\n" to rN.exit (in one write:
- * a reader takes it once the newline is there); the batch script writes
- * rN.done once the replica's srun has returned. Files are the account's, mode
+ * a reader takes it once the newline is there). The wrapper writes the
+ * replica's output to rN.out itself, so all of it is there when rN.exit
+ * is. Files are the account's, mode
  * 0700 (a wrapper holds the replica's CUBE_TOKEN). */
 #include <errno.h>
 #include <fcntl.h>
@@ -140,7 +141,7 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
                       size_t len)
 {
     struct sb b = {0};
-    char name[32], exitf[900];
+    char name[32], exitf[900], outf[900];
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(doc, "env"), *e;
     const cJSON *argv = cJSON_GetObjectItemCaseSensitive(doc, "command");
     const char *wd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "workdir"));
@@ -154,7 +155,10 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
     }
     getpwnam_r(g->account, &pw, pwbuf, sizeof pwbuf, &pp);
     snprintf(exitf, sizeof exitf, "%s/r%d.exit", g->dir, i);
-    sb_add(&b, "#!/bin/bash\n# Cube replica, written by executor-slurm\n");
+    snprintf(outf, sizeof outf, "%s/r%d.out", g->dir, i);
+    sb_add(&b, "#!/bin/bash\n# Cube replica, written by executor-slurm\nexec >>");
+    sb_q(&b, outf);   /* written by the replica itself: all there once it has ended */
+    sb_add(&b, " 2>&1 </dev/null\n");
     sb_add(&b, "export PATH=/usr/local/bin:/usr/bin:/bin\nexport USER=");
     sb_q(&b, g->account);
     sb_add(&b, " LOGNAME=");
@@ -197,15 +201,14 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
     return rc;
 }
 
-/* One srun line: replica i as a step of its own, in a background group
- * that writes rN.done (srun's exit status) once srun has returned: the
- * step is over and its output all written to rN.out (srun forwards it),
- * which the exit file alone does not say. */
+/* One srun line: replica i as a step of its own. Its output does not go
+ * through srun (which forwards it on its own time, after the step's end):
+ * the wrapper writes rN.out itself. */
 static void step_line(struct sl *s, struct sb *b, const struct sl_group *g, int i)
 {
     const struct sl_rep *r = &g->reps[i];
     char path[900];
-    sb_add(b, "{ srun --export=ALL --nodes=1 --ntasks=1 --exact --kill-on-bad-exit=0");
+    sb_add(b, "srun --export=ALL --nodes=1 --ntasks=1 --exact --kill-on-bad-exit=0");
     pthread_mutex_lock(&s->mu);
     const char *node = s->conf.mode == SL_MODE_CUBE ? sl_node_slurm(s, r->node) : NULL;
     if (node) {
@@ -222,17 +225,13 @@ static void step_line(struct sl *s, struct sb *b, const struct sl_group *g, int 
         sb_add(b, r->gres);
         sb_fmt(b, ":%ld", (long)r->gres_count);
     }
-    sb_fmt(b, " --job-name=replica-%ld --open-mode=append --output=", i);
-    snprintf(path, sizeof path, "%s/r%d.out", g->dir, i);
-    sb_q(b, path);
-    sb_add(b, " /bin/bash ");
+    sb_fmt(b, " --job-name=replica-%ld --output=/dev/null /bin/bash ", i);
     snprintf(path, sizeof path, "%s/r%d.sh", g->dir, i);
     sb_q(b, path);
     sb_add(b, " 2>>");
     snprintf(path, sizeof path, "%s/r%d.launch", g->dir, i);
     sb_q(b, path);
-    sb_fmt(b, "; st=$?; echo $st >r%ld.done; exit $st; } &\n", i);
-    sb_fmt(b, "p%ld=$!\n", i);
+    sb_fmt(b, " &\np%ld=$!\n", i);
 }
 
 int sl_script_batch(struct sl *s, struct sl_group *g, char *msg, size_t len)
