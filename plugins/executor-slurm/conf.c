@@ -147,6 +147,10 @@ int sl_conf_load(struct sl_conf *c, const char *json, const char *data_dir, char
         goto done;
     }
     c->poll_ms = (unsigned)jnum(root, "poll_ms", 250);
+    c->squeue_ms = (unsigned)jnum(root, "squeue_ms", 1000);
+    if (c->squeue_ms < c->poll_ms)   /* squeue runs on a poll round */
+        c->squeue_ms = c->poll_ms;
+    c->submit_threads = (unsigned)jnum(root, "submit_threads", 8);
     c->node_refresh_ms = (unsigned)jnum(root, "node_refresh_ms", 5000);
     c->cmd_timeout_ms = (unsigned)jnum(root, "command_timeout_ms", 15000);
     c->stop_grace = (unsigned)jnum(root, "stop_grace_seconds", 10);

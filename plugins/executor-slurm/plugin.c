@@ -1,5 +1,6 @@
 /* plugin.c — the executor-slurm plugin: its descriptor and config schema,
- * init (config, executor "slurm", routes), start (the poll thread), stop
+ * init (config, executor "slurm", routes), start (the submitters, the
+ * poll and query threads), stop
  * and fini, and the admin routes GET /api/v1/slurm (pools Ready or
  * NotReady, nodes, jobs) and POST /api/v1/slurm/refresh (read the nodes
  * now). See slurm.h for the other files. */
@@ -61,12 +62,14 @@ static int status_route(void *state, cube_req *req)
         cJSON_AddStringToObject(j, "account", g->account);
         cJSON_AddNumberToObject(j, "slurmJobId", (double)g->slurm_id);
         cJSON_AddStringToObject(j, "state", g->slurm_state[0] ? g->slurm_state
-                                            : g->state == SL_G_GATHER ? "Gathering" : "");
+                                            : g->state == SL_G_GATHER ? "Gathering"
+                                            : g->state == SL_G_QUEUED ? "Submitting" : "");
         cJSON_AddNumberToObject(j, "replicas", g->n);
         cJSON_AddItemToArray(jobs, j);
     }
     cJSON_AddNumberToObject(root, "submitted", (double)s->submits);
     cJSON_AddNumberToObject(root, "submitFailures", (double)s->submit_fail);
+    cJSON_AddNumberToObject(root, "submitting", (double)s->sub_busy);
     pthread_mutex_unlock(&s->mu);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -94,6 +97,9 @@ static void sl_free(struct sl *s)
     free(s->nodes);
     sl_conf_free(&s->conf);
     pthread_cond_destroy(&s->cv);
+    pthread_cond_destroy(&s->sub_cv);
+    pthread_cond_destroy(&s->q_cv);
+    free(s->sq_out);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
@@ -146,7 +152,9 @@ static int sl_init(const struct cube_host *host, cube_plugin *self, void **state
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cv, &ca);
+    pthread_cond_init(&s->q_cv, &ca);
     pthread_condattr_destroy(&ca);
+    pthread_cond_init(&s->sub_cv, NULL);
     s->slurm_up = 1;   /* until a command says otherwise */
     int rc = setup(s);
     if (rc != CUBE_OK) {
@@ -160,31 +168,50 @@ static int sl_init(const struct cube_host *host, cube_plugin *self, void **state
     return CUBE_OK;
 }
 
+static void sl_stop_plugin(void *state);
+
 /* Reads the nodes once (so Jobs can be placed from the first second), then
- * starts the poll thread. */
+ * starts the submitters and the poll thread. */
 static int sl_start_plugin(void *state)
 {
     struct sl *s = state;
     sl_nodes_refresh(s);
+    if (sl_submitters_start(s) != CUBE_OK) {
+        sl_stop_plugin(s);
+        s->host->set_error(s->self, "cannot start the submitter threads");
+        return CUBE_ENOMEM;
+    }
     if (pthread_create(&s->thread, NULL, sl_poll_main, s) != 0) {
+        sl_stop_plugin(s);
         s->host->set_error(s->self, "cannot start the poll thread");
         return CUBE_ENOMEM;
     }
     s->thread_started = 1;
+    if (pthread_create(&s->qthread, NULL, sl_query_main, s) != 0) {
+        sl_stop_plugin(s);
+        s->host->set_error(s->self, "cannot start the query thread");
+        return CUBE_ENOMEM;
+    }
+    s->qthread_started = 1;
     return CUBE_OK;
 }
 
+/* Stops the query and poll threads and the submitters (each ends the
+ * Slurm command it is in); a second call does nothing. */
 static void sl_stop_plugin(void *state)
 {
     struct sl *s = state;
-    if (!s->thread_started)
-        return;
     pthread_mutex_lock(&s->mu);
     s->quit = 1;
     pthread_cond_signal(&s->cv);
+    pthread_cond_signal(&s->q_cv);
     pthread_mutex_unlock(&s->mu);
-    pthread_join(s->thread, NULL);
-    s->thread_started = 0;
+    if (s->qthread_started)
+        pthread_join(s->qthread, NULL);
+    if (s->thread_started)
+        pthread_join(s->thread, NULL);
+    s->thread_started = s->qthread_started = 0;
+    sl_submitters_stop(s);
 }
 
 static void sl_fini(void *state)

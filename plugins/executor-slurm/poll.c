@@ -1,9 +1,17 @@
-/* poll.c — the plugin's thread: every poll_ms one `squeue` (of our jobs'
- * ids only) for the state of every submitted group, the replicas' output tailed into their log
- * streams (log_append_at: resumable and never duplicated), Pending/Running
- * reported (replica_status), timeouts and stop grace enforced (scancel),
- * and each replica's end reported from its exit file and Slurm's state;
- * nodes are refreshed every node_refresh_ms or when asked. */
+/* poll.c — the poll thread. Every poll_ms: each submitted group's
+ * replicas' output tailed into their log streams (log_append_at: resumable
+ * and never duplicated), each replica's end reported from its exit file
+ * (the wrapper writes it once the command has ended, after all of its
+ * output: no Slurm command needed), timeouts and stop grace enforced
+ * (scancel). Every squeue_ms (at
+ * most; reading files is cheap, a Slurm command is a process and an RPC
+ * slurmctld answers under its job lock) the query thread (query.c) runs
+ * one `squeue` of our jobs' ids only and hands its answer over; its
+ * states report Pending/Running (replica_status, when changed) and end
+ * what ended without an exit file (cancelled, node failure, time limit,
+ * gone: Lost after 3 squeues that asked for it and did not list it). A
+ * group whose replicas have all ended is done, whatever Slurm's state.
+ * Only this thread frees groups. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -75,10 +83,13 @@ static void pump(struct sl *s, struct sl_group *g, int i)
     close(fd);
 }
 
-/* Replica i's exit file: 1 with code and oom when present. */
-static int read_exit(const struct sl_group *g, int i, int *code, int *oom)
+/* Replica i's exit file ("<code> <oom> <Slurm node>\n"; older wrappers
+ * wrote no node): 1 with code, oom and node ("" when absent) once it is
+ * there whole (its newline written). */
+static int read_exit(const struct sl_group *g, int i, int *code, int *oom, char *node,
+                     size_t len)
 {
-    char path[900], buf[64] = "";
+    char path[900], buf[160] = "", nd[96] = "";
     snprintf(path, sizeof path, "%s/r%d.exit", g->dir, i);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
@@ -88,8 +99,12 @@ static int read_exit(const struct sl_group *g, int i, int *code, int *oom)
     if (n <= 0)
         return 0;
     buf[n] = '\0';
+    if (!strchr(buf, '\n'))
+        return 0;
     *code = 0, *oom = 0;
-    return sscanf(buf, "%d %d", code, oom) >= 1;
+    int k = sscanf(buf, "%d %d %95s", code, oom, nd);
+    snprintf(node, len, "%s", k >= 3 ? nd : "");
+    return k >= 1;
 }
 
 /* srun's own complaint about replica i's step into out (its first error
@@ -165,21 +180,44 @@ static void end_of(struct sl_group *g, int i, int have, int code, int oom, int *
     }
 }
 
-/* Reports the end of every replica not yet ended whose exit file is there,
- * or all of them when the job is over (final). */
+/* Reports replica i Running before its end when no squeue saw it run
+ * (it ran between two): on the node its exit file names (slurm mode). */
+static void ran(struct sl *s, struct sl_group *g, int i, const char *slurm_node)
+{
+    struct sl_rep *r = &g->reps[i];
+    char node[96] = "", msg[256];
+    if (r->running_reported)
+        return;
+    if (s->conf.mode == SL_MODE_SLURM && *slurm_node) {
+        pthread_mutex_lock(&s->mu);
+        const char *cn = sl_node_cube(s, slurm_node);
+        snprintf(node, sizeof node, "%s", cn ? cn : "");
+        pthread_mutex_unlock(&s->mu);
+    }
+    snprintf(msg, sizeof msg, "Slurm job %ld on %s", g->slurm_id,
+             *slurm_node ? slurm_node : g->slurm_nodes);
+    if (s->host->replica_status(s->self, r->engine_id, "Running", node, msg) == CUBE_OK)
+        r->running_reported = 1;
+}
+
+/* Reports the end of every replica not yet ended whose exit file is there
+ * (its output is all in rN.out then: the wrapper writes both), or of all
+ * of them when the job is over (final). */
 static void ends(struct sl *s, struct sl_group *g, int final)
 {
     for (int i = 0; i < g->n; i++) {
         struct sl_rep *r = &g->reps[i];
         int code = 0, oom = 0, have, out;
         const char *reason;
-        char msg[SL_MSG];
+        char msg[SL_MSG], node[96] = "";
         if (!r->used || r->ended)
             continue;
-        have = g->start_failed ? 0 : read_exit(g, i, &code, &oom);
+        have = g->start_failed ? 0 : read_exit(g, i, &code, &oom, node, sizeof node);
         if (!have && !final)
             continue;
         pump(s, g, i);
+        if (have)
+            ran(s, g, i, node);
         end_of(g, i, have, code, oom, &out, &reason, msg, sizeof msg);
         r->ended = 1;
         if (strcmp(reason, CUBE_EXIT_LOST) == 0)
@@ -189,7 +227,8 @@ static void ends(struct sl *s, struct sl_group *g, int final)
     }
 }
 
-/* Reports Pending/Running when the state changed. */
+/* Reports Pending (with Slurm's reason, when it has one and it changed)
+ * or Running (once). */
 static void status(struct sl *s, struct sl_group *g)
 {
     int running = strcmp(g->slurm_state, "RUNNING") == 0 ||
@@ -203,10 +242,14 @@ static void status(struct sl *s, struct sl_group *g)
         char msg[256], node[96] = "";
         if (!r->used || r->ended || (running && r->running_reported))
             continue;
-        if (!running) {
+        if (!running) {   /* "None": not looked at yet, nothing to say */
+            if (!g->slurm_reason[0] || strcmp(g->slurm_reason, "None") == 0)
+                continue;
             snprintf(msg, sizeof msg, "Slurm job %ld %s: %s", g->slurm_id, g->slurm_state,
                      g->slurm_reason);
-            s->host->replica_status(s->self, r->engine_id, "Pending", NULL, msg);
+            if (strncmp(msg, r->pending_msg, sizeof r->pending_msg - 1) != 0 &&
+                s->host->replica_status(s->self, r->engine_id, "Pending", NULL, msg) == CUBE_OK)
+                snprintf(r->pending_msg, sizeof r->pending_msg, "%s", msg);
             continue;
         }
         if (s->conf.mode == SL_MODE_SLURM && nh > 0) {
@@ -240,36 +283,56 @@ static void deadlines(struct sl *s, struct sl_group *g)
     }
 }
 
-/* One group's round, given its line of squeue (NULL: not listed). */
-static void round_group(struct sl *s, struct sl_group *g, const char *line)
+/* Slurm's state of g from its line of squeue (NULL: not listed). */
+static void take_line(struct sl_group *g, const char *line)
 {
-    if (line) {
-        /* id|state|nodes|reason; nodes is empty while the job pends */
-        char f[3][256] = {{0}};
-        const char *p = strchr(line, '|');
-        for (int k = 0; k < 3 && p; k++) {
-            const char *q = p + 1, *e = k < 2 ? strchr(q, '|') : strchr(q, '\n');
-            size_t n = e ? (size_t)(e - q) : strlen(q);
-            snprintf(f[k], sizeof f[k], "%.*s", (int)(n < sizeof f[k] ? n : sizeof f[k] - 1), q);
-            p = k < 2 ? e : NULL;
-        }
-        snprintf(g->slurm_state, sizeof g->slurm_state, "%s", f[0]);
-        snprintf(g->slurm_nodes, sizeof g->slurm_nodes, "%s", f[1]);
-        snprintf(g->slurm_reason, sizeof g->slurm_reason, "%s", f[2]);
-        g->missing_polls = 0;
-    } else if (++g->missing_polls >= 3) {   /* not a race with sbatch: gone */
-        snprintf(g->slurm_state, sizeof g->slurm_state, "LOST");
+    if (!line) {
+        if (++g->missing_polls >= 3)   /* not a race with sbatch: gone */
+            snprintf(g->slurm_state, sizeof g->slurm_state, "LOST");
+        return;
     }
+    /* id|state|nodes|reason; nodes is empty while the job pends */
+    char f[3][256] = {{0}};
+    const char *p = strchr(line, '|');
+    for (int k = 0; k < 3 && p; k++) {
+        const char *q = p + 1, *e = k < 2 ? strchr(q, '|') : strchr(q, '\n');
+        size_t n = e ? (size_t)(e - q) : strlen(q);
+        snprintf(f[k], sizeof f[k], "%.*s", (int)(n < sizeof f[k] ? n : sizeof f[k] - 1), q);
+        p = k < 2 ? e : NULL;
+    }
+    snprintf(g->slurm_state, sizeof g->slurm_state, "%s", f[0]);
+    snprintf(g->slurm_nodes, sizeof g->slurm_nodes, "%s", f[1]);
+    snprintf(g->slurm_reason, sizeof g->slurm_reason, "%s", f[2]);
+    g->missing_polls = 0;
+}
+
+/* 1 when every replica of g has started here (or been adopted) and ended
+ * (reported); a group adopted only in part waits for Slurm's end. */
+static int all_ended(const struct sl_group *g)
+{
+    for (int i = 0; i < g->n; i++)
+        if (!g->reps[i].used || !g->reps[i].ended)
+            return 0;
+    return 1;
+}
+
+/* One group's round (without mu). seen: squeue answered this round, line
+ * is g's line of it (NULL: not listed); otherwise Slurm's state is the
+ * last one seen and only the files are read. */
+static void round_group(struct sl *s, struct sl_group *g, int seen, const char *line)
+{
+    if (seen)
+        take_line(g, line);
     for (int i = 0; i < g->n; i++)
         if (g->reps[i].used && !g->reps[i].ended)
             pump(s, g, i);
     int over = terminal(g->slurm_state) || strcmp(g->slurm_state, "LOST") == 0;
-    if (!over && g->slurm_state[0])
+    if (seen && !over && g->slurm_state[0])
         status(s, g);
     if (!over)
         deadlines(s, g);
     ends(s, g, over);
-    if (over)
+    if (over || all_ended(g))
         g->state = SL_G_DONE;
 }
 
@@ -284,54 +347,58 @@ static const char *line_of(const char *out, long id)
     return NULL;
 }
 
-/* One squeue for the submitted groups' jobs only (-j id,id,...), so that
- * neither slurmctld nor this thread goes through every job the cluster
- * still remembers (MinJobAge) each round. Fills o; 1 when Slurm answered
- * (a list of ids Slurm no longer knows at all is an empty answer), 0 when
- * it did not or no group is submitted (*have_jobs says which). */
-static int squeue_ours(struct sl *s, struct sl_cmd_out *o, int *have_jobs)
+/* The query thread's latest squeue answer not taken yet (caller holds
+ * mu): its output (the caller's to free; NULL when none) and its
+ * generation, 0 when Slurm did not answer it or there is none. */
+static char *take_answer(struct sl *s, unsigned *gen)
 {
-    size_t cap = 64, n = 0;
-    char *ids = malloc(cap);
-    int ok = 0;
-    *have_jobs = 0;
-    if (!ids)
-        return 0;
-    ids[0] = '\0';
-    pthread_mutex_lock(&s->mu);
-    for (struct sl_group *g = s->groups; g; g = g->next) {
-        if (g->state != SL_G_SUBMITTED || g->slurm_id <= 0)
-            continue;
-        if (n + 24 > cap) {
-            char *p = realloc(ids, cap * 2);
-            if (!p)
-                break;
-            ids = p, cap *= 2;
-        }
-        n += (size_t)snprintf(ids + n, cap - n, "%s%ld", n ? "," : "", g->slurm_id);
-        *have_jobs = 1;
-    }
-    pthread_mutex_unlock(&s->mu);
-    char *argv[] = {"squeue", "-h", "-t", "all", "-j", ids, "-o", "%i|%T|%N|%r", NULL};
-    if (*have_jobs && sl_cmd(&s->conf, argv, (uid_t)-1, 0, NULL, o) == CUBE_OK) {
-        ok = o->status == 0;
-        if (!ok && o->err && strstr(o->err, "Invalid job id specified")) {
-            o->out[0] = '\0';   /* none of them is known: each goes missing */
-            ok = 1;
-        }
-    }
-    free(ids);
-    return ok;
+    *gen = 0;
+    if (s->sq_done_gen == s->sq_used_gen)
+        return NULL;
+    s->sq_used_gen = s->sq_done_gen;
+    s->sq_failing = !s->sq_ok;
+    char *out = s->sq_out;
+    s->sq_out = NULL;
+    if (s->sq_ok && out)
+        *gen = s->sq_done_gen;
+    return out;
 }
 
-/* Takes the groups to look at this round off the list (caller holds mu):
- * submitted ones, and done ones, which are freed after. */
+/* 1 while Slurm does not answer: the last squeue or node refresh failed,
+ * or the query thread's command in flight (squeue, scontrol) has taken
+ * more than max(1.5 s, squeue_ms) (one fails after seconds when slurmctld
+ * is down). Jobs then keep their state, as the
+ * log says: no ends, no deadlines, until Slurm answers again (caller
+ * holds mu). */
+static int slurm_away(const struct sl *s)
+{
+    int64_t limit = s->conf.squeue_ms > 1500 ? (int64_t)s->conf.squeue_ms : 1500;
+    return s->sq_failing || !s->slurm_up || (s->ask_since_ms && sl_mono_ms() - s->ask_since_ms > limit);
+}
+
+/* A done group's last ends, its kv record removed; freed (caller holds mu,
+ * released meanwhile). */
+static void finish(struct sl *s, struct sl_group *g)
+{
+    char kv[128];
+    pthread_mutex_unlock(&s->mu);
+    ends(s, g, 1);
+    sl_kv_key(g, kv, sizeof kv);
+    if (g->slurm_id)
+        s->host->kv_delete(s->self, kv);
+    pthread_mutex_lock(&s->mu);
+    sl_group_free(g);
+}
+
+/* One round over the groups (call without mu): submitted ones looked at,
+ * with the query thread's squeue answer when a new one came; done ones
+ * freed. */
 static void jobs_round(struct sl *s)
 {
-    struct sl_cmd_out o = {0};
-    int have_jobs = 0;
-    int ok = squeue_ours(s, &o, &have_jobs);
+    unsigned gen;
     pthread_mutex_lock(&s->mu);
+    char *out = take_answer(s, &gen);
+    int held = slurm_away(s);
     struct sl_group **pp = &s->groups;
     while (*pp) {
         struct sl_group *g = *pp;
@@ -339,39 +406,22 @@ static void jobs_round(struct sl *s)
             g->state = SL_G_DONE;
             snprintf(g->slurm_state, sizeof g->slurm_state, "CANCELLED");
         }
-        if (g->state == SL_G_SUBMITTED && ok) {
-            const char *line = line_of(o.out, g->slurm_id);
+        if (g->state == SL_G_SUBMITTED && !held) {
+            int seen = gen && g->sq_gen && g->sq_gen <= gen;   /* asked for it */
+            const char *line = seen ? line_of(out, g->slurm_id) : NULL;
             pthread_mutex_unlock(&s->mu);
-            round_group(s, g, line);   /* the group stays: only this thread frees */
+            round_group(s, g, seen, line);   /* it stays: only this thread frees */
             pthread_mutex_lock(&s->mu);
         }
         if (g->state == SL_G_DONE) {
-            pthread_mutex_unlock(&s->mu);
-            ends(s, g, 1);
-            char kv[128];
-            sl_kv_key(g, kv, sizeof kv);
-            if (g->slurm_id)
-                s->host->kv_delete(s->self, kv);
-            pthread_mutex_lock(&s->mu);
-            *pp = g->next;
-            sl_group_free(g);
+            *pp = g->next;   /* off the list: the query thread no longer sees it */
+            finish(s, g);
             continue;
         }
         pp = &g->next;
     }
     pthread_mutex_unlock(&s->mu);
-    if (have_jobs && !ok) {
-        char why[256];
-        sl_cmd_why(&o, why, sizeof why);
-        pthread_mutex_lock(&s->mu);
-        int up = s->slurm_up;
-        s->refresh_now |= 1;   /* nodes go NotReady with the reason */
-        pthread_mutex_unlock(&s->mu);
-        if (up)
-            s->host->log(s->self, CUBE_LOG_WARN, "squeue failed (jobs keep their state until "
-                         "Slurm answers): %s", why);
-    }
-    sl_cmd_free(&o);
+    free(out);
 }
 
 void *sl_poll_main(void *arg)
@@ -379,16 +429,11 @@ void *sl_poll_main(void *arg)
     struct sl *s = arg;
     pthread_mutex_lock(&s->mu);
     while (!s->quit) {
-        int64_t now = sl_mono_ms();
-        int nodes = (s->refresh_now & 1) ||
-                    now - s->last_refresh_ms >= (int64_t)s->conf.node_refresh_ms;
-        s->refresh_now = 0;
+        s->refresh_now &= ~2;
         pthread_mutex_unlock(&s->mu);
-        if (nodes)
-            sl_nodes_refresh(s);
         jobs_round(s);
         pthread_mutex_lock(&s->mu);
-        if (s->quit || s->refresh_now)
+        if (s->quit || (s->refresh_now & 2))
             continue;
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);

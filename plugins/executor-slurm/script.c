@@ -1,7 +1,10 @@
 /* script.c — a group's spool directory: the batch script that launches each
  * replica as one job step (srun) and each replica's wrapper, which sets
  * the replica's environment, enters its workdir, runs its command and
- * writes "<exit code> <oom 0|1>" to rN.exit. Files are the account's, mode
+ * writes "<exit code> <oom 0|1> <Slurm node>\n" to rN.exit (in one write:
+ * a reader takes it once the newline is there). The wrapper writes the
+ * replica's output to rN.out itself, so all of it is there when rN.exit
+ * is. Files are the account's, mode
  * 0700 (a wrapper holds the replica's CUBE_TOKEN). */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,17 +119,21 @@ static int make_dir(const struct sl *s, const struct sl_group *g, char *msg, siz
 }
 
 /* The lines that say whether the replica's own memory cgroup (v1: its
- * task and step groups; v2: memory.events) saw an OOM kill. */
+ * task and step groups; v2: memory.events) saw an OOM kill; shell
+ * builtins only (no process per check: replicas of short Jobs end by the
+ * thousand). */
 static const char OOM_CHECK[] =
+    "oom_in() { while read -r k v; do\n"
+    "  [ \"$k\" = oom_kill ] && [ \"${v:-0}\" -gt 0 ] && return 0; done <\"$1\"; return 1; }\n"
     "oom=0\n"
     "while IFS=: read -r _ ctl path; do\n"
     "  case \",$ctl,\" in\n"
     "  *,memory,*) for d in \"$path\" \"${path%/*}\"; do\n"
     "      f=/sys/fs/cgroup/memory$d/memory.oom_control\n"
-    "      [ -r \"$f\" ] && n=$(awk '$1==\"oom_kill\"{print $2}' \"$f\") && [ \"${n:-0}\" -gt 0 ] && oom=1\n"
+    "      [ -r \"$f\" ] && oom_in \"$f\" && oom=1\n"
     "    done ;;\n"
     "  ,,) f=/sys/fs/cgroup$path/memory.events\n"
-    "      [ -r \"$f\" ] && n=$(awk '$1==\"oom_kill\"{print $2}' \"$f\") && [ \"${n:-0}\" -gt 0 ] && oom=1 ;;\n"
+    "      [ -r \"$f\" ] && oom_in \"$f\" && oom=1 ;;\n"
     "  esac\n"
     "done </proc/self/cgroup\n";
 
@@ -134,7 +141,7 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
                       size_t len)
 {
     struct sb b = {0};
-    char name[32], exitf[900];
+    char name[32], exitf[900], outf[900];
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(doc, "env"), *e;
     const cJSON *argv = cJSON_GetObjectItemCaseSensitive(doc, "command");
     const char *wd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "workdir"));
@@ -148,7 +155,10 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
     }
     getpwnam_r(g->account, &pw, pwbuf, sizeof pwbuf, &pp);
     snprintf(exitf, sizeof exitf, "%s/r%d.exit", g->dir, i);
-    sb_add(&b, "#!/bin/bash\n# Cube replica, written by executor-slurm\n");
+    snprintf(outf, sizeof outf, "%s/r%d.out", g->dir, i);
+    sb_add(&b, "#!/bin/bash\n# Cube replica, written by executor-slurm\nexec >>");
+    sb_q(&b, outf);   /* written by the replica itself: all there once it has ended */
+    sb_add(&b, " 2>&1 </dev/null\n");
     sb_add(&b, "export PATH=/usr/local/bin:/usr/bin:/bin\nexport USER=");
     sb_q(&b, g->account);
     sb_add(&b, " LOGNAME=");
@@ -181,12 +191,8 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
     sb_add(&b, "&\nchild=$!\ntrap 'kill -TERM $child 2>/dev/null' TERM INT\n"
                "while :; do wait $child; rc=$?; kill -0 $child 2>/dev/null || break; done\n");
     sb_add(&b, OOM_CHECK);
-    sb_add(&b, "printf '%s %s\\n' \"$rc\" \"$oom\" >");
-    sb_q(&b, exitf);
-    sb_add(&b, ".tmp && mv -f ");
-    sb_q(&b, exitf);
-    sb_add(&b, ".tmp ");
-    sb_q(&b, exitf);
+    sb_add(&b, "printf '%s %s %s\\n' \"$rc\" \"$oom\" \"${SLURMD_NODENAME:-}\" >");
+    sb_q(&b, exitf);   /* one write; read only once its newline is there */
     sb_add(&b, "\nexit $rc\n");
     snprintf(name, sizeof name, "r%d.sh", i);
     int rc = b.oom ? (snprintf(msg, len, "the replica's script is too large"), CUBE_ETOOBIG)
@@ -195,7 +201,9 @@ int sl_script_replica(struct sl *s, struct sl_group *g, int i, const cJSON *doc,
     return rc;
 }
 
-/* One srun line: replica i as a step of its own. */
+/* One srun line: replica i as a step of its own. Its output does not go
+ * through srun (which forwards it on its own time, after the step's end):
+ * the wrapper writes rN.out itself. */
 static void step_line(struct sl *s, struct sb *b, const struct sl_group *g, int i)
 {
     const struct sl_rep *r = &g->reps[i];
@@ -217,10 +225,7 @@ static void step_line(struct sl *s, struct sb *b, const struct sl_group *g, int 
         sb_add(b, r->gres);
         sb_fmt(b, ":%ld", (long)r->gres_count);
     }
-    sb_fmt(b, " --job-name=replica-%ld --open-mode=append --output=", i);
-    snprintf(path, sizeof path, "%s/r%d.out", g->dir, i);
-    sb_q(b, path);
-    sb_add(b, " /bin/bash ");
+    sb_fmt(b, " --job-name=replica-%ld --output=/dev/null /bin/bash ", i);
     snprintf(path, sizeof path, "%s/r%d.sh", g->dir, i);
     sb_q(b, path);
     sb_add(b, " 2>>");

@@ -20,8 +20,14 @@
  *              features, drain/down as schedulable:false)
  *   script.c   the spool directory, batch script and replica wrappers
  *   submit.c   groups: gathering starts, accounts, sbatch, the kv record
- *   poll.c     the poll thread: squeue, state reports, logs, timeouts,
- *              stop grace, ends
+ *   submitq.c  the submitters: threads running sbatch for complete groups,
+ *              several at once, so that start never waits for slurmctld
+ *   poll.c     the poll thread: state reports, logs, timeouts, stop
+ *              grace, ends (files every poll_ms, squeue's states as they
+ *              come)
+ *   query.c    the query thread: squeue every squeue_ms, nodes every
+ *              node_refresh_ms (Slurm's commands block; the poll thread
+ *              never waits for them)
  *   adopt.c    re-adoption after a restart of cubed
  *   util.c     hostlists, quoting, small string helpers
  */
@@ -60,6 +66,8 @@ struct sl_conf {
     char bin_dir[256];           /* where sbatch ... are ("" : PATH) */
     char node_prefix[32];
     unsigned poll_ms, node_refresh_ms, cmd_timeout_ms;
+    unsigned squeue_ms;          /* squeue at most this often (>= poll_ms) */
+    unsigned submit_threads;     /* sbatch calls in flight at most */
     unsigned stop_grace;         /* when stop gives 0 */
     double overcommit;           /* slurm mode: capacity advertised x this */
     int64_t default_memory_mb;   /* a replica without a memory limit */
@@ -148,7 +156,7 @@ struct sl_rep {
     int used;                    /* its start (or adopt) arrived */
     char engine_id[140];
     char node[96];               /* Cube's node (cube mode: where it runs) */
-    char reported_node[96];      /* last node reported with replica_status */
+    char pending_msg[192];       /* last Pending message reported ("" none) */
     int64_t cpus, mem_mb, gres_count;
     char gres[64];
     struct sl_log log;
@@ -159,7 +167,10 @@ struct sl_rep {
     char reason[16];
 };
 
-enum sl_gstate { SL_G_GATHER, SL_G_SUBMITTED, SL_G_DONE };
+/* GATHER: starts arriving; QUEUED: complete, waiting for or inside its
+ * sbatch (owned by the submitters, see submitq.c); SUBMITTED: a Slurm job
+ * (the poll thread's); DONE: over, freed by the poll thread. */
+enum sl_gstate { SL_G_GATHER, SL_G_QUEUED, SL_G_SUBMITTED, SL_G_DONE };
 
 struct sl_group {
     char key[96];                /* <job uid>-<attempt> */
@@ -178,11 +189,13 @@ struct sl_group {
     int64_t stop_at_ms;          /* stop asked: SIGKILL after this (0: none) */
     int stop_reason_timeout;     /* the stop was for timeoutSeconds */
     int stopped;                 /* stop asked (ends are Stopped/Timeout) */
-    int missing_polls;           /* polls that did not list the job */
+    int missing_polls;           /* squeues that did not list the job */
+    unsigned sq_gen;             /* first squeue that asked for it (0: none yet) */
     int start_failed;            /* sbatch failed: ends are StartError */
     char fail_msg[SL_MSG];
     struct sl_rep *reps;         /* [n] */
     struct sl_group *next;
+    struct sl_group *qnext;      /* the submitters' queue (submitq.c) */
 };
 
 struct sl {
@@ -197,12 +210,31 @@ struct sl {
     int slurm_up;                /* the last refresh reached slurmctld */
     char slurm_msg[256];         /* why not, or "" */
     char part_msg[SL_MAX_PARTITIONS][256];  /* a partition's problem, or "" */
-    int refresh_now;             /* a refresh was asked for */
+    int refresh_now;             /* 1: nodes now (query thread); 2: a job round now (poll thread) */
     int quit;
     pthread_t thread;
     int thread_started;
     int64_t last_refresh_ms;
+    int64_t last_squeue_ms;      /* the query thread's */
+    /* query.c: the latest squeue, handed to the poll thread */
+    pthread_t qthread;
+    int qthread_started;
+    pthread_cond_t q_cv;         /* wakes the query thread (nodes asked, quit) */
+    unsigned sq_gen;             /* the last squeue asked (its groups' sq_gen) */
+    unsigned sq_done_gen;        /* the squeue sq_out is the answer of */
+    unsigned sq_used_gen;        /* the last one the poll thread took */
+    char *sq_out;                /* its output (owned; NULL once taken) */
+    int sq_ok;                   /* Slurm answered it */
+    int sq_failing;              /* the last answer the poll thread took failed */
+    int64_t ask_since_ms;        /* when the query thread's Slurm command in
+                                  * flight started (0: none) */
     uint64_t submits, submit_fail;
+    /* submitq.c: complete groups waiting for a submitter (FIFO via qnext) */
+    struct sl_group *subq_head, *subq_tail;
+    pthread_cond_t sub_cv;       /* a group was queued, or quit */
+    pthread_t *submitters;       /* [n_submitters] */
+    int n_submitters;
+    unsigned sub_busy;           /* submitters inside sbatch now */
 };
 
 /* -- nodes.c ------------------------------------------------------------ */
@@ -252,9 +284,28 @@ struct sl_group *sl_group_new(struct sl *s, const cJSON *doc, const char *key, c
                               size_t len);
 /* Fills replica i of g from its document (caller holds mu). */
 void sl_rep_fill(struct sl *s, struct sl_group *g, int i, const cJSON *doc);
+/* Runs sbatch for complete group g (state SL_G_QUEUED, without mu; on a
+ * submitter thread) and records the outcome: SUBMITTED with its Slurm job
+ * id and kv record, or DONE with start_failed (every replica then ends
+ * StartError with sbatch's complaint); a stop that came meanwhile cancels
+ * it (before sbatch: never submitted). */
+void sl_submit_group(struct sl *s, struct sl_group *g);
 /* The kv key of a group ("grp/<key>") into out. */
 void sl_kv_key(const struct sl_group *g, char *out, size_t len);
 void sl_group_free(struct sl_group *g);
+
+/* -- submitq.c ------------------------------------------------------------ */
+
+/* Queues complete group g for a submitter and sets it SL_G_QUEUED (caller
+ * holds mu). Does not block. */
+void sl_subq_push(struct sl *s, struct sl_group *g);
+/* Starts conf.submit_threads submitters (the plugin's start); CUBE_OK, or
+ * CUBE_ENOMEM when not even one could start. */
+int sl_submitters_start(struct sl *s);
+/* Tells the submitters to quit (call with s->quit set, without mu) and
+ * joins them: each finishes the sbatch it is in (at most
+ * command_timeout_ms); groups still queued stay QUEUED, never submitted. */
+void sl_submitters_stop(struct sl *s);
 
 /* -- poll.c -------------------------------------------------------------- */
 
@@ -265,6 +316,15 @@ void sl_poll_kick(struct sl *s);
 /* Sends sig to every job step (replica) of a Slurm job (scancel --signal),
  * or cancels it outright when sig is 0. Call without mu. */
 int sl_cancel(struct sl *s, long slurm_id, int sig);
+
+/* -- query.c ------------------------------------------------------------- */
+
+/* The query thread's body (arg: struct sl): every squeue_ms one squeue of
+ * the submitted groups' job ids, its output left in s->sq_out (generation
+ * s->sq_done_gen) for the poll thread, which it kicks; nodes refreshed
+ * every node_refresh_ms, when asked (refresh_now & 1, s->q_cv) and when
+ * squeue failed. Quits when s->quit is set and q_cv signalled. */
+void *sl_query_main(void *arg);
 
 /* -- adopt.c ------------------------------------------------------------- */
 

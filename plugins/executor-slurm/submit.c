@@ -1,8 +1,10 @@
 /* submit.c — groups: a Job attempt's replicas gathered from their start
  * calls, the account they run as, and one sbatch submission for all of
- * them once the last has come (a gang is one allocation). The Slurm job
- * id is recorded in the plugin's kv store (ABI 1.5) under the group's key,
- * where adopt finds it after a restart of cubed. */
+ * them once the last has come (a gang is one allocation), run by a
+ * submitter thread (submitq.c) so that start returns without waiting for
+ * slurmctld. The Slurm job id is recorded in the plugin's kv store (ABI
+ * 1.5) under the group's key, where adopt finds it after a restart of
+ * cubed. */
 #include <errno.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -230,13 +232,12 @@ static void sbatch_args(struct sl *s, struct sl_group *g, char **argv, char stor
 #undef ARG
 }
 
-/* Submits a complete group (without mu). CUBE_OK or an error with msg. */
-static int submit(struct sl *s, struct sl_group *g, char *msg, size_t len)
+/* Runs sbatch for g (without mu): its Slurm job id, or 0 with msg. */
+static long sbatch(struct sl *s, struct sl_group *g, char *msg, size_t len)
 {
-    char *argv[40], store[24][300], kv[128], val[64];
-    int rc = sl_script_batch(s, g, msg, len);
-    if (rc != CUBE_OK)
-        return rc;
+    char *argv[40], store[24][300];
+    if (sl_script_batch(s, g, msg, len) != CUBE_OK)
+        return 0;
     sbatch_args(s, g, argv, store);
     struct sl_cmd_out o;
     if (sl_cmd(&s->conf, argv, g->uid, g->gid, g->account, &o) != CUBE_OK || o.status != 0) {
@@ -244,26 +245,63 @@ static int submit(struct sl *s, struct sl_group *g, char *msg, size_t len)
         sl_cmd_why(&o, why, sizeof why);
         snprintf(msg, len, "sbatch: %s", why);
         sl_cmd_free(&o);
-        return CUBE_EUNAVAIL;
+        return 0;
     }
     long id = strtol(o.out, NULL, 10);   /* "123" or "123;cluster" */
     sl_cmd_free(&o);
-    if (id <= 0) {
+    if (id <= 0)
         snprintf(msg, len, "sbatch answered no job id");
-        return CUBE_EIO;
-    }
-    sl_kv_key(g, kv, sizeof kv);
-    snprintf(val, sizeof val, "%ld %s", id, g->part);
-    int krc = s->host->kv_put(s->self, kv, val, strlen(val));
-    if (krc != CUBE_OK)
-        s->host->log(s->self, CUBE_LOG_WARN, "Slurm job %ld: kv_put failed (%d): a restart "
-                     "of cubed will not re-adopt it", id, krc);
+    return id > 0 ? id : 0;
+}
+
+/* sbatch failed: every replica ends StartError saying why (with mu). */
+static void submit_failed(struct sl *s, struct sl_group *g, const char *msg)
+{
+    g->start_failed = 1;
+    g->state = SL_G_DONE;
+    snprintf(g->fail_msg, sizeof g->fail_msg, "%s", msg);
+    s->submit_fail++;
+}
+
+void sl_submit_group(struct sl *s, struct sl_group *g)
+{
+    char msg[SL_MSG] = "", kv[128], val[64];
     pthread_mutex_lock(&s->mu);
-    g->slurm_id = id;
-    g->state = SL_G_SUBMITTED;
-    s->submits++;
+    int stopped = g->stopped;
+    if (stopped) {   /* stopped before its sbatch: never reaches Slurm */
+        g->state = SL_G_DONE;
+        snprintf(g->slurm_state, sizeof g->slurm_state, "CANCELLED");
+    }
     pthread_mutex_unlock(&s->mu);
-    return CUBE_OK;
+    if (stopped)
+        return;
+    long id = sbatch(s, g, msg, sizeof msg);
+    if (id > 0) {   /* recorded before the poll thread may see it end */
+        sl_kv_key(g, kv, sizeof kv);
+        snprintf(val, sizeof val, "%ld %s", id, g->part);
+        int krc = s->host->kv_put(s->self, kv, val, strlen(val));
+        if (krc != CUBE_OK)
+            s->host->log(s->self, CUBE_LOG_WARN, "Slurm job %ld: kv_put failed (%d): a "
+                         "restart of cubed will not re-adopt it", id, krc);
+    }
+    pthread_mutex_lock(&s->mu);
+    if (id > 0) {
+        g->slurm_id = id;
+        g->state = SL_G_SUBMITTED;
+        s->submits++;
+        stopped = g->stopped;   /* sl_stop saw no job id to cancel */
+    } else {
+        submit_failed(s, g, msg);
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (id <= 0)
+        s->host->log(s->self, CUBE_LOG_WARN, "Job %s/%s: %s", g->project, g->job, msg);
+    else
+        s->host->log(s->self, CUBE_LOG_INFO, "Job %s/%s: %d replica%s as Slurm job %ld "
+                     "(partition %s, account %s)", g->project, g->job, g->n,
+                     g->n == 1 ? "" : "s", id, g->part, g->account);
+    if (id > 0 && stopped)
+        sl_cancel(s, id, 15);
 }
 
 /* The group of doc's Job attempt, made when its first replica comes. */
@@ -325,27 +363,13 @@ int sl_start(void *state, const char *replica_json, char *engine_id, size_t engi
         }
         return rc;
     }
+    /* complete: a submitter runs its sbatch; should it fail, every replica
+     * ends StartError (poll.c), maybe before this start has returned (the
+     * host keeps such an early end until the start is recorded) */
     pthread_mutex_lock(&s->mu);
-    int complete = ++g->have == g->n && !g->stopped;
+    if (++g->have == g->n && !g->stopped)
+        sl_subq_push(s, g);
     pthread_mutex_unlock(&s->mu);
-    if (complete && (rc = submit(s, g, msg, msg_len)) != CUBE_OK) {
-        /* the earlier replicas' starts succeeded: their ends say why */
-        pthread_mutex_lock(&s->mu);
-        g->start_failed = 1;
-        g->state = SL_G_DONE;
-        snprintf(g->fail_msg, sizeof g->fail_msg, "%s", msg);
-        s->submit_fail++;
-        g->reps[i].used = 0;   /* this one fails its start itself */
-        pthread_mutex_unlock(&s->mu);
-        s->host->log(s->self, CUBE_LOG_WARN, "Job %s/%s: %s", g->project, g->job, msg);
-        sl_poll_kick(s);
-        return rc;
-    }
-    if (complete)
-        s->host->log(s->self, CUBE_LOG_INFO, "Job %s/%s: %d replica%s as Slurm job %ld "
-                     "(partition %s, account %s)", g->project, g->job, g->n,
-                     g->n == 1 ? "" : "s", g->slurm_id, g->part, g->account);
-    sl_poll_kick(s);
     return CUBE_OK;
 }
 

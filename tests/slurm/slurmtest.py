@@ -128,8 +128,10 @@ def slurm_conf(cluster, **over):
     conf = {"partitions": [{"name": "cube", "pool": "slurm"}],
             "slurm_conf": cluster.conf,
             "spool_dir": os.path.join(cluster.dir, "spool"),
-            "account_prefix": PREFIX, "poll_ms": 100, "node_refresh_ms": 1000,
-            "stop_grace_seconds": 2}
+            # quick rounds: the tests wait on states (Pending with Slurm's
+            # reason, Running) within jobs of a few seconds
+            "account_prefix": PREFIX, "poll_ms": 100, "squeue_ms": 200,
+            "node_refresh_ms": 1000, "stop_grace_seconds": 2}
     conf.update(over)
     return conf
 

@@ -1,6 +1,9 @@
 /* test_slurm_units.c — executor-slurm's pure parts: Slurm hostlists, shell
  * quoting, `scontrol -o` fields, node documents (GRES to devices, features
- * to labels, drain/down to schedulable:false) and config errors. */
+ * to labels, drain/down to schedulable:false), config errors and defaults,
+ * and running a command (cmd.c's vfork-style spawn: output, exit status,
+ * environment, deadline, a program not found, the caller's signal mask). */
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -135,6 +138,52 @@ static void test_conf(void **st)
     assert_int_equal(sl_conf_load(&c, "{\"partitions\":[{\"name\":\"a\"}],\"spool_dir\":\"rel\"}",
                                   "/d", err, sizeof err), CUBE_EINVAL);
     assert_non_null(strstr(err, "spool_dir"));
+    /* squeue never more often than the poll; 8 submitters by default */
+    assert_int_equal(sl_conf_load(&c, "{\"partitions\":[{\"name\":\"a\"}],\"poll_ms\":300,"
+                                     "\"squeue_ms\":100}", "/d", err, sizeof err), CUBE_OK);
+    assert_int_equal(c.squeue_ms, 300);
+    assert_int_equal(c.submit_threads, 8);
+    sl_conf_free(&c);
+}
+
+static void test_cmd(void **st)
+{
+    (void)st;
+    struct sl_conf c;
+    struct sl_cmd_out o;
+    char why[128];
+    conf_default(&c);
+    c.cmd_timeout_ms = 5000;
+    /* the caller's signal mask, not the all-blocked one of the clone */
+    sigset_t m, old;
+    sigemptyset(&m);
+    sigaddset(&m, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &m, &old);
+    char *a1[] = {"sh", "-c", "echo out $LANG $HOME; echo err >&2; exit 3", NULL};
+    assert_int_equal(sl_cmd(&c, a1, (uid_t)-1, 0, NULL, &o), CUBE_OK);
+    assert_int_equal(o.status, 3);
+    assert_string_equal(o.out, "out C /\n");
+    assert_string_equal(o.err, "err\n");
+    sl_cmd_free(&o);
+    char *a0[] = {"grep", "-E", "^SigBlk", "/proc/self/status", NULL};
+    assert_int_equal(sl_cmd(&c, a0, (uid_t)-1, 0, NULL, &o), CUBE_OK);
+    assert_int_equal(o.status, 0);
+    assert_non_null(strstr(o.out, "SigBlk:\t0000000000000800\n"));   /* SIGUSR2 only */
+    sl_cmd_free(&o);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    char *a2[] = {"no-such-slurm-command", NULL};
+    assert_int_equal(sl_cmd(&c, a2, (uid_t)-1, 0, NULL, &o), CUBE_OK);
+    assert_int_equal(o.status, 127);
+    sl_cmd_why(&o, why, sizeof why);
+    assert_string_equal(why, "cannot run the Slurm command");
+    sl_cmd_free(&o);
+    c.cmd_timeout_ms = 200;
+    char *a3[] = {"sleep", "5", NULL};
+    assert_int_equal(sl_cmd(&c, a3, (uid_t)-1, 0, NULL, &o), CUBE_OK);
+    assert_int_equal(o.status, -1);
+    assert_true(o.timed_out);
+    sl_cmd_free(&o);
+    sl_conf_free(&c);
 }
 
 int main(void)
@@ -142,7 +191,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hostlist),     cmocka_unit_test(test_quote_and_fields),
         cmocka_unit_test(test_node_gpu),     cmocka_unit_test(test_node_drain),
-        cmocka_unit_test(test_conf),
+        cmocka_unit_test(test_conf),         cmocka_unit_test(test_cmd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
