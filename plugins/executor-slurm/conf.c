@@ -155,6 +155,7 @@ int sl_conf_load(struct sl_conf *c, const char *json, const char *data_dir, char
     c->cmd_timeout_ms = (unsigned)jnum(root, "command_timeout_ms", 15000);
     c->stop_grace = (unsigned)jnum(root, "stop_grace_seconds", 10);
     c->overcommit = jnum(root, "overcommit", 4);
+    c->backlog = jnum(root, "backlog", 0.25);
     const cJSON *ports = cJSON_GetObjectItemCaseSensitive(root, "job_ports");
     c->job_port_min = (int64_t)jnum(ports, "min", 29500);
     c->job_port_max = (int64_t)jnum(ports, "max", 30999);

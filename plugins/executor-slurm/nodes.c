@@ -117,7 +117,7 @@ cJSON *sl_node_doc(const struct sl_conf *c, const char *line, const char *pool,
     sl_kv_field(line, "CPUEfctv", v, sizeof v);
     if (!*v)
         sl_kv_field(line, "CPUTot", v, sizeof v);
-    double k = c->mode == SL_MODE_SLURM ? c->overcommit : 1;
+    double k = c->mode == SL_MODE_SLURM ? c->overcommit : 1 + c->backlog;
     long cpus = strtol(v, NULL, 10);
     sl_kv_field(line, "RealMemory", v, sizeof v);
     long mem = strtol(v, NULL, 10);

@@ -227,8 +227,8 @@ static void ends(struct sl *s, struct sl_group *g, int final)
     }
 }
 
-/* Reports Pending (with Slurm's reason, when it has one and it changed)
- * or Running (once). */
+/* Reports Pending with Slurm's state (PENDING, CONFIGURING, ...) and
+ * reason, when it has one, each time they change, or Running (once). */
 static void status(struct sl *s, struct sl_group *g)
 {
     int running = strcmp(g->slurm_state, "RUNNING") == 0 ||
@@ -242,11 +242,10 @@ static void status(struct sl *s, struct sl_group *g)
         char msg[256], node[96] = "";
         if (!r->used || r->ended || (running && r->running_reported))
             continue;
-        if (!running) {   /* "None": not looked at yet, nothing to say */
-            if (!g->slurm_reason[0] || strcmp(g->slurm_reason, "None") == 0)
-                continue;
-            snprintf(msg, sizeof msg, "Slurm job %ld %s: %s", g->slurm_id, g->slurm_state,
-                     g->slurm_reason);
+        if (!running) {   /* reason "None": Slurm has not looked at it yet */
+            int why = g->slurm_reason[0] && strcmp(g->slurm_reason, "None") != 0;
+            snprintf(msg, sizeof msg, "Slurm job %ld %s%s%s", g->slurm_id, g->slurm_state,
+                     why ? ": " : "", why ? g->slurm_reason : "");
             if (strncmp(msg, r->pending_msg, sizeof r->pending_msg - 1) != 0 &&
                 s->host->replica_status(s->self, r->engine_id, "Pending", NULL, msg) == CUBE_OK)
                 snprintf(r->pending_msg, sizeof r->pending_msg, "%s", msg);
@@ -376,6 +375,28 @@ static int slurm_away(const struct sl *s)
     return s->sq_failing || !s->slurm_up || (s->ask_since_ms && sl_mono_ms() - s->ask_since_ms > limit);
 }
 
+/* Logs a hold of the jobs (slurm_away) once it has lasted 10 s, and its
+ * end (caller holds mu; this thread's fields only). 1: log "held" now,
+ * -1: log "answers again" now, 0: nothing. */
+static int note_held(struct sl *s, int held, int64_t *held_ms)
+{
+    int64_t now = sl_mono_ms();
+    if (!held) {
+        int said = s->held_said;
+        *held_ms = s->held_since_ms ? now - s->held_since_ms : 0;
+        s->held_since_ms = 0;
+        s->held_said = 0;
+        return said ? -1 : 0;
+    }
+    if (!s->held_since_ms)
+        s->held_since_ms = now;
+    *held_ms = now - s->held_since_ms;
+    if (s->held_said || *held_ms < 10000)
+        return 0;
+    s->held_said = 1;
+    return 1;
+}
+
 /* A done group's last ends, its kv record removed; freed (caller holds mu,
  * released meanwhile). */
 static void finish(struct sl *s, struct sl_group *g)
@@ -399,6 +420,17 @@ static void jobs_round(struct sl *s)
     pthread_mutex_lock(&s->mu);
     char *out = take_answer(s, &gen);
     int held = slurm_away(s);
+    int64_t held_ms;
+    int say = note_held(s, held, &held_ms);
+    if (say) {   /* logged without mu */
+        pthread_mutex_unlock(&s->mu);
+        s->host->log(s->self, say > 0 ? CUBE_LOG_WARN : CUBE_LOG_INFO,
+                     say > 0 ? "Slurm has not answered for %lld s: Jobs keep their state "
+                               "(no ends, no deadlines) until it does"
+                             : "Slurm answers again after %lld s: Jobs go on",
+                     (long long)(held_ms / 1000));
+        pthread_mutex_lock(&s->mu);
+    }
     struct sl_group **pp = &s->groups;
     while (*pp) {
         struct sl_group *g = *pp;
@@ -412,9 +444,13 @@ static void jobs_round(struct sl *s)
             pthread_mutex_unlock(&s->mu);
             round_group(s, g, seen, line);   /* it stays: only this thread frees */
             pthread_mutex_lock(&s->mu);
+            /* a Job started meanwhile (one this group's end let in: its
+             * replica_exited runs the scheduler) was pushed at the head */
+            pp = sl_group_link(s, g, pp);
         }
         if (g->state == SL_G_DONE) {
-            *pp = g->next;   /* off the list: the query thread no longer sees it */
+            if (*pp == g)
+                *pp = g->next;   /* off the list: the query thread no longer sees it */
             finish(s, g);
             continue;
         }

@@ -70,6 +70,7 @@ struct sl_conf {
     unsigned submit_threads;     /* sbatch calls in flight at most */
     unsigned stop_grace;         /* when stop gives 0 */
     double overcommit;           /* slurm mode: capacity advertised x this */
+    double backlog;              /* cube mode: capacity advertised x (1 + this) */
     int64_t default_memory_mb;   /* a replica without a memory limit */
     int64_t job_port_min, job_port_max;
     struct sl_user_map *users;   /* accounts map */
@@ -228,6 +229,9 @@ struct sl {
     int sq_failing;              /* the last answer the poll thread took failed */
     int64_t ask_since_ms;        /* when the query thread's Slurm command in
                                   * flight started (0: none) */
+    int64_t held_since_ms;       /* poll thread's: since when jobs are held
+                                  * because Slurm does not answer (0: not) */
+    int held_said;               /* poll thread's: that hold was logged */
     uint64_t submits, submit_fail;
     /* submitq.c: complete groups waiting for a submitter (FIFO via qnext) */
     struct sl_group *subq_head, *subq_tail;
@@ -290,6 +294,12 @@ void sl_rep_fill(struct sl *s, struct sl_group *g, int i, const cJSON *doc);
  * StartError with sbatch's complaint); a stop that came meanwhile cancels
  * it (before sbatch: never submitted). */
 void sl_submit_group(struct sl *s, struct sl_group *g);
+/* The link in s->groups that points to g (caller holds mu): hint when it
+ * still does, else found from the head; the list's NULL end when g is not
+ * on it. Groups are pushed at the head by other threads (a start,
+ * adoption) while the poll thread has mu released, so a link to g taken
+ * before may point to a new group since. */
+struct sl_group **sl_group_link(struct sl *s, struct sl_group *g, struct sl_group **hint);
 /* The kv key of a group ("grp/<key>") into out. */
 void sl_kv_key(const struct sl_group *g, char *out, size_t len);
 void sl_group_free(struct sl_group *g);

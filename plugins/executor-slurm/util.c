@@ -1,4 +1,5 @@
-/* util.c — Slurm hostlists, shell quoting, `scontrol -o` fields, clocks. */
+/* util.c — Slurm hostlists, shell quoting, `scontrol -o` fields, clocks,
+ * the group list's links. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,4 +141,14 @@ int sl_hostlist_expand(const char *list, char **names, int max)
             p++;
     }
     return n;
+}
+
+struct sl_group **sl_group_link(struct sl *s, struct sl_group *g, struct sl_group **hint)
+{
+    if (*hint == g)
+        return hint;
+    struct sl_group **pp = &s->groups;
+    while (*pp && *pp != g)
+        pp = &(*pp)->next;
+    return pp;
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # cube_on_slurm.sh — Cube's Jobs on a Slurm pool (executor-slurm, cube
-# mode) against the same sbatch calls made by hand, on one tuned multi-node
-# test cluster (tests/slurm/cluster.sh: slurmctld and BENCH_NODES slurmd in
-# network namespaces), in the same run. `BENCH_EXECUTOR=slurm bash
-# tests/bench/local_vs_slurm.sh` runs this script.
+# mode, or slurm mode with BENCH_MODE=slurm) against the same sbatch calls
+# made by hand, on one tuned multi-node test cluster (tests/slurm/cluster.sh:
+# slurmctld and BENCH_NODES slurmd in network namespaces), in the same run.
+# `BENCH_EXECUTOR=slurm bash tests/bench/local_vs_slurm.sh` runs this script.
 #
 # Both halves send BENCH_JOBS (1,000) one-replica jobs running `true`
 # from BENCH_CONCURRENCY (16) concurrent clients (tests/bench/jobs_load.py):
@@ -31,6 +31,10 @@
 #   BENCH_NODE_CPUS=16       CPUs each node is configured with (config_overrides)
 #   BENCH_SLURM_SCHED=batch_sched_delay=0,sched_min_interval=0,default_queue_depth=1000
 #   BENCH_POLL_MS=50         executor-slurm's poll_ms
+#   BENCH_MODE=cube          executor-slurm's mode: cube (Cube places each
+#                            replica) or slurm (Slurm's queue orders them;
+#                            BENCH_OVERCOMMIT=4 its overcommit)
+#   BENCH_BACKLOG=0.25       cube mode's backlog (capacity x (1 + it))
 #   BENCH_ACCOUNT=cbench-slurm   the OS/Slurm account Cube's admin runs as
 #   BENCH_TIMEOUT=900  BENCH_STALL=60  BENCH_KEEP=1 (keep the temp dir)
 #
@@ -57,6 +61,10 @@ NODES=${BENCH_NODES:-3}
 NODE_CPUS=${BENCH_NODE_CPUS:-16}
 SCHED=${BENCH_SLURM_SCHED:-batch_sched_delay=0,sched_min_interval=0,default_queue_depth=1000}
 POLL_MS=${BENCH_POLL_MS:-50}
+MODE=${BENCH_MODE:-cube}
+OVERCOMMIT=${BENCH_OVERCOMMIT:-4}
+BACKLOG=${BENCH_BACKLOG:-0.25}
+case $MODE in cube | slurm) ;; *) die "BENCH_MODE: cube or slurm, not $MODE" ;; esac
 ACCOUNT=${BENCH_ACCOUNT:-cbench-slurm}
 TIMEOUT=${BENCH_TIMEOUT:-900}
 STALL=${BENCH_STALL:-60}
@@ -127,7 +135,9 @@ run_cube() {
 plugin: executor-slurm
 enabled: true
 config:
-  mode: cube
+  mode: $MODE
+  overcommit: $OVERCOMMIT
+  backlog: $BACKLOG
   partitions: [{name: cube, pool: default}]
   slurm_conf: "$SLURM_CONF"
   spool_dir: "$TMP/spool"
@@ -135,7 +145,7 @@ config:
   poll_ms: $POLL_MS
   node_refresh_ms: 5000
 YAML
-    CUBE_SETTINGS="executor-slurm: mode cube, partition cube as pool default, poll_ms $POLL_MS, node_refresh_ms 5000, jobs as account $ACCOUNT"
+    CUBE_SETTINGS="executor-slurm: mode $MODE$([ "$MODE" = slurm ] && echo " (overcommit $OVERCOMMIT)" || echo " (backlog $BACKLOG)"), partition cube as pool default, poll_ms $POLL_MS, node_refresh_ms 5000, jobs as account $ACCOUNT"
     start_cubed_with_project "$dir" "$PORT"
     CUBE_VERSION=$("$CUBED" --version 2>/dev/null | head -1)
     # the pool is Ready once the plugin has read the nodes

@@ -23,6 +23,11 @@ JOBS = "/api/v1/projects/{p}/jobs"
 DONE = ("Succeeded", "Failed", "Cancelled")
 
 
+def quiet(log):
+    """cubed's output without its access lines (a waiting test's GETs)."""
+    return "".join(line for line in log.splitlines(True) if "[access]" not in line)
+
+
 def require():
     r = subprocess.run([CLUSTER, "check"], capture_output=True, text=True)
     if r.returncode == 77:
@@ -58,6 +63,8 @@ def ensure_account(name):
 class Cluster:
     """A running test cluster: start(), stop(), scontrol(), ..."""
 
+    running = None   # the one started last, for a failing wait's report
+
     def __init__(self, nodes=3, env=None):
         self.dir = tempfile.mkdtemp(prefix="cube-slurm-")
         os.chmod(self.dir, 0o755)
@@ -78,6 +85,7 @@ class Cluster:
                 k, _, v = line.strip().partition("=")
                 self.env[k] = v.strip('"')
         self.started_s = time.time() - t0
+        Cluster.running = self
         return self
 
     @property
@@ -109,16 +117,29 @@ class Cluster:
         out = self.cmd("squeue", "-h", "-t", "all", "-o", "%i|%T|%N|%k")
         return [tuple(line.split("|")) for line in out.splitlines() if line]
 
-    def logs(self):
+    def logs(self, lines=15):
         out = []
         for name in ("slurmctld.log", "slurmd-n1.log"):
             p = os.path.join(self.dir, "c", "log", name)
             if os.path.exists(p):
                 with open(p, errors="replace") as f:
-                    out.append(f"--- {name}\n" + "".join(f.readlines()[-15:]))
+                    out.append(f"--- {name}\n" + "".join(f.readlines()[-lines:]))
         return "\n".join(out)
 
+    def report(self):
+        """Slurm's side of a failure: its jobs (with the reason a pending
+        one waits for), its nodes and slurmctld's last lines."""
+        out = []
+        for argv in (("squeue", "-h", "-t", "all", "-o", "%i|%T|%N|%r|%V|%S"),
+                     ("sinfo", "-N", "-h", "-o", "%N %T %C %e %E")):
+            r = subprocess.run(list(argv), capture_output=True, text=True, timeout=30,
+                               env=dict(os.environ, SLURM_CONF=self.conf))
+            out.append(f"--- {' '.join(argv[:1])}\n{r.stdout}{r.stderr}")
+        return "\n".join(out) + "\n" + self.logs(40)
+
     def stop(self):
+        if Cluster.running is self:
+            Cluster.running = None
         subprocess.run([CLUSTER, "stop", os.path.join(self.dir, "c")], capture_output=True,
                        timeout=120)
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -175,7 +196,8 @@ class Api:
                 return j
             time.sleep(0.1)
         self.t.fail(f"job {name} not {until} after {timeout}s: {json.dumps(j.get('status'))}" +
-                    ("\n" + cubed.output()[-3000:] if cubed else ""))
+                    ("\n" + quiet(cubed.output())[-4000:] if cubed else "") +
+                    ("\n" + Cluster.running.report() if Cluster.running else ""))
 
     def log(self, name, stream=None):
         q = f"?stream={stream}" if stream else ""

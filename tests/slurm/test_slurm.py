@@ -97,8 +97,15 @@ class Slurm(unittest.TestCase):
         self.assertIn(PREFIX + "alice\n", log, "runs as the owner's account, never root")
         self.assertIn("err\n", log)
         sid = [x for x in log.split() if x.isdigit()]
-        jobs = {j[0]: j for j in self.cl.jobs()}
-        self.assertTrue(sid and sid[0] in jobs, (log, jobs))
+        # Cube reports the end from the exit file, before Slurm's teardown:
+        # the Slurm job may still be COMPLETING for a moment
+        deadline = time.time() + 20
+        while True:
+            jobs = {j[0]: j for j in self.cl.jobs()}
+            self.assertTrue(sid and sid[0] in jobs, (log, jobs))
+            if jobs[sid[0]][1] != "COMPLETING" or time.time() > deadline:
+                break
+            time.sleep(0.2)
         self.assertEqual(jobs[sid[0]][1], "COMPLETED")
         # the project's Slurm account from the config map
         out = self.cl.cmd("scontrol", "-o", "show", "job", sid[0])

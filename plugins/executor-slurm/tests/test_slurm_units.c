@@ -2,7 +2,9 @@
  * quoting, `scontrol -o` fields, node documents (GRES to devices, features
  * to labels, drain/down to schedulable:false), config errors and defaults,
  * and running a command (cmd.c's vfork-style spawn: output, exit status,
- * environment, deadline, a program not found, the caller's signal mask). */
+ * environment, deadline, a program not found, the caller's signal mask),
+ * and the group list's links when a group is pushed at the head while the
+ * poll thread had the lock released. */
 #include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,6 +78,8 @@ static void test_node_gpu(void **st)
     struct sl_conf c;
     struct sl_node n;
     conf_default(&c);
+    assert_true(c.backlog == 0.25);   /* the default */
+    c.backlog = 0;
     cJSON *d = sl_node_doc(&c, LINE_GPU, "slurm", &n);
     assert_non_null(d);
     assert_string_equal(n.name, "gpu01");
@@ -92,6 +96,20 @@ static void test_node_gpu(void **st)
     const cJSON *labels = cJSON_GetObjectItem(d, "labels");
     assert_string_equal(cJSON_GetObjectItem(labels, "slurm.cube.dev/ib")->valuestring, "true");
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(d, "schedulable")));
+    cJSON_Delete(d);
+    /* cube mode's backlog and slurm mode's overcommit scale cpu and
+     * memory, never the devices */
+    c.backlog = 0.25;
+    d = sl_node_doc(&c, LINE_GPU, "slurm", &n);
+    cap = cJSON_GetObjectItem(d, "capacity");
+    assert_string_equal(cJSON_GetObjectItem(cap, "cpu")->valuestring, "20");
+    assert_string_equal(cJSON_GetObjectItem(cap, "memory")->valuestring, "81920Mi");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(d, "devices")), 8);
+    cJSON_Delete(d);
+    c.mode = SL_MODE_SLURM, c.overcommit = 2;
+    d = sl_node_doc(&c, LINE_GPU, "slurm", &n);
+    cap = cJSON_GetObjectItem(d, "capacity");
+    assert_string_equal(cJSON_GetObjectItem(cap, "cpu")->valuestring, "32");
     cJSON_Delete(d);
     sl_conf_free(&c);
 }
@@ -186,12 +204,47 @@ static void test_cmd(void **st)
     sl_conf_free(&c);
 }
 
+/* The poll thread takes A (the head) off the list after its round, in
+ * which A's end let a new Job in: that Job's group N was pushed at the
+ * head meanwhile. Unlinking through the link taken before the round
+ * (&s->groups, which now points to N) lost N: its Job then waited in
+ * "the engine's queue" for ever. */
+static void test_group_link(void **st)
+{
+    (void)st;
+    struct sl s;
+    struct sl_group a, b, n;
+    memset(&s, 0, sizeof s);
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    memset(&n, 0, sizeof n);
+    a.next = &b;
+    s.groups = &a;
+    struct sl_group **pp = &s.groups;          /* the link to A, before the round */
+    n.next = s.groups;                         /* pushed at the head meanwhile */
+    s.groups = &n;
+    pp = sl_group_link(&s, &a, pp);
+    assert_ptr_equal(*pp, &a);
+    *pp = a.next;                              /* A done: off the list */
+    assert_ptr_equal(s.groups, &n);
+    assert_ptr_equal(n.next, &b);
+    assert_null(b.next);
+    /* a link that still points to the group is kept; a group not on the
+     * list gets the list's end */
+    pp = &n.next;
+    assert_ptr_equal(sl_group_link(&s, &b, pp), pp);
+    struct sl_group **end = sl_group_link(&s, &a, &s.groups);
+    assert_null(*end);
+    assert_ptr_equal(end, &b.next);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hostlist),     cmocka_unit_test(test_quote_and_fields),
         cmocka_unit_test(test_node_gpu),     cmocka_unit_test(test_node_drain),
         cmocka_unit_test(test_conf),         cmocka_unit_test(test_cmd),
+        cmocka_unit_test(test_group_link),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
