@@ -14,9 +14,33 @@
 static EVP_MD *sha256_md;
 static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
 
+/* One digest context per thread, reused: EVP_Digest allocates and frees
+ * one per call (a token is hashed on every request). Freed when the
+ * thread ends. */
+static pthread_key_t sha256_ctx_key;
+static int sha256_have_key;   /* pthread_key_create succeeded */
+
+static void sha256_ctx_free(void *ctx)
+{
+    EVP_MD_CTX_free(ctx);
+}
+
 static void sha256_fetch(void)
 {
     sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+    sha256_have_key = pthread_key_create(&sha256_ctx_key, sha256_ctx_free) == 0;
+}
+
+static EVP_MD_CTX *sha256_ctx(void)
+{
+    if (!sha256_have_key)
+        return NULL;
+    EVP_MD_CTX *ctx = pthread_getspecific(sha256_ctx_key);
+    if (!ctx && (ctx = EVP_MD_CTX_new()) && pthread_setspecific(sha256_ctx_key, ctx) != 0) {
+        EVP_MD_CTX_free(ctx);
+        ctx = NULL;
+    }
+    return ctx;
 }
 
 int cube_sha256(const void *data, size_t len, uint8_t out[32])
@@ -24,9 +48,11 @@ int cube_sha256(const void *data, size_t len, uint8_t out[32])
     unsigned int outlen = 0;
     pthread_once(&sha256_once, sha256_fetch);
     const EVP_MD *md = sha256_md ? sha256_md : EVP_sha256();
-    if (!EVP_Digest(data, len, out, &outlen, md, NULL) || outlen != 32)
-        return -1;
-    return 0;
+    EVP_MD_CTX *ctx = sha256_ctx();   /* NULL: EVP_Digest makes its own */
+    int ok = ctx ? EVP_DigestInit_ex(ctx, md, NULL) && EVP_DigestUpdate(ctx, data, len) &&
+                       EVP_DigestFinal_ex(ctx, out, &outlen)
+                 : EVP_Digest(data, len, out, &outlen, md, NULL);
+    return ok && outlen == 32 ? 0 : -1;
 }
 
 void cube_hex(const uint8_t *data, size_t n, char *out)

@@ -1,6 +1,7 @@
 /* text.c — a growable NUL-terminated text (see text.h). */
 #include "text.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,4 +36,16 @@ void cube_text_put(struct cube_text *t, const char *s, size_t n)
 void cube_text_puts(struct cube_text *t, const char *s)
 {
     cube_text_put(t, s, strlen(s));
+}
+
+void cube_status_text(char buf[12], int code)
+{
+    if (code < 100 || code > 999) {
+        snprintf(buf, 12, "%d", code);
+        return;
+    }
+    buf[0] = (char)('0' + code / 100);
+    buf[1] = (char)('0' + code / 10 % 10);
+    buf[2] = (char)('0' + code % 10);
+    buf[3] = '\0';
 }

@@ -16,4 +16,8 @@ int cube_text_reserve(struct cube_text *t, size_t n);
 void cube_text_put(struct cube_text *t, const char *s, size_t n);
 void cube_text_puts(struct cube_text *t, const char *s);
 
+/* An HTTP status code as text ("404"), without printf: it labels a metric
+ * on every request. Codes outside 100..999 are written in full. */
+void cube_status_text(char buf[12], int code);
+
 #endif

@@ -21,6 +21,7 @@
 #include "http_req.h"
 #include "json_check.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "metrics/metrics.h"
 #include "proxy/proxy.h"
 #include "base/clock.h"
@@ -355,19 +356,6 @@ static void access_log(cube_req *req, double seconds)
     cube_log(CUBE_LOG_INFO, "access", "%s", line);
 }
 
-/* The status code as a metric label, without printf (once per request). */
-static void status_text(char buf[8], int code)
-{
-    if (code < 100 || code > 999) {
-        snprintf(buf, 8, "%d", code);
-        return;
-    }
-    buf[0] = (char)('0' + code / 100);
-    buf[1] = (char)('0' + code / 10 % 10);
-    buf[2] = (char)('0' + code % 10);
-    buf[3] = '\0';
-}
-
 static void on_completed(void *cls, struct MHD_Connection *conn,
                          void **con_cls, enum MHD_RequestTerminationCode toe)
 {
@@ -385,8 +373,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
     cube_proxy_req_done(req);
     cube_http_body_done(req, toe);
     double seconds = (double)(cube_now_ns() - req->start_ns) / 1e9;
-    char status[8];
-    status_text(status, req->status ? req->status : 499);
+    char status[12];
+    cube_status_text(status, req->status ? req->status : 499);
     const char *labels[] = {req->route_label, req->method, status};
     struct cube_ctx *ctx = http->ctx;
     cube_metric_add(ctx->m_requests, labels, 1);

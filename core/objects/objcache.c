@@ -2,6 +2,7 @@
  * its own lock, chained buckets and a clock hand for eviction. */
 #include "objcache.h"
 
+#include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -10,11 +11,15 @@
 #define SHARDS 64
 #define BUCKETS_PER_SHARD 4096
 
+enum { OWNER_UNREAD, OWNER_KNOWN, OWNER_UNFIT };   /* UNFIT: too long, or no JSON */
+
 struct entry {
     struct entry *next;      /* bucket chain */
     int64_t rv;
     size_t doc_len;
     int referenced;          /* clock bit */
+    int owner_state;         /* OWNER_*: whether owner[] was read from doc */
+    char owner[OBJCACHE_OWNER_MAX];  /* metadata.owner, "" when none */
     char *doc;
     char key[];              /* "kind\0project\0name\0" */
 };
@@ -136,6 +141,44 @@ char *cube_objcache_get(struct cube_objcache *c, const char *kind,
     return out;
 }
 
+/* Reads metadata.owner from the entry's document into owner[] (once per
+ * cached version: a write replaces the entry). Caller holds the shard lock. */
+static void read_owner(struct entry *e)
+{
+    cJSON *doc = cJSON_ParseWithLength(e->doc, e->doc_len);
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+    const cJSON *owner = cJSON_GetObjectItemCaseSensitive(meta, "owner");
+    const char *o = cJSON_IsString(owner) ? owner->valuestring : "";
+    e->owner_state = !doc || strlen(o) >= sizeof e->owner ? OWNER_UNFIT : OWNER_KNOWN;
+    if (e->owner_state == OWNER_KNOWN)
+        strcpy(e->owner, o);
+    cJSON_Delete(doc);
+}
+
+int cube_objcache_owner(struct cube_objcache *c, const char *kind, const char *project,
+                        const char *name, char *out, size_t len)
+{
+    struct entry **slot;
+    int found = 0;
+    if (!c || !c->max_shard_bytes)
+        return 0;
+    struct shard *s = locate(c, kind, project, name, &slot);
+    pthread_mutex_lock(&s->mu);
+    for (struct entry *e = *slot; e; e = e->next)
+        if (key_eq(e, kind, project, name)) {
+            e->referenced = 1;
+            if (e->owner_state == OWNER_UNREAD)
+                read_owner(e);
+            found = e->owner_state == OWNER_KNOWN && strlen(e->owner) < len;
+            if (found)
+                strcpy(out, e->owner);
+            break;
+        }
+    pthread_mutex_unlock(&s->mu);
+    atomic_fetch_add(found ? &c->hits : &c->misses, 1);
+    return found;
+}
+
 /* Unlinks and frees the entry at *pp. Caller holds the shard lock. */
 static void unlink_entry(struct shard *s, struct entry **pp)
 {
@@ -186,6 +229,7 @@ void cube_objcache_put(struct cube_objcache *c, const char *kind,
     e->rv = rv;
     e->doc_len = dlen;
     e->referenced = 0;
+    e->owner_state = OWNER_UNREAD;
     e->doc = copy;
     char *k = stpcpy(e->key, kind) + 1;
     k = stpcpy(k, project ? project : "") + 1;

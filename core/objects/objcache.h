@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest owner the cache keeps, its NUL included (user names are at
+ * most 63 bytes). */
+#define OBJCACHE_OWNER_MAX 64
+
 struct cube_objcache;
 
 /* A cache holding at most max_bytes of documents (0: caching disabled). */
@@ -21,6 +25,14 @@ void cube_objcache_free(struct cube_objcache *c);
  * (*rv set). NULL when absent. */
 char *cube_objcache_get(struct cube_objcache *c, const char *kind,
                         const char *project, const char *name, int64_t *rv);
+/* Copies the cached object's metadata.owner ("" when it has none) into
+ * out; 1 when it did, 0 when the object is not cached or its owner does
+ * not fit len (then read the object). The owner is read from the
+ * document once per cached version, so a reader that needs only the
+ * owner (the proxy, on every request) parses nothing. */
+int cube_objcache_owner(struct cube_objcache *c, const char *kind,
+                        const char *project, const char *name, char *out,
+                        size_t len);
 /* Stores (or replaces) a document; ignored when it would not fit. */
 void cube_objcache_put(struct cube_objcache *c, const char *kind,
                        const char *project, const char *name, int64_t rv,

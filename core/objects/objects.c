@@ -96,6 +96,21 @@ int cube_obj_get(struct cube_ctx *ctx, const struct cube_kind *k,
     return cube_obj_load(ctx, k, project, name, out, NULL, e);
 }
 
+int cube_obj_owner(struct cube_ctx *ctx, const struct cube_kind *k, const char *project,
+                   const char *name, char *owner, size_t len, struct cube_op_error *e)
+{
+    if (cube_objcache_owner(ctx->cache, k->kind, project ? project : "", name, owner, len))
+        return 0;
+    cJSON *obj;
+    if (cube_obj_get(ctx, k, project, name, &obj, e) < 0)
+        return -1;
+    const char *o = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "owner"));
+    snprintf(owner, len, "%s", o ? o : "");
+    cJSON_Delete(obj);
+    return 0;
+}
+
 static void set_string(cJSON *obj, const char *key, const char *value)
 {
     cJSON *s = cJSON_CreateString(value);

@@ -60,6 +60,12 @@ int cube_actor_trusted(const struct cube_actor *who);
 int cube_obj_get(struct cube_ctx *ctx, const struct cube_kind *k,
                  const char *project, const char *name, cJSON **out,
                  struct cube_op_error *e);
+/* The object's metadata.owner ("" when none) into owner (len bytes), or
+ * -1 with e filled as cube_obj_get. Parses nothing while the object is in
+ * the object cache: for checks on every request (the proxy). */
+int cube_obj_owner(struct cube_ctx *ctx, const struct cube_kind *k,
+                   const char *project, const char *name, char *owner, size_t len,
+                   struct cube_op_error *e);
 int cube_obj_create(struct cube_ctx *ctx, const struct cube_kind *k,
                     const char *project, const cJSON *body,
                     const struct cube_actor *who, cJSON **out,

@@ -109,28 +109,43 @@ static int still_open(int fd)
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
+/* Takes the first idle connection to key off the list (and every expired
+ * one, into *stale). Caller holds pool_mu. */
+static struct proxy_conn *unlink_idle(struct cube_proxies *px, const char *key, uint64_t now,
+                                      struct proxy_conn **stale)
+{
+    for (struct proxy_conn **pp = &px->idle; *pp;) {
+        struct proxy_conn *c = *pp;
+        int expired = now - c->idle_since_ns > IDLE_MAX_NS;
+        if (!expired && strcmp(c->key, key) != 0) {
+            pp = &c->next_idle;
+            continue;
+        }
+        *pp = c->next_idle;
+        px->n_idle--;
+        if (!expired)
+            return c;
+        c->next_idle = *stale;
+        *stale = c;
+    }
+    return NULL;
+}
+
+/* An idle connection to key that still looks open, or NULL. The probe (a
+ * syscall) runs outside pool_mu, which every request takes. */
 static struct proxy_conn *take_idle(struct cube_proxies *px, const char *key)
 {
     uint64_t now = cube_now_ns();
-    pthread_mutex_lock(&px->pool_mu);
-    struct proxy_conn **pp = &px->idle, *found = NULL, *stale = NULL;
-    while (*pp) {
-        struct proxy_conn *c = *pp;
-        if (now - c->idle_since_ns > IDLE_MAX_NS || strcmp(c->key, key) == 0) {
-            *pp = c->next_idle;
-            px->n_idle--;
-            if (strcmp(c->key, key) == 0 && now - c->idle_since_ns <= IDLE_MAX_NS &&
-                still_open(c->fd)) {
-                found = c;
-                break;
-            }
-            c->next_idle = stale;
-            stale = c;
-            continue;
-        }
-        pp = &c->next_idle;
+    struct proxy_conn *found = NULL, *stale = NULL;
+    for (;;) {
+        pthread_mutex_lock(&px->pool_mu);
+        found = unlink_idle(px, key, now, &stale);
+        pthread_mutex_unlock(&px->pool_mu);
+        if (!found || still_open(found->fd))
+            break;
+        found->next_idle = stale;
+        stale = found;
     }
-    pthread_mutex_unlock(&px->pool_mu);
     while (stale) {
         struct proxy_conn *c = stale;
         stale = c->next_idle;

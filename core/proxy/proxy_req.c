@@ -97,17 +97,12 @@ static int object_owner(cube_req *req, const struct proxy_prefix *p, char *owner
         cube_http_answer_error(req, 404, "NotFound", "project not found");
         return 0;
     }
-    cJSON *obj;
     struct cube_op_error e;
-    if (cube_obj_get(req->ctx, p->kind, project, name, &obj, &e) < 0) {
+    if (cube_obj_owner(req->ctx, p->kind, project, name, owner, len, &e) < 0) {
         cube_http_answer_error(req, e.status == 404 ? 404 : 503,
                                e.status == 404 ? "NotFound" : "Unavailable", e.message);
         return 0;
     }
-    const char *o = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(obj, "metadata"), "owner"));
-    snprintf(owner, len, "%s", o ? o : "");
-    cJSON_Delete(obj);
     return 1;
 }
 

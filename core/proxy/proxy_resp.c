@@ -154,15 +154,24 @@ static void copy_headers(struct MHD_Response *resp, const struct proxy_head *h)
 {
     char connection[256] = "";
     proxy_head_get(h, "Connection", connection, sizeof connection);
+    char name[256], value[1024];   /* most headers: copied here, not allocated */
     for (size_t i = 0; i < h->n; i++) {
         if (skip_header(h, i, connection))
             continue;
-        char *name = strndup(h->h[i].name, h->h[i].nlen);
-        char *value = strndup(h->h[i].value, h->h[i].vlen);
-        if (name && value)
-            MHD_add_response_header(resp, name, value);
-        free(name);
-        free(value);
+        size_t nlen = h->h[i].nlen, vlen = h->h[i].vlen;
+        char *n = nlen < sizeof name ? name : malloc(nlen + 1);
+        char *v = vlen < sizeof value ? value : malloc(vlen + 1);
+        if (n && v) {
+            memcpy(n, h->h[i].name, nlen);
+            n[nlen] = '\0';
+            memcpy(v, h->h[i].value, vlen);
+            v[vlen] = '\0';
+            MHD_add_response_header(resp, n, v);
+        }
+        if (n != name)
+            free(n);
+        if (v != value)
+            free(v);
     }
 }
 
@@ -358,9 +367,29 @@ static void note_head_time(struct proxy_call *call)
     atomic_store_explicit(avg, old - old / 8 + now / 8, memory_order_relaxed);
 }
 
+/* 1 when the prefix's upstreams answer within PROXY_FAST_WAIT_MS on
+ * average: worth waiting for in place rather than parking. */
+static int upstream_fast(const struct proxy_call *call)
+{
+    return atomic_load_explicit(&call->pfx->head_us, memory_order_relaxed) <
+           PROXY_FAST_WAIT_MS * 1000u;
+}
+
+/* Waits in place, once per request, for the upstream to send. */
+static int wait_fast(struct proxy_call *call)
+{
+    call->polled = 1;
+    struct pollfd pfd = {.fd = call->up->fd, .events = POLLIN};
+    return poll(&pfd, 1, PROXY_FAST_WAIT_MS) > 0;
+}
+
 int proxy_resp_try(struct proxy_call *call)
 {
     cube_req *req = call->req;
+    /* Just sent: the answer cannot have come yet, so a read now would
+     * only say EAGAIN (one system call a request for nothing). */
+    if (!call->started && !call->in_len && upstream_fast(call))
+        wait_fast(call);
     if (!call->started) {
         call->started = 1;
         call->deadline_ns = cube_now_ns() + (uint64_t)PROXY_HEAD_TIMEOUT_MS * 1000000u;
@@ -401,13 +430,8 @@ int proxy_resp_try(struct proxy_call *call)
             return cube_http_answer_error(req, 502, "BadGateway",
                                           "the upstream closed the connection without "
                                           "answering"), 1;
-        if (!call->polled && atomic_load_explicit(&call->pfx->head_us, memory_order_relaxed) <
-                                 PROXY_FAST_WAIT_MS * 1000u) {
-            call->polled = 1;
-            struct pollfd pfd = {.fd = call->up->fd, .events = POLLIN};
-            if (poll(&pfd, 1, PROXY_FAST_WAIT_MS) > 0)
-                continue;
-        }
+        if (!call->polled && upstream_fast(call) && wait_fast(call))
+            continue;
         uint64_t now = cube_now_ns();
         unsigned left = call->deadline_ns > now
                             ? (unsigned)((call->deadline_ns - now) / 1000000u) + 1 : 1;

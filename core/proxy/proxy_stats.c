@@ -16,6 +16,7 @@
 #include "metrics/metrics.h"
 #include "proxy_priv.h"
 #include "base/clock.h"
+#include "base/text.h"
 
 static int64_t wall_ms(void)
 {
@@ -106,7 +107,7 @@ static struct proxy_stat *key_entry(struct proxy_prefix *p, const char *key, int
 void proxy_count(struct cube_proxies *px, const struct proxy_prefix *p, int status)
 {
     char code[12];
-    snprintf(code, sizeof code, "%d", status);
+    cube_status_text(code, status);
     const char *labels[] = {p->tmpl, code};
     cube_metric_add(px->m_requests, labels, 1);
 }
