@@ -88,7 +88,7 @@ static int write_all(int fd, const char *buf, size_t n, const struct timespec *t
         long left = ms_left(t0, timeout_ms);
         if (left <= 0 || poll(&p, 1, (int)left) != 1)
             return -1;
-        ssize_t w = write(fd, buf, n);
+        ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);   /* a closed peer: -1, no SIGPIPE */
         if (w < 0 && errno != EINTR && errno != EAGAIN)
             return -1;
         if (w > 0)

@@ -12,12 +12,14 @@
  *                                  a ready replica (?path=, default the v2
  *                                  infer path), its answer comes back;
  *                                  400 when the body is not JSON, 409
- *                                  when no replica is ready
+ *                                  when no replica is ready; counted in
+ *                                  its predictor's figures as a request
  *   GET  samples                   the charts' series (scale.c) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 #include <cube/util/http.h>
@@ -223,7 +225,7 @@ static int test_action(void *state, cube_req *req)
     const char *path = sv->host->req_query(req, "path");
     char key[160], dflt[200], hdr[128], pname[24] = "";
     struct sv_rep rep;
-    int found = 0;
+    int found = 0, stat = -1;
     size_t len;
     const char *body = sv->host->req_body(req, &len);
     snprintf(dflt, sizeof dflt, "/v2/models/%s/infer", n);
@@ -246,6 +248,7 @@ static int test_action(void *state, cube_req *req)
     if (ri >= 0) {
         rep = s->preds[pi].reps[ri];
         snprintf(pname, sizeof pname, "%s", s->preds[pi].name);
+        stat = s->preds[pi].stat;
         found = 1;
     }
     pthread_mutex_unlock(&sv->table.mu);
@@ -254,8 +257,15 @@ static int test_action(void *state, cube_req *req)
                                     "ready (see its status and events)");
     snprintf(hdr, sizeof hdr, "%s: %s", SV_TOKEN_HEADER, rep.token);
     int status = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     char *answer = cu_http_request(len ? "POST" : "GET", rep.host, rep.port, path, hdr,
                                    len ? body : NULL, SV_REPLICA_MAX_BODY, 10000, &status);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* a try is a request its predictor answered: it shows in the charts */
+    sv_count_request(sv, stat, answer ? status : 502, !answer,
+                     (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 +
+                                (t1.tv_nsec - t0.tv_nsec) / 1000));
     if (!answer)
         return sv->host->resp_error(req, 502, "BadGateway", "the replica did not answer");
     cJSON *doc = cJSON_Parse(answer);

@@ -89,6 +89,21 @@ static int resolve(void *state, cube_req *req, struct cube_proxy_upstream *up)
     return CUBE_OK;
 }
 
+void sv_count_request(struct sv *sv, int stat, int status, int error, uint64_t us)
+{
+    struct sv_stat *st = &sv->table.stats[stat];
+    error = error || status >= 500;
+    atomic_fetch_add(&st->requests, 1);
+    if (error)
+        atomic_fetch_add(&st->errors, 1);
+    double ms = (double)us / 1000.0;
+    int b = 0;
+    while (b < SV_LAT_BUCKETS - 1 && ms > sv_lat_bounds_ms[b])
+        b++;
+    atomic_fetch_add(&st->lat[b], 1);
+    sv_metrics_done(sv, stat, status, error, us);
+}
+
 /* Counts the request out of its replica and into its predictor's figures.
  * No lock: the slot's generation says whether the tag still names it. */
 static void done(void *state, const struct cube_proxy_done *d)
@@ -100,17 +115,8 @@ static void done(void *state, const struct cube_proxy_done *d)
         return;                     /* refused or parked and gone: no replica served it */
     atomic_fetch_sub(&t->slots[slot].inflight, 1);
     int stat = t->slots[slot].stat;
-    struct sv_stat *st = &t->stats[stat];
-    atomic_fetch_sub(&st->inflight, 1);
-    atomic_fetch_add(&st->requests, 1);
-    if (d->error || d->status >= 500)
-        atomic_fetch_add(&st->errors, 1);
-    double ms = (double)d->duration_us / 1000.0;
-    int b = 0;
-    while (b < SV_LAT_BUCKETS - 1 && ms > sv_lat_bounds_ms[b])
-        b++;
-    atomic_fetch_add(&st->lat[b], 1);
-    sv_metrics_done(sv, stat, d->status, d->error || d->status >= 500, d->duration_us);
+    atomic_fetch_sub(&t->stats[stat].inflight, 1);
+    sv_count_request(sv, stat, d->status, d->error, d->duration_us);
 }
 
 int sv_register_proxy(struct sv *sv)

@@ -228,6 +228,10 @@ int sv_token_get(struct sv *sv, const char *project, const char *job, char *out,
 /* metrics.c */
 int sv_metrics_register(struct sv *sv);
 void sv_metrics_done(struct sv *sv, int stat, int status, int error, uint64_t us);
+/* One request a replica of predictor statistics entry stat answered (or
+ * failed to: error, or a 5xx status) in us microseconds, into its figures
+ * (charts, autoscale) and metrics. Lock-free; any thread. */
+void sv_count_request(struct sv *sv, int stat, int status, int error, uint64_t us);
 void sv_metrics_replicas(struct sv *sv, const char *project, const char *service,
                          const char *predictor, int ready, int desired);
 

@@ -56,6 +56,13 @@ class Serving(ServingCase):
 
     # -- tests -------------------------------------------------------------
 
+    def requests_counted(self, svc, predictor="main"):
+        """cube_serving_requests_total of a predictor, all status classes."""
+        head = (f'cube_serving_requests_total{{project="lab",service="{svc}",'
+                f'predictor="{predictor}"')
+        return sum(float(x.split()[-1]) for x in self.a.get("/metrics").body.splitlines()
+                   if x.startswith(head))
+
     def test_bad_input(self):
         p = custom("main", "models/iris-a.joblib")
         cases = [
@@ -107,9 +114,12 @@ class Serving(ServingCase):
         jobs = self.a.get(f"{BASE}/jobs?labelSelector=cube.dev/inferenceservice=plain").json()
         self.assertEqual(len(jobs["items"]), 1)
         self.assertEqual(jobs["items"][0]["metadata"]["owner"], "dana")
+        before = self.requests_counted("plain")
         r = self.dev.request("POST", f"{BASE}/inferenceservices/plain/test",
                              {"instances": IRIS_ROWS[:1]})
         self.assertEqual(r.status, 200, r.body)
+        self.assertEqual(self.requests_counted("plain"), before + 1,
+                         "a try is counted as its predictor's request")
 
     def test_traffic_split_and_mirror(self):
         spec = {"predictors": [custom("main", "models/iris-a.joblib", "1"),
@@ -162,7 +172,8 @@ class Serving(ServingCase):
         self.assertEqual((status, out["outputs"][0]["data"]), (200, self.expect["a"]))
         status, out = self.infer("pub", IRIS_ROWS, headers={"Authorization": "Bearer " + key})
         self.assertEqual(status, 200, out)
-        status, _ = self.infer("pub", IRIS_ROWS, headers={"X-Api-Key": key[:-1] + "0"})
+        wrong = key[:-1] + ("1" if key.endswith("0") else "0")   # never the key itself
+        status, _ = self.infer("pub", IRIS_ROWS, headers={"X-Api-Key": wrong})
         self.assertEqual(status, 401)
         self.assertNotIn(key, self.c.output())
         # another service does not take this one's key
