@@ -108,8 +108,13 @@ class Endpoints(unittest.TestCase):
                 break
             time.sleep(0.2)
         self.assertEqual((r.status, r.body), (200, f"hello from {port} /ep/public/web/x?y=1"))
-        self.assertIn(f"listening on {port}", self.logs("public", "web", 0),
-                      "CUBE_PORT_HTTP is the allocated port")
+        # A running replica's output reaches its log on executor-local's
+        # next poll tick, not when the server answers: wait for it.
+        deadline, log = time.time() + 20, ""
+        while time.time() < deadline and f"listening on {port}" not in log:
+            log = self.logs("public", "web", 0)
+            time.sleep(0.1)
+        self.assertIn(f"listening on {port}", log, "CUBE_PORT_HTTP is the allocated port")
 
     def test_sim_endpoints_reach_master_addr_and_a_proxy_upstream(self):
         self.submit("lab", "ddp", {"command": ["train"], "replicas": 2, "distributed": "pytorch",
