@@ -6,7 +6,9 @@
 #            predictor's command, so a real replica Job of the service) vs
 #            nginx proxy_pass (keep-alive upstream pool) to the same
 #            upstream vs the upstream straight; wrk -c64, GET; the caller
-#            sends an API token of the admin (Authorization: Bearer)
+#            sends an API token of the admin (Authorization: Bearer);
+#            and cubed's own GET /healthz (no upstream, a public
+#            route): the ceiling of anything cubed's front end answers
 #   sklearn  the built-in runtime (cube-serving-runtime.py, the zero-code
 #            path: a Model registered from a pickled scikit-learn model and
 #            an InferenceService on it) answering 1-row v2 infer POSTs
@@ -338,6 +340,9 @@ EOF
     DIRECT=http://127.0.0.1:$up_port/hello
     NGINXED=http://127.0.0.1:$NPORT/serving/bench/echo/hello
     CUBED_URL=http://127.0.0.1:$APORT/serving/bench/echo/hello
+    # the ceiling of any answer of cubed's HTTP front end: its smallest
+    # route, no upstream, public (the proxy path does more)
+    OWN_URL=http://127.0.0.1:$PORT/healthz
     for t in "$DIRECT" "$NGINXED" "$CUBED_URL"; do
         body=$(curl -sS -H "$AUTH" "$t") || die "GET $t failed"
         [ "$body" = "$UP_BODY" ] || die "GET $t did not answer the upstream's body: $body"
@@ -346,10 +351,11 @@ EOF
     # the upstream's processes: its master (listening on the port) and worker
     UP_PIDS=$(ps -o pid= -u "${USER_PREFIX}admin" | tr '\n' ' ')
     for r in $(seq 1 "$ROUNDS"); do
-        say "proxy: round $r of $ROUNDS (direct, nginx, cube; wrk -c64 -d$DURATION each) ..."
+        say "proxy: round $r of $ROUNDS (direct, nginx, cube, own; wrk -c64 -d$DURATION each) ..."
         CPU_PIDS=$UP_PIDS bench_target "p-direct-$r" 64 "$DIRECT"
         CPU_PIDS="$NPID $(pgrep -P "$NPID" | tr '\n' ' ')" bench_target "p-nginx-$r" 64 "$NGINXED"
         CPU_PIDS=$CPID bench_target "p-cube-$r" 64 "$CUBED_URL" -H "$AUTH"
+        CPU_PIDS=$CPID bench_target "p-own-$r" 64 "$OWN_URL" -H "$AUTH"
     done
     stop_pid "$NPID" QUIT
     NPID=''
@@ -469,7 +475,7 @@ if want proxy; then
     say "command (replica Job, port $UP_PORT, cpu 1); nginx proxy: $THREADS workers, proxy_pass to a keepalive-128 upstream;"
     say "Cube: apps origin /serving/bench/echo/, the caller's API token as Authorization: Bearer"
     printf '%-10s %10s %10s   %s\n' target req/s p99_ms rounds
-    for t in direct nginx cube; do
+    for t in direct nginx cube own; do
         printf '%-10s %10s %10s   [%s]\n' "$t" "$(med_of rps "p-$t")" "$(med_of p99 "p-$t")" "$(rounds_of "p-$t")"
     done
     say ""
@@ -480,8 +486,12 @@ if want proxy; then
     A=$(med_p99_added p-cube p-direct)
     row "p99 added over direct, ms (Cube; nginx)" "$A" "$(med_p99_added p-nginx p-direct)" "" \
         "bar <= ${BAR_PROXY_P99_MS} ms: $(verdict "$A" le "$BAR_PROXY_P99_MS")"
+    R=$(med_ratio p-own p-nginx)
+    row "req/s cubed's own route / nginx-proxied" "$(med_of rps p-own)" "$(med_of rps p-nginx)" "$R" \
+        "the front end's ceiling (no bar)"
     say "CPU per request, us (user+system, while measured): upstream nginx $(med_cpu p-direct) (direct);"
-    say "  nginx proxy workers $(med_cpu p-nginx); cubed $(med_cpu p-cube) (whole process)"
+    say "  nginx proxy workers $(med_cpu p-nginx); cubed $(med_cpu p-cube) (whole process);"
+    say "  cubed's own route $(med_cpu p-own) (GET /healthz, a public route: a small JSON answer)"
 fi
 if want sklearn; then
     say ""
