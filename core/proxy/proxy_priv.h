@@ -76,7 +76,7 @@ struct proxy_stat {
     atomic_int_fast64_t last_ms;
     atomic_uint_fast64_t seq;          /* mirror sampling: requests resolved with a mirror */
     struct proxy_stat *next;           /* hash chain (keys only) */
-    char key[];                        /* keys only */
+    char *key;                         /* keys only: the entry's own tail */
 };
 
 /* The key table of a prefix (proxy_stats.c). */

@@ -94,7 +94,7 @@ static struct proxy_stat *key_entry(struct proxy_prefix *p, const char *key, int
     if (!e && create && k->buckets && k->n < PROXY_KEYS_MAX) {
         size_t n = strlen(key) + 1;
         if ((e = calloc(1, sizeof *e + n))) {
-            memcpy(e->key, key, n);
+            e->key = memcpy(e + 1, key, n);   /* one block with the entry */
             e->next = k->buckets[b];
             k->buckets[b] = e;
             k->n++;

@@ -31,10 +31,10 @@ static int bare_date(const char *s, int *y, int *m, int *d)
 int pl_schedule_range(const cJSON *spec, const char *start, const char *end, int64_t *from,
                       int64_t *to, char *msg, size_t mlen)
 {
-    const char *tzname = cu_str(spec, "timezone");
+    const char *tz_name = cu_str(spec, "timezone");
     char err[PL_ERR];
     pl_tz *tz = NULL;
-    if (tzname && strcmp(tzname, "UTC") != 0 && !(tz = pl_tz_load(tzname, err, sizeof err)))
+    if (tz_name && strcmp(tz_name, "UTC") != 0 && !(tz = pl_tz_load(tz_name, err, sizeof err)))
         return snprintf(msg, mlen, "timezone: %s", err), -1;
     int y, m, d;
     *from = bare_date(start, &y, &m, &d) == 0 ? pl_tz_day_start(tz, y, m, d)
@@ -53,7 +53,7 @@ int pl_schedule_range(const cJSON *spec, const char *start, const char *end, int
 int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, int truncate,
                       int64_t **out, char *msg, size_t mlen)
 {
-    const char *expr = cu_str(spec, "schedule"), *tzname = cu_str(spec, "timezone");
+    const char *expr = cu_str(spec, "schedule"), *tz_name = cu_str(spec, "timezone");
     char err[PL_ERR];
     *out = NULL;
     if (!expr || !strcmp(expr, "once"))
@@ -62,7 +62,7 @@ int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, 
     pl_tz *tz = NULL;
     if (!c)
         return snprintf(msg, mlen, "schedule: %s", err), -1;
-    if (tzname && strcmp(tzname, "UTC") != 0 && !(tz = pl_tz_load(tzname, err, sizeof err))) {
+    if (tz_name && strcmp(tz_name, "UTC") != 0 && !(tz = pl_tz_load(tz_name, err, sizeof err))) {
         pl_cron_free(c);
         return snprintf(msg, mlen, "timezone: %s", err), -1;
     }
@@ -98,10 +98,10 @@ int pl_schedule_ticks(const cJSON *spec, int64_t from, int64_t to, int64_t max, 
 /* The first tick after `after`, or -1. */
 static int64_t next_tick(const cJSON *spec, int64_t after)
 {
-    const char *tzname = cu_str(spec, "timezone");
+    const char *tz_name = cu_str(spec, "timezone");
     char err[PL_ERR];
     pl_cron *c = pl_cron_parse(cu_str(spec, "schedule"), err, sizeof err);
-    pl_tz *tz = tzname && strcmp(tzname, "UTC") ? pl_tz_load(tzname, err, sizeof err) : NULL;
+    pl_tz *tz = tz_name && strcmp(tz_name, "UTC") ? pl_tz_load(tz_name, err, sizeof err) : NULL;
     int64_t t = c ? pl_cron_next(c, tz, after) : -1;
     pl_cron_free(c);
     pl_tz_free(tz);
