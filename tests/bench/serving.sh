@@ -31,6 +31,7 @@
 #   BENCH_ROUNDS=3         rounds over the targets; medians are shown
 #   BENCH_THREADS=n        cubed limits.threads and the nginx proxy's workers
 #                          (default nproc, >= 2)
+#   BENCH_CUBE_THREADS=n   cubed's limits.threads alone (default BENCH_THREADS)
 #   BENCH_MODELS="logistic forest"  the sklearn models measured (below)
 #   BENCH_BATCH_MAX=32     batching.maxBatchSize
 #   BENCH_BATCH_WAIT_MS=2  batching.maxLatencyMs
@@ -85,6 +86,7 @@ for p in executor-local serving models; do
     [ -e "$PLUGIN_DIR/$p/cube-$p.so" ] || die "cube-$p.so is not built under $PLUGIN_DIR"
 done
 bench_threads
+CUBE_THREADS=${BENCH_CUBE_THREADS:-$THREADS}
 
 TMP=$(mktemp -d -t cube-bench-serving.XXXXXX) || die "mktemp failed"
 chmod 755 "$TMP"
@@ -120,7 +122,7 @@ DIR=$TMP/cube
 bench_accounts >"$ACCOUNTS_BEFORE"
 write_cube_yaml "$DIR"
 APORT=$(free_port "$PORT") || die "no free loopback port"
-printf 'apps_listen: "127.0.0.1:%s"\nlimits: {threads: %s}\n' "$APORT" "$THREADS" >>"$DIR/cube.yaml"
+printf 'apps_listen: "127.0.0.1:%s"\nlimits: {threads: %s}\n' "$APORT" "$CUBE_THREADS" >>"$DIR/cube.yaml"
 cat >"$DIR/conf.d/20-executor-local.yaml" <<YAML
 plugin: executor-local
 enabled: true
@@ -468,7 +470,7 @@ say ""
 say "== serving: the proxy path and the built-in sklearn runtime =="
 say "machine: nproc $NPROC, load before $LOAD0, after $(cut -d' ' -f1-3 /proc/loadavg); $(( SECONDS - START_S )) s"
 say "versions: cubed $("$CUBED" --version 2>/dev/null | head -1), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2), python $("$PY" -c 'import platform, sklearn; print(platform.python_version(), "scikit-learn", sklearn.__version__)' 2>/dev/null)"
-say "settings: cubed limits.threads $THREADS, SQLite, access log off, executor-local (cgroup auto); wrk -t$WRK_THREADS -d$DURATION --latency after a $WARMUP warm-up, $ROUNDS rounds, medians (each round's req/s in brackets)"
+say "settings: cubed limits.threads $CUBE_THREADS, SQLite, access log off, executor-local (cgroup auto); wrk -t$WRK_THREADS -d$DURATION --latency after a $WARMUP warm-up, $ROUNDS rounds, medians (each round's req/s in brackets)"
 if want proxy; then
     say ""
     say "proxy path: GET of a ${#UP_BODY}-byte body, wrk -c64; upstream nginx return 200 (1 worker) as the predictor's"
