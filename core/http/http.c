@@ -18,6 +18,7 @@
 #include "proxy/apps.h"
 #include "auth/auth.h"
 #include "ctx/ctx.h"
+#include "http_loop.h"
 #include "http_req.h"
 #include "json_check.h"
 #include "base/log.h"
@@ -403,30 +404,6 @@ static int load_tls(struct cube_http *http, const struct cube_config *cfg)
     return 1;
 }
 
-/* Resolves a listen address into a socket address MHD can bind. */
-static int listen_addr(const char *host, int port,
-                       struct sockaddr_storage *ss, unsigned *flags)
-{
-    memset(ss, 0, sizeof *ss);
-    struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
-    if (!host || !*host)
-        host = "0.0.0.0";
-    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        return 0;
-    }
-    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)port);
-        *flags |= MHD_USE_IPv6;
-        return 0;
-    }
-    cube_log(CUBE_LOG_ERROR, "http", "listen: '%s' is not an IP address", host);
-    return -1;
-}
-
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -451,27 +428,23 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
     return atomic_load(&http->stopping) ? MHD_NO : MHD_YES;
 }
 
-struct MHD_Daemon *cube_http_daemon_start(struct cube_http *http, const char *host,
-                                          int port, int tls)
+/* One HTTP thread's daemon (cube_http_daemon_fn): external polling, so
+ * that http_loop.c runs it in an epoll loop of its own. */
+static struct MHD_Daemon *daemon_new(void *cls, int listen_fd, unsigned max_connections)
 {
+    struct cube_http *http = cls;
     const struct cube_config *cfg = http->ctx->cfg;
-    struct sockaddr_storage ss;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
-                     MHD_USE_TURBO | MHD_ALLOW_UPGRADE;
-    if (listen_addr(host, port, &ss, &flags) < 0)
-        return NULL;
-    if (tls)
-        flags |= MHD_USE_TLS;
+    int tls = http->tls_cert != NULL;
+    unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
+                     MHD_USE_TURBO | MHD_ALLOW_UPGRADE | (tls ? MHD_USE_TLS : 0);
     size_t pool = cfg->max_header_bytes * 2 + 16384;
     struct MHD_OptionItem opts[] = {
-        {MHD_OPTION_SOCK_ADDR, 0, &ss},
-        {MHD_OPTION_THREAD_POOL_SIZE, cfg->threads, NULL},
-        {MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL},
+        {MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, max_connections, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, cfg->request_timeout_s, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)pool, NULL},
-        {MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, http},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)cube_http_loop_notify, NULL},
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)keep_escapes, NULL},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)cube_http_uri_early, NULL},
         {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL},
@@ -481,6 +454,14 @@ struct MHD_Daemon *cube_http_daemon_start(struct cube_http *http, const char *ho
     };
     return MHD_start_daemon(flags, 0, accept_policy, http, on_request, http,
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+int cube_http_listen(struct cube_http *http, const char *host, int port)
+{
+    const struct cube_config *cfg = http->ctx->cfg;
+    http->loops = cube_http_loops_start(host, port, cfg->threads, cfg->max_connections,
+                                        daemon_new, http, &http->port);
+    return http->loops ? 0 : -1;
 }
 
 static void http_free(struct cube_http *http)
@@ -508,19 +489,15 @@ int cube_http_start(struct cube_ctx *ctx)
         cube_http_streams_shutdown(http);
         goto fail;
     }
-    http->daemon = cube_http_daemon_start(http, cfg->listen_host, cfg->listen_port, tls);
-    if (!http->daemon) {
+    if (cube_http_listen(http, cfg->listen_host, cfg->listen_port) < 0) {
         cube_log(CUBE_LOG_ERROR, "http", "cannot listen on %s:%d: %m",
                  cfg->listen_host, cfg->listen_port);
         cube_http_streams_shutdown(http);
         cube_proxy_http_stop(ctx);
         goto fail;
     }
-    const union MHD_DaemonInfo *di =
-        MHD_get_daemon_info(http->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    http->port = di ? di->port : cfg->listen_port;
     if (cube_apps_listen_start(ctx, http) < 0) {  /* proxied servers' own origin */
-        MHD_stop_daemon(http->daemon);
+        cube_http_loops_stop(http->loops);
         cube_http_streams_shutdown(http);
         cube_proxy_http_stop(ctx);
         goto fail;
@@ -545,7 +522,8 @@ void cube_http_stop(struct cube_ctx *ctx, unsigned grace_ms)
     if (!http)
         return;
     atomic_store(&http->stopping, 1);   /* accept_policy turns newcomers away */
-    cube_apps_listen_quiesce(ctx);
+    cube_apps_listen_quiesce(ctx);     /* and ends its held requests */
+    cube_http_loops_release(http->loops);  /* held requests answer 503 */
     cube_http_streams_shutdown(http);
     cube_proxy_http_stop(ctx);
     cube_apps_listen_stop(ctx, grace_ms);
@@ -557,7 +535,7 @@ void cube_http_stop(struct cube_ctx *ctx, unsigned grace_ms)
     if (atomic_load(&http->inflight) > 0)
         cube_log(CUBE_LOG_WARN, "http", "closing %d unfinished request(s)",
                  atomic_load(&http->inflight));
-    MHD_stop_daemon(http->daemon);
+    cube_http_loops_stop(http->loops);
     http_free(http);
     ctx->http = NULL;
 }

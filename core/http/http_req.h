@@ -66,10 +66,12 @@ struct cube_req {
     struct cube_body *stream_in;   /* a stream_body route's body (http_body.c) */
 };
 
+struct cube_http_loops;
+
 /* The server; defined in http.c, stream state used by http_stream.c. */
 struct cube_http {
     struct cube_ctx *ctx;
-    struct MHD_Daemon *daemon;
+    struct cube_http_loops *loops;   /* its HTTP threads (http_loop.h) */
     int port;
     int apps;                      /* the apps listener (apps.h), not the API's */
     atomic_int inflight;
@@ -123,11 +125,12 @@ int cube_http_safe_relative(const char *rel);
  * answer could not be queued. */
 int cube_http_send_file(cube_req *req, const char *root, const char *rel,
                         int immutable);
-/* Starts an MHD daemon on host:port serving requests as `http` (whose ctx
- * is set) with the server's handlers and limits; TLS from http->tls_cert
- * and tls_key when `tls`. NULL when it cannot listen (http.c). */
-struct MHD_Daemon *cube_http_daemon_start(struct cube_http *http, const char *host,
-                                          int port, int tls);
+/* Listens on host:port serving requests as `http` (whose ctx is set) with
+ * the server's handlers and limits on limits.threads HTTP threads
+ * (http_loop.c); TLS from http->tls_cert and tls_key when set. Sets
+ * http->loops and http->port; 0, or -1 with errno kept when it cannot
+ * listen (http.c). */
+int cube_http_listen(struct cube_http *http, const char *host, int port);
 /* 1 when the request's bearer token is the configured admin token. */
 int cube_http_admin_token(cube_req *req, const char *token);
 /* A query with more parameters than this gets 414. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "http_loop.h"
 #include "http_req.h"
 #include "base/log.h"
 #include "base/clock.h"
@@ -43,7 +44,7 @@ static void unpark(struct cube_http *http, struct cube_stream *s)
         return;
     s->parked = 0;
     unlink_parked(http, s);
-    MHD_resume_connection(s->conn);
+    cube_http_resume(s->conn);
 }
 
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)

@@ -1,4 +1,4 @@
-/* http_apps.c — the apps listener's life (apps.h): a second MHD daemon
+/* http_apps.c — the apps listener's life (apps.h): a second set of HTTP threads
  * with cubed's handlers, whose requests carry http->apps so that only the
  * proxied prefixes and the handshake answer there (cube_proxy_begin takes
  * every one of them; nothing reaches the router). It starts only when a
@@ -10,6 +10,7 @@
 
 #include "apps_priv.h"
 #include "ctx/ctx.h"
+#include "http/http_loop.h"
 #include "http/http_req.h"
 #include "base/log.h"
 #include "proxy_priv.h"
@@ -87,15 +88,12 @@ int cube_apps_listen_start(struct cube_ctx *ctx, struct cube_http *main)
         return -1;
     }
     px->apps = a;
-    h->daemon = cube_http_daemon_start(h, host, port, h->tls_cert != NULL);
-    if (!h->daemon) {
+    if (cube_http_listen(h, host, port) < 0) {
         cube_log(CUBE_LOG_ERROR, "http", "cannot listen on %s:%d for the apps origin "
                  "(apps_listen): %m", host, port);
         listener_free(h);
         return -1;
     }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    h->port = di ? di->port : port;
     a->http = h;
     cube_log(CUBE_LOG_INFO, "http", "apps origin: proxied servers only on %s://%s:%d%s%s",
              h->tls_cert ? "https" : "http", host, h->port,
@@ -108,19 +106,20 @@ void cube_apps_listen_quiesce(struct cube_ctx *ctx)
     struct cube_apps *a = apps_of(ctx);
     if (a && a->http) {
         atomic_store(&a->http->stopping, 1);   /* its accept policy refuses */
+        cube_http_loops_release(a->http->loops);  /* its held requests answer 503 */
     }
 }
 
 void cube_apps_listen_stop(struct cube_ctx *ctx, unsigned grace_ms)
 {
     struct cube_apps *a = apps_of(ctx);
-    if (!a || !a->http || !a->http->daemon)
+    if (!a || !a->http || !a->http->loops)
         return;
     struct cube_http *h = a->http;
     for (unsigned waited = 0; waited < grace_ms && atomic_load(&h->inflight); waited += 10)
         usleep(10000);
-    MHD_stop_daemon(h->daemon);
-    h->daemon = NULL;
+    cube_http_loops_stop(h->loops);
+    h->loops = NULL;
 }
 
 void cube_apps_free(struct cube_ctx *ctx)
@@ -130,8 +129,10 @@ void cube_apps_free(struct cube_ctx *ctx)
         return;
     /* The listener's record outlives its daemon: requests the console
      * listener still finishes read its port. */
-    if (a->http && a->http->daemon)
-        MHD_stop_daemon(a->http->daemon);
+    if (a->http) {
+        cube_http_loops_stop(a->http->loops);
+        a->http->loops = NULL;
+    }
     listener_free(a->http);
     ctx->proxies->apps = NULL;
     apps_free(a);

@@ -178,6 +178,7 @@ struct proxy_conn *proxy_conn_get(struct cube_proxies *px, const char *host, uns
     }
     c->type = PROXY_EV_CONN;
     c->fd = fd;
+    cube_http_hold_init(&c->hold);
     memcpy(c->key, key, sizeof key);
     return c;
 }
@@ -206,10 +207,10 @@ void proxy_conn_close(struct cube_proxies *px, struct proxy_conn *c)
     (void)px;
     if (!c)
         return;
-    /* close() also takes the fd out of the relay loop's epoll set. No
-     * lock is taken here: this runs from MHD's completion callbacks, and
-     * a connection being closed is never parked, so no pending event can
-     * name it. */
+    /* close() also takes the fd out of the epoll sets it is in (the relay
+     * loop's, an HTTP thread's, disarmed). No lock is taken here: this
+     * runs from MHD's completion callbacks, and a connection being closed
+     * is never parked nor held, so no pending event can name it. */
     close(c->fd);
     free(c);
 }

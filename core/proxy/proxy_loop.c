@@ -1,9 +1,11 @@
-/* proxy_loop.c — the proxy's relay thread: one epoll loop that
+/* proxy_loop.c — waiting for upstreams, and the proxy's relay thread.
  *
- *  - wakes parked requests: an HTTP connection waiting for its upstream
- *    (the answer head, or more body bytes) is suspended, holding no HTTP
+ *  - parks requests: an HTTP connection waiting for its upstream (the
+ *    answer head, or more body bytes) is suspended, holding no HTTP
  *    thread, and resumed when the upstream socket turns readable or its
- *    deadline passes;
+ *    deadline passes. The HTTP thread's own loop watches the socket
+ *    (cube_http_hold, http_loop.h); this thread's epoll only where the
+ *    caller is no HTTP thread;
  *  - splices upgraded connections (WebSockets) byte for byte both ways.
  *
  * Why one epoll thread rather than a thread per WebSocket: a Jupyter user
@@ -45,6 +47,7 @@ struct relay {
     struct relay_end end[2];
     int fd[2];
     struct MHD_UpgradeResponseHandle *urh;
+    struct cube_http_thread *http;   /* the client connection's HTTP thread */
     char *buf[2];              /* buf[i]: read from side i, for side !i */
     size_t cap[2], off[2], len[2];
     int eof[2];                /* side i ended its sending */
@@ -88,12 +91,21 @@ static void unpark(struct proxy_loop *l, struct proxy_conn *c, int why)
     c->parked = 0;
     c->wake = why;
     unlink_parked(l, c);
-    MHD_resume_connection(c->mhd);
+    cube_http_resume(c->mhd);
 }
 
 int proxy_loop_park(struct proxy_loop *l, struct proxy_conn *c, struct MHD_Connection *mhd,
                     unsigned timeout_ms)
 {
+    /* On an HTTP thread (every proxied request is), the thread's own epoll
+     * loop watches the upstream: no hop to this thread and back. */
+    int held = cube_http_hold(&c->hold, c->fd, mhd, timeout_ms, &c->wake);
+    if (held == 0)
+        return 0;
+    if (held == -2) {
+        c->wake = PROXY_WAKE_STOP;
+        return -1;
+    }
     pthread_mutex_lock(&l->mu);
     if (l->stopping) {
         pthread_mutex_unlock(&l->mu);
@@ -123,6 +135,7 @@ int proxy_loop_park(struct proxy_loop *l, struct proxy_conn *c, struct MHD_Conne
 
 void proxy_loop_forget(struct proxy_loop *l, struct proxy_conn *c)
 {
+    cube_http_hold_forget(&c->hold);
     pthread_mutex_lock(&l->mu);
     if (c->in_epoll)
         epoll_ctl(l->ep, EPOLL_CTL_DEL, c->fd, NULL);
@@ -165,6 +178,7 @@ static void relay_close(struct proxy_loop *l, struct relay *r)
     epoll_ctl(l->ep, EPOLL_CTL_DEL, r->fd[0], NULL);
     close(r->fd[1]);
     MHD_upgrade_action(r->urh, MHD_UPGRADE_ACTION_CLOSE);
+    cube_http_wake(r->http);   /* its thread ends the connection */
     r->dead = 1;
     r->next = l->dead;
     l->dead = r;
@@ -253,7 +267,7 @@ static void relay_event(struct proxy_loop *l, struct relay_end *e, uint32_t even
     pthread_mutex_unlock(&l->mu);
 }
 
-int proxy_loop_relay(struct proxy_loop *l, MHD_socket client,
+int proxy_loop_relay(struct proxy_loop *l, MHD_socket client, struct MHD_Connection *conn,
                      struct MHD_UpgradeResponseHandle *urh, int upstream,
                      const char *to_upstream, size_t up_len, const char *to_client,
                      size_t cl_len)
@@ -269,6 +283,7 @@ int proxy_loop_relay(struct proxy_loop *l, MHD_socket client,
     r->fd[0] = client;
     r->fd[1] = upstream;
     r->urh = urh;
+    r->http = cube_http_thread_of(conn);
     for (int i = 0; i < 2; i++)
         r->end[i] = (struct relay_end){PROXY_EV_RELAY, r, i};
     if (up_len)
@@ -298,6 +313,7 @@ fail:
     }
     close(upstream);
     MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+    cube_http_wake(cube_http_thread_of(conn));
     if (r) {
         free(r->buf[0]);
         free(r->buf[1]);

@@ -70,7 +70,7 @@ static void release(struct proxy_park *pk, struct proxy_wait *w, int why)
         return;
     take_out(pk, w);
     w->why = why;
-    MHD_resume_connection(call_of(w)->req->conn);
+    cube_http_resume(call_of(w)->req->conn);
 }
 
 static void *park_main(void *arg)

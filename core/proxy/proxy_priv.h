@@ -29,6 +29,7 @@
 #include <cube/cube.h>
 
 #include "proxy.h"
+#include "http/http_loop.h"
 #include "http/router.h"
 #include "base/text.h"
 
@@ -40,9 +41,6 @@
 #define PROXY_HEAD_TIMEOUT_MS 120000
 #define PROXY_WRITE_TIMEOUT_MS 30000
 #define PROXY_HEAD_MAX 32768
-/* A fast upstream answers while the HTTP thread waits this long (no thread
- * hop); prefixes whose upstreams usually take longer are parked at once. */
-#define PROXY_FAST_WAIT_MS 1
 #define PROXY_IO_BLOCK 32768
 /* ABI 1.5 serving defaults and bounds (documented in cube_proxy.h). */
 #define PROXY_PARK_TIMEOUT_MS 120000u
@@ -86,8 +84,8 @@ struct proxy_keys {
     size_t n;
 };
 
-/* One registered prefix (read-only once HTTP starts, but for head_us and
- * the serving state below, which has its own locks and atomics). */
+/* One registered prefix (read-only once HTTP starts, but for the serving
+ * state below, which has its own locks and atomics). */
 struct proxy_prefix {
     struct cube_plugin *plugin;
     char *tmpl;                        /* "/notebook/{project}/{name}" */
@@ -98,7 +96,6 @@ struct proxy_prefix {
     const struct cube_kind *kind;      /* NULL: none */
     int login_redirect, strip_prefix, allow_remote;
     int (*resolve)(void *state, cube_req *req, struct cube_proxy_upstream *up);
-    atomic_uint head_us;               /* moving average: request sent -> head */
     /* since 1.5 */
     void (*done)(void *state, const struct cube_proxy_done *d);
     unsigned park_max;
@@ -121,16 +118,23 @@ struct proxy_conn {
     int reused;                        /* came from the idle pool */
     uint64_t idle_since_ns;
     struct proxy_conn *next_idle;
-    /* parking (guarded by the loop's mutex) */
+    struct cube_http_hold hold;        /* parked on an HTTP thread (http_loop.h) */
+    /* parking on the relay thread (guarded by the loop's mutex) */
     struct MHD_Connection *mhd;        /* suspended HTTP connection */
     uint64_t deadline_ns;              /* 0: none */
     int parked;
-    int wake;                          /* PROXY_WAKE_* why it was resumed */
+    int wake;                          /* PROXY_WAKE_* why it was resumed (either way) */
     struct proxy_conn *next_parked, *prev_parked;
 };
 
 enum { PROXY_EV_CONN = 1, PROXY_EV_RELAY, PROXY_EV_WAKE, PROXY_EV_WAIT, PROXY_EV_MIRROR };
-enum { PROXY_WAKE_READY = 0, PROXY_WAKE_TIMEOUT, PROXY_WAKE_STOP, PROXY_WAKE_GONE };
+/* The first three are a hold's reasons too (cube_http_hold writes them). */
+enum {
+    PROXY_WAKE_READY = CUBE_HTTP_HOLD_READY,
+    PROXY_WAKE_TIMEOUT = CUBE_HTTP_HOLD_TIMEOUT,
+    PROXY_WAKE_STOP = CUBE_HTTP_HOLD_STOP,
+    PROXY_WAKE_GONE
+};
 
 /* A request parked by resolve (proxy_park.c); lives in its proxy_call.
  * Guarded by the park's mutex. */
@@ -166,7 +170,7 @@ struct proxy_body;
 struct proxy_upgrade;
 struct proxy_call {
     struct cube_proxies *px;
-    struct proxy_prefix *pfx;         /* read-only but for its head_us hint */
+    struct proxy_prefix *pfx;
     cube_req *req;
     size_t obj_len;                   /* raw_path[0, obj_len) is the object's prefix */
     char owner[64];                   /* the kind's object's metadata.owner, or "" */
@@ -180,11 +184,9 @@ struct proxy_call {
     int head_only;                    /* HEAD: the answer carries no body */
     int retried;
     int started;                      /* the answer head was awaited once */
-    int polled;                       /* waited PROXY_FAST_WAIT_MS already */
     char *in;                         /* bytes read from upstream */
     size_t in_len, in_cap;
     uint64_t deadline_ns;             /* for the answer head */
-    uint64_t sent_ns;                 /* when the head went upstream */
     struct proxy_body *body;          /* the answer's reader, while it lives */
     struct proxy_upgrade *upg;        /* a 101 waiting for its upgrade handler */
     /* since 1.5 */
@@ -315,9 +317,10 @@ int proxy_loop_park(struct proxy_loop *l, struct proxy_conn *c, struct MHD_Conne
                     unsigned timeout_ms);
 /* Removes c's fd from the loop's epoll (before reusing or closing it). */
 void proxy_loop_forget(struct proxy_loop *l, struct proxy_conn *c);
-/* Splices an upgraded client socket and an upstream fd until either side
- * ends; takes both (and urh). The pending buffers are sent first. */
-int proxy_loop_relay(struct proxy_loop *l, MHD_socket client,
+/* Splices an upgraded client socket (of conn) and an upstream fd until
+ * either side ends; takes both (and urh). The pending buffers are sent
+ * first. On conn's HTTP thread (MHD's upgrade handler). */
+int proxy_loop_relay(struct proxy_loop *l, MHD_socket client, struct MHD_Connection *conn,
                      struct MHD_UpgradeResponseHandle *urh, int upstream,
                      const char *to_upstream, size_t up_len, const char *to_client,
                      size_t cl_len);

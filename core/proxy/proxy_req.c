@@ -291,7 +291,6 @@ int proxy_send_head(struct proxy_call *call, const char *host, unsigned port)
         call->up = proxy_conn_get(call->px, host, port, err, sizeof err);
         if (!call->up)
             break;
-        call->sent_ns = cube_now_ns();
         if (proxy_send_all(call->up->fd, call->head, call->head_len) == 0)
             return 0;
         snprintf(err, sizeof err, "send: %s", strerror(errno));

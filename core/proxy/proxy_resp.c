@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <poll.h>
 #include <sys/socket.h>
 
 #include "ctx/ctx.h"
@@ -264,7 +263,6 @@ static void on_upgrade(void *cls, struct MHD_Connection *connection, void *con_c
                        const char *extra_in, size_t extra_len, MHD_socket sock,
                        struct MHD_UpgradeResponseHandle *urh)
 {
-    (void)connection;
     (void)con_cls;
     struct proxy_call *call = cls;
     struct proxy_upgrade *u = call->upg;
@@ -273,7 +271,7 @@ static void on_upgrade(void *cls, struct MHD_Connection *connection, void *con_c
     proxy_loop_forget(call->px->loop, up);
     int fd = up->fd;
     free(up);
-    if (proxy_loop_relay(call->px->loop, sock, urh, fd, extra_in, extra_len, u->pending,
+    if (proxy_loop_relay(call->px->loop, sock, connection, urh, fd, extra_in, extra_len, u->pending,
                          u->pending_len) < 0)
         cube_log(CUBE_LOG_WARN, "proxy", "%s: cannot relay the upgraded connection",
                  call->req->path);
@@ -356,43 +354,30 @@ static int retry_fresh(struct proxy_call *call)
     return proxy_send_head(call, host, port) == 0 ? 1 : -1;
 }
 
-/* Folds this answer's head latency into the prefix's moving average
- * (weight 1/8; relaxed: a lost update only skews a hint). */
-static void note_head_time(struct proxy_call *call)
+/* Parks the request until the upstream sends or the head's deadline
+ * passes (0), or answers 503 when the server is stopping (1). */
+static int park_for_head(struct proxy_call *call)
 {
-    atomic_uint *avg = &call->pfx->head_us;
-    uint64_t us = (cube_now_ns() - call->sent_ns) / 1000u;
-    unsigned old = atomic_load_explicit(avg, memory_order_relaxed);
-    unsigned now = us > 10000000u ? 10000000u : (unsigned)us;
-    atomic_store_explicit(avg, old - old / 8 + now / 8, memory_order_relaxed);
-}
-
-/* 1 when the prefix's upstreams answer within PROXY_FAST_WAIT_MS on
- * average: worth waiting for in place rather than parking. */
-static int upstream_fast(const struct proxy_call *call)
-{
-    return atomic_load_explicit(&call->pfx->head_us, memory_order_relaxed) <
-           PROXY_FAST_WAIT_MS * 1000u;
-}
-
-/* Waits in place, once per request, for the upstream to send. */
-static int wait_fast(struct proxy_call *call)
-{
-    call->polled = 1;
-    struct pollfd pfd = {.fd = call->up->fd, .events = POLLIN};
-    return poll(&pfd, 1, PROXY_FAST_WAIT_MS) > 0;
+    uint64_t now = cube_now_ns();
+    unsigned left = call->deadline_ns > now
+                        ? (unsigned)((call->deadline_ns - now) / 1000000u) + 1 : 1;
+    if (proxy_loop_park(call->px->loop, call->up, call->req->conn, left) < 0)
+        return cube_http_answer_error(call->req, 503, "Unavailable",
+                                      "the server is stopping"), 1;
+    return 0;
 }
 
 int proxy_resp_try(struct proxy_call *call)
 {
     cube_req *req = call->req;
-    /* Just sent: the answer cannot have come yet, so a read now would
-     * only say EAGAIN (one system call a request for nothing). */
-    if (!call->started && !call->in_len && upstream_fast(call))
-        wait_fast(call);
     if (!call->started) {
         call->started = 1;
         call->deadline_ns = cube_now_ns() + (uint64_t)PROXY_HEAD_TIMEOUT_MS * 1000000u;
+        /* Just sent: the answer cannot have come yet, so a read now would
+         * only say EAGAIN (a system call a request for nothing). Parking on
+         * the HTTP thread's own loop costs no hop. */
+        if (!call->in_len)
+            return park_for_head(call);
     } else if (call->up->wake == PROXY_WAKE_TIMEOUT) {
         return cube_http_answer_error(req, 504, "GatewayTimeout",
                                       "the upstream did not answer in time"), 1;
@@ -408,7 +393,6 @@ int proxy_resp_try(struct proxy_call *call)
             continue;
         }
         if (rc > 0) {
-            note_head_time(call);
             answer_head(call, &h);
             call->from_upstream = req->status == h.status;
             return 1;
@@ -430,14 +414,7 @@ int proxy_resp_try(struct proxy_call *call)
             return cube_http_answer_error(req, 502, "BadGateway",
                                           "the upstream closed the connection without "
                                           "answering"), 1;
-        if (!call->polled && upstream_fast(call) && wait_fast(call))
-            continue;
-        uint64_t now = cube_now_ns();
-        unsigned left = call->deadline_ns > now
-                            ? (unsigned)((call->deadline_ns - now) / 1000000u) + 1 : 1;
-        if (proxy_loop_park(call->px->loop, call->up, req->conn, left) < 0)
-            return cube_http_answer_error(req, 503, "Unavailable", "the server is stopping"), 1;
-        return 0;
+        return park_for_head(call);
     }
 }
 
