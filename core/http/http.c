@@ -416,10 +416,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* New connections while stopping are closed at once. This stands in for
- * MHD_quiesce_daemon, which with epoll and internal threads races the
- * daemon's own removal of the listen socket from its epoll set and can
- * abort the process (MHD_PANIC "Failed to remove listen FD from epoll set",
- * libmicrohttpd 0.9.75). */
+ * MHD_quiesce_daemon, which daemons in external polling cannot use (it
+ * needs MHD's inter-thread channel) and which, with MHD's own threads,
+ * raced the removal of the listen socket from its epoll set and could
+ * abort the process (MHD_PANIC, libmicrohttpd 0.9.75). */
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
                                      socklen_t addrlen)
 {

@@ -1,4 +1,5 @@
-/* http.h — the HTTP server (libmicrohttpd, internal thread pool + epoll). */
+/* http.h — the HTTP server (libmicrohttpd; an epoll loop per HTTP thread,
+ * http_loop.h). */
 #ifndef CUBE_HTTP_SERVER_H
 #define CUBE_HTTP_SERVER_H
 

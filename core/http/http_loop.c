@@ -16,11 +16,16 @@
  * its listening socket when it stops); whichever thread is free takes a
  * new connection, as in MHD's pool.
  *
- * Safety of epoll pointers: a hold is armed EPOLLONESHOT in its thread's
- * set and ended only by that thread, after its event fired (disarmed) or
- * after removing the fd (deadline, release), so no event can name a hold
- * that ended. A fired registration stays in the set, disarmed, until the
- * fd is held again, forgotten or closed. */
+ * A held fd joins its thread's set once, edge-triggered, and stays there
+ * between holds (a proxied upstream connection is held once a request on
+ * the same thread, so that costs no system call after the first). Hence
+ * the contract of cube_http_hold: hold only when nothing is left unread
+ * (an edge that came while not held is not repeated), and only on the
+ * thread that last held the fd unless it was forgotten there.
+ *
+ * Safety of epoll pointers: the owner closes (or forgets) a held fd only
+ * on its thread, in handlers run by MHD_run, after the batch of events
+ * that may name it was handled; so no event names a freed hold. */
 #include "http_loop.h"
 
 #include <arpa/inet.h>
@@ -39,6 +44,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/sockaddr.h"
 
 enum { TAG_MHD = 1, TAG_KICK, TAG_HOLD };
 #define SCAN_NS 500000000u             /* how often deadlines are checked */
@@ -55,6 +61,7 @@ struct cube_http_thread {
     int released;                      /* this thread only */
     atomic_int released_seen;          /* released, for cube_http_loops_release */
     uint64_t last_scan_ns;
+    unsigned stirred_holds;            /* holds made after their fd's event */
 };
 
 struct cube_http_loops {
@@ -63,7 +70,7 @@ struct cube_http_loops {
     struct cube_http_thread w[];
 };
 
-static _Thread_local struct cube_http_thread *this_worker;
+static _Thread_local struct cube_http_thread *this_thread;
 
 /* -- holds ------------------------------------------------------------------------ */
 
@@ -86,40 +93,38 @@ static void hold_unlink(struct cube_http_thread *w, struct cube_http_hold *h)
     h->next = h->prev = NULL;
 }
 
-/* Ends a hold; `registered` 0 takes the fd out of the set first. */
-static void hold_end(struct cube_http_thread *w, struct cube_http_hold *h, int why, int registered)
+/* Ends a hold; its fd stays in the set. */
+static void hold_end(struct cube_http_thread *w, struct cube_http_hold *h, int why)
 {
     if (!h->held)
         return;
-    if (!registered && h->reg_ep >= 0) {
-        epoll_ctl(h->reg_ep, EPOLL_CTL_DEL, h->fd, NULL);
-        h->reg_ep = -1;
-    }
     h->held = 0;
+    h->stirred = 0;
     hold_unlink(w, h);
     *h->why = why;
     MHD_resume_connection(h->mhd);
 }
 
-/* Arms fd in w's set: MOD where it is still registered, else ADD. */
-static int hold_arm(struct cube_http_thread *w, struct cube_http_hold *h, int fd)
+/* Puts fd in w's set, edge-triggered, unless it is there already (held
+ * on this thread before): then no system call at all. */
+static int hold_watch(struct cube_http_thread *w, struct cube_http_hold *h, int fd)
 {
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT, .data.ptr = h};
-    if (h->reg_ep >= 0 && (h->reg_ep != w->ep || h->fd != fd))
-        cube_http_hold_forget(h);
-    int rc = h->reg_ep == w->ep ? epoll_ctl(w->ep, EPOLL_CTL_MOD, fd, &ev) : -1;
-    if (rc < 0)
-        rc = epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev);
+    if (h->reg_ep == w->ep && h->fd == fd)
+        return 0;
+    cube_http_hold_forget(h);
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.ptr = h};
+    int rc = epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev);
     if (rc < 0 && errno == EEXIST)
         rc = epoll_ctl(w->ep, EPOLL_CTL_MOD, fd, &ev);
     h->reg_ep = rc == 0 ? w->ep : -1;
+    h->fd = fd;
     return rc;
 }
 
 int cube_http_hold(struct cube_http_hold *h, int fd, struct MHD_Connection *mhd,
                    unsigned timeout_ms, int *why)
 {
-    struct cube_http_thread *w = this_worker;
+    struct cube_http_thread *w = this_thread;
     if (!w)
         return -1;
     if (w->released || atomic_load_explicit(&w->loops->release, memory_order_relaxed))
@@ -127,14 +132,13 @@ int cube_http_hold(struct cube_http_hold *h, int fd, struct MHD_Connection *mhd,
     h->why = why;
     h->mhd = mhd;
     h->deadline_ns = timeout_ms ? cube_now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
-    MHD_suspend_connection(mhd);
-    if (hold_arm(w, h, fd) < 0) {
+    if (hold_watch(w, h, fd) < 0) {
         cube_log(CUBE_LOG_ERROR, "http", "epoll_ctl: %s", strerror(errno));
-        MHD_resume_connection(mhd);
         return -2;
     }
-    h->fd = fd;
+    MHD_suspend_connection(mhd);
     h->held = 1;
+    w->stirred_holds += h->stirred;   /* its edge came already: ends at once */
     h->prev = NULL;
     h->next = w->holds;
     if (w->holds)
@@ -148,6 +152,31 @@ void cube_http_hold_forget(struct cube_http_hold *h)
     if (h->reg_ep >= 0 && h->fd >= 0)
         epoll_ctl(h->reg_ep, EPOLL_CTL_DEL, h->fd, NULL);
     h->reg_ep = -1;
+    h->stirred = 0;
+}
+
+int cube_http_thread_here(void)
+{
+    return this_thread != NULL;
+}
+
+int cube_http_hold_quiet(const struct cube_http_hold *h)
+{
+    return this_thread && h->reg_ep == this_thread->ep && !h->held && !h->stirred;
+}
+
+/* Ends the holds whose fd had an event before they began: the edge will
+ * not come again, and the bytes may be there. */
+static void end_stirred(struct cube_http_thread *w)
+{
+    if (!w->stirred_holds)
+        return;
+    w->stirred_holds = 0;
+    for (struct cube_http_hold *h = w->holds, *next; h; h = next) {
+        next = h->next;
+        if (h->stirred)
+            hold_end(w, h, CUBE_HTTP_HOLD_READY);
+    }
 }
 
 /* Ends holds whose deadline passed (about twice a second). */
@@ -160,7 +189,7 @@ static void expire_holds(struct cube_http_thread *w)
     for (struct cube_http_hold *h = w->holds, *next; h; h = next) {
         next = h->next;
         if (h->deadline_ns && h->deadline_ns <= now)
-            hold_end(w, h, CUBE_HTTP_HOLD_TIMEOUT, 0);
+            hold_end(w, h, CUBE_HTTP_HOLD_TIMEOUT);
     }
 }
 
@@ -168,7 +197,7 @@ static void release_holds(struct cube_http_thread *w)
 {
     w->released = 1;
     while (w->holds)
-        hold_end(w, w->holds, CUBE_HTTP_HOLD_STOP, 0);
+        hold_end(w, w->holds, CUBE_HTTP_HOLD_STOP);
     atomic_store(&w->released_seen, 1);
 }
 
@@ -178,6 +207,8 @@ static void release_holds(struct cube_http_thread *w)
 static int wait_ms(struct cube_http_thread *w)
 {
     MHD_UNSIGNED_LONG_LONG t;
+    if (w->stirred_holds)
+        return 0;
     int ms = MHD_get_timeout(w->daemon, &t) == MHD_YES ? (t > INT_MAX ? INT_MAX : (int)t) : -1;
     if (w->holds && (ms < 0 || ms > (int)(SCAN_NS / 1000000u)))
         ms = (int)(SCAN_NS / 1000000u);
@@ -188,14 +219,18 @@ static void *worker_main(void *arg)
 {
     struct cube_http_thread *w = arg;
     struct epoll_event evs[64];
-    this_worker = w;
+    this_thread = w;
     w->last_scan_ns = cube_now_ns();
     while (!atomic_load_explicit(&w->loops->exit, memory_order_relaxed)) {
         int n = epoll_wait(w->ep, evs, 64, wait_ms(w));
         for (int i = 0; i < n; i++) {
             int tag = *(int *)evs[i].data.ptr;
             if (tag == TAG_HOLD) {
-                hold_end(w, evs[i].data.ptr, CUBE_HTTP_HOLD_READY, 1);
+                struct cube_http_hold *h = evs[i].data.ptr;
+                if (h->held)
+                    hold_end(w, h, CUBE_HTTP_HOLD_READY);
+                else
+                    h->stirred = 1;  /* bytes or a hang-up while not held */
             } else if (tag == TAG_KICK) {
                 uint64_t v;
                 if (read(w->efd, &v, sizeof v) < 0) { /* drained already */ }
@@ -203,11 +238,12 @@ static void *worker_main(void *arg)
         }
         if (!w->released && atomic_load_explicit(&w->loops->release, memory_order_relaxed))
             release_holds(w);
+        end_stirred(w);
         expire_holds(w);
         MHD_run(w->daemon);
     }
     release_holds(w);
-    this_worker = NULL;
+    this_thread = NULL;
     return NULL;
 }
 
@@ -223,7 +259,7 @@ void cube_http_loop_notify(void *cls, struct MHD_Connection *c, void **socket_co
     (void)cls;
     (void)c;
     if (code == MHD_CONNECTION_NOTIFY_STARTED)
-        *socket_context = this_worker;
+        *socket_context = this_thread;
 }
 
 struct cube_http_thread *cube_http_thread_of(struct MHD_Connection *c)
@@ -254,23 +290,11 @@ void cube_http_resume(struct MHD_Connection *c)
 static int listen_socket(const char *host, int port)
 {
     struct sockaddr_storage ss;
-    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
     socklen_t len;
-    memset(&ss, 0, sizeof ss);
     if (!host || !*host)
         host = "0.0.0.0";
-    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        len = sizeof *v4;
-    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)port);
-        len = sizeof *v6;
-    } else {
+    if (cube_sockaddr_numeric(host, (unsigned)port, &ss, &len) < 0) {
         cube_log(CUBE_LOG_ERROR, "http", "listen: '%s' is not an IP address", host);
-        errno = EINVAL;
         return -1;
     }
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -57,16 +57,16 @@ void cube_http_loops_stop(struct cube_http_loops *l);
 enum { CUBE_HTTP_HOLD_READY = 0, CUBE_HTTP_HOLD_TIMEOUT, CUBE_HTTP_HOLD_STOP };
 
 /* A held connection: lives in its owner's record (the proxy's upstream
- * connection). Touched only by the HTTP thread that holds it, but for
- * the epoll registration cube_http_hold_forget removes. */
+ * connection) and is touched only by the HTTP thread that holds it. */
 struct cube_http_hold {
     int type;                          /* internal: the epoll tag (first) */
     int held;
+    int stirred;                       /* an event came while not held */
     int *why;                          /* written when the hold ends */
     int fd;
     struct MHD_Connection *mhd;
     uint64_t deadline_ns;              /* 0: none */
-    int reg_ep;                        /* the epoll fd still has fd (disarmed), or -1 */
+    int reg_ep;                        /* the epoll set fd is in, or -1 */
     struct cube_http_hold *next, *prev;
 };
 
@@ -76,12 +76,21 @@ void cube_http_hold_init(struct cube_http_hold *h);
  * (0: never) or the loops are released; then writes the reason to *why
  * and resumes mhd, whose handler runs again on this same thread. Call on
  * the connection's HTTP thread from its access handler or a content
- * reader, and return right after. 0 when held; -1 when the caller is not
- * an HTTP thread and -2 when the loops are released (nothing done). */
+ * reader, and return right after; only when fd has nothing unread (a
+ * read said EAGAIN, or nothing was sent to it since), and only on the
+ * thread that held h last, unless cube_http_hold_forget ran there. fd
+ * stays watched by this thread until forgotten or closed (there).
+ * 0 when held; -1 when the caller is not an HTTP thread and -2 when the
+ * loops are released or epoll refuses (nothing done). */
 int cube_http_hold(struct cube_http_hold *h, int fd, struct MHD_Connection *mhd,
                    unsigned timeout_ms, int *why);
-/* Takes fd out of the epoll set it was last held in (before the fd goes
- * on under another owner; closing it does the same). Not while held. */
+/* Takes fd out of the epoll set it is watched in (before the fd goes on
+ * under another owner or thread). Not while held. */
 void cube_http_hold_forget(struct cube_http_hold *h);
+/* 1 when h's fd is watched by the calling HTTP thread, not held, and saw
+ * no event since its last hold ended (no bytes, no hang-up yet). */
+int cube_http_hold_quiet(const struct cube_http_hold *h);
+/* 1 when the caller is an HTTP thread. */
+int cube_http_thread_here(void);
 
 #endif

@@ -32,6 +32,7 @@ static struct cube_proxies *proxies_of(struct cube_ctx *ctx)
     }
     px->ctx = ctx;
     pthread_mutex_init(&px->pool_mu, NULL);
+    px->shared.px = px;
     ctx->proxies = px;
     return px;
 }

@@ -2,9 +2,10 @@
  * timeout, writes with a stall timeout, and a small keep-alive pool so a
  * proxied request usually skips the TCP handshake.
  *
- * The pool is one list (newest first) under pool_mu; a connection idle for
- * longer than IDLE_MAX_NS, or that the upstream closed meanwhile, is
- * discarded when met. */
+ * Each HTTP thread has a pool of its own (as nginx's workers do), so its
+ * connections stay watched by its loop between requests at no cost and
+ * no lock is taken; a connection idle for longer than IDLE_MAX_NS, or
+ * that the upstream closed meanwhile, is discarded when met. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -15,10 +16,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include "proxy_priv.h"
 #include "base/clock.h"
+#include "base/sockaddr.h"
 
 #define IDLE_MAX_NS (30ull * 1000000000ull)
 #define IDLE_PER_KEY 128
@@ -51,20 +52,8 @@ int proxy_dial_start(const char *host, unsigned port, int *pending, char *err, s
 {
     struct sockaddr_storage ss;
     socklen_t len;
-    memset(&ss, 0, sizeof ss);
-    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        len = sizeof *v4;
-    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)port);
-        len = sizeof *v6;
-    } else {
+    if (cube_sockaddr_numeric(host, port, &ss, &len) < 0) {
         snprintf(err, errlen, "not a numeric address: %s", host);
-        errno = EINVAL;
         return -1;
     }
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -109,12 +98,46 @@ static int still_open(int fd)
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
-/* Takes the first idle connection to key off the list (and every expired
- * one, into *stale). Caller holds pool_mu. */
-static struct proxy_conn *unlink_idle(struct cube_proxies *px, const char *key, uint64_t now,
+static _Thread_local struct proxy_pool *my_pool;
+
+/* The calling thread's pool: an HTTP thread's own (made at its first
+ * request, freed with px), whose connections only that thread touches, as
+ * its loop watches them (http_loop.h); px->shared for any other thread. */
+static struct proxy_pool *pool_here(struct cube_proxies *px)
+{
+    if (!cube_http_thread_here())
+        return &px->shared;
+    if (my_pool && my_pool->px == px)
+        return my_pool;
+    struct proxy_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return &px->shared;
+    p->px = px;
+    pthread_mutex_lock(&px->pool_mu);
+    p->next = px->pools;
+    px->pools = p;
+    pthread_mutex_unlock(&px->pool_mu);
+    return my_pool = p;
+}
+
+static void pool_lock(struct proxy_pool *p)
+{
+    if (p == &p->px->shared)
+        pthread_mutex_lock(&p->px->pool_mu);
+}
+
+static void pool_unlock(struct proxy_pool *p)
+{
+    if (p == &p->px->shared)
+        pthread_mutex_unlock(&p->px->pool_mu);
+}
+
+/* Takes the first idle connection to key off p (and every expired one,
+ * into *stale). Caller holds p's lock. */
+static struct proxy_conn *unlink_idle(struct proxy_pool *p, const char *key, uint64_t now,
                                       struct proxy_conn **stale)
 {
-    for (struct proxy_conn **pp = &px->idle; *pp;) {
+    for (struct proxy_conn **pp = &p->idle; *pp;) {
         struct proxy_conn *c = *pp;
         int expired = now - c->idle_since_ns > IDLE_MAX_NS;
         if (!expired && strcmp(c->key, key) != 0) {
@@ -122,7 +145,7 @@ static struct proxy_conn *unlink_idle(struct cube_proxies *px, const char *key, 
             continue;
         }
         *pp = c->next_idle;
-        px->n_idle--;
+        p->n_idle--;
         if (!expired)
             return c;
         c->next_idle = *stale;
@@ -132,16 +155,20 @@ static struct proxy_conn *unlink_idle(struct cube_proxies *px, const char *key, 
 }
 
 /* An idle connection to key that still looks open, or NULL. The probe (a
- * syscall) runs outside pool_mu, which every request takes. */
+ * system call, outside the lock) is skipped for a connection this thread's
+ * loop watched quietly since its last answer: a hang-up would have shown
+ * (but for one in this very pass, which the retry on a fresh connection
+ * covers, as for a probe's own race). */
 static struct proxy_conn *take_idle(struct cube_proxies *px, const char *key)
 {
+    struct proxy_pool *p = pool_here(px);
     uint64_t now = cube_now_ns();
     struct proxy_conn *found = NULL, *stale = NULL;
     for (;;) {
-        pthread_mutex_lock(&px->pool_mu);
-        found = unlink_idle(px, key, now, &stale);
-        pthread_mutex_unlock(&px->pool_mu);
-        if (!found || still_open(found->fd))
+        pool_lock(p);
+        found = unlink_idle(p, key, now, &stale);
+        pool_unlock(p);
+        if (!found || cube_http_hold_quiet(&found->hold) || still_open(found->fd))
             break;
         found->next_idle = stale;
         stale = found;
@@ -185,19 +212,20 @@ struct proxy_conn *proxy_conn_get(struct cube_proxies *px, const char *host, uns
 
 void proxy_conn_put(struct cube_proxies *px, struct proxy_conn *c)
 {
+    struct proxy_pool *p = pool_here(px);
     size_t same = 0;
-    pthread_mutex_lock(&px->pool_mu);
-    for (struct proxy_conn *o = px->idle; o; o = o->next_idle)
+    pool_lock(p);
+    for (struct proxy_conn *o = p->idle; o && same < IDLE_PER_KEY; o = o->next_idle)
         same += strcmp(o->key, c->key) == 0;
-    int keep = same < IDLE_PER_KEY && px->n_idle < IDLE_TOTAL;
+    int keep = same < IDLE_PER_KEY && p->n_idle < IDLE_TOTAL;
     if (keep) {
         c->idle_since_ns = cube_now_ns();
         c->mhd = NULL;
-        c->next_idle = px->idle;
-        px->idle = c;
-        px->n_idle++;
+        c->next_idle = p->idle;
+        p->idle = c;
+        p->n_idle++;
     }
-    pthread_mutex_unlock(&px->pool_mu);
+    pool_unlock(p);
     if (!keep)
         proxy_conn_close(px, c);
 }
@@ -240,16 +268,24 @@ int proxy_send_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
+static void pool_close_all(struct cube_proxies *px, struct proxy_pool *p)
+{
+    while (p->idle) {
+        struct proxy_conn *c = p->idle;
+        p->idle = c->next_idle;
+        proxy_conn_close(px, c);
+    }
+    p->n_idle = 0;
+}
+
 void proxy_pool_clear(struct cube_proxies *px)
 {
-    pthread_mutex_lock(&px->pool_mu);
-    struct proxy_conn *list = px->idle;
-    px->idle = NULL;
-    px->n_idle = 0;
-    pthread_mutex_unlock(&px->pool_mu);
-    while (list) {
-        struct proxy_conn *c = list;
-        list = c->next_idle;
-        proxy_conn_close(px, c);
+    px->shared.px = px;
+    pool_close_all(px, &px->shared);
+    while (px->pools) {
+        struct proxy_pool *p = px->pools;
+        px->pools = p->next;
+        pool_close_all(px, p);
+        free(p);
     }
 }

@@ -5,8 +5,10 @@
  *                  request head and body, waiting for the answer's head
  *   proxy_resp.c   the upstream answer: head parsing, streamed body, 101
  *   proxy_conn.c   upstream connections: connect with a timeout, keep-alive
- *   proxy_loop.c   the relay thread: wakes parked requests, splices
- *                  upgraded (WebSocket) connections
+ *                  pools (one per HTTP thread)
+ *   proxy_loop.c   parking a request until its upstream sends (on its HTTP
+ *                  thread's loop), and the relay thread: splices upgraded
+ *                  (WebSocket) connections
  *   proxy_util.c   pure helpers (header filtering, addresses, the answer
  *                  head parser, chunked decoding)
  *   proxy_resolve.c  asking the plugin (resolve, again after a wake) and
@@ -109,7 +111,7 @@ struct proxy_prefix {
     struct proxy_prefix *next;
 };
 
-/* An upstream TCP connection; also what the relay thread parks on. */
+/* An upstream TCP connection; also what a request waiting for it parks on. */
 struct proxy_conn {
     int type;                          /* PROXY_EV_CONN (first: epoll tag) */
     int fd;
@@ -150,6 +152,14 @@ struct proxy_wait {
     struct proxy_wait *next, *prev;
 };
 
+/* Idle keep-alive upstream connections (proxy_conn.c), newest first. */
+struct proxy_pool {
+    struct cube_proxies *px;
+    struct proxy_conn *idle;
+    size_t n_idle;
+    struct proxy_pool *next;           /* in px->pools */
+};
+
 struct cube_proxies {
     struct cube_ctx *ctx;
     struct proxy_prefix *prefixes;
@@ -158,8 +168,8 @@ struct cube_proxies {
     struct proxy_park *park;           /* NULL until HTTP starts */
     struct proxy_mirror *mirror;       /* NULL until HTTP starts */
     pthread_mutex_t pool_mu;
-    struct proxy_conn *idle;           /* idle keep-alive connections */
-    size_t n_idle;
+    struct proxy_pool shared;          /* for threads but HTTP ones (pool_mu) */
+    struct proxy_pool *pools;          /* each HTTP thread's own (the list: pool_mu) */
     struct proxy_loop *loop;           /* NULL until HTTP starts */
     struct cube_apps *apps;            /* the apps origin (apps.h); NULL: none */
 };
@@ -292,7 +302,8 @@ void proxy_conn_close(struct cube_proxies *px, struct proxy_conn *c);
 int proxy_dial_start(const char *host, unsigned port, int *pending, char *err, size_t errlen);
 /* Writes all of buf, waiting up to PROXY_WRITE_TIMEOUT_MS for room. 0 or -1. */
 int proxy_send_all(int fd, const char *buf, size_t len);
-/* Closes every idle connection. */
+/* Closes every idle connection and frees the pools; once no thread
+ * proxies any more (the HTTP threads stopped). */
 void proxy_pool_clear(struct cube_proxies *px);
 
 /* -- proxy_loop.c ----------------------------------------------------------- */

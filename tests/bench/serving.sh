@@ -8,7 +8,9 @@
 #            upstream vs the upstream straight; wrk -c64, GET; the caller
 #            sends an API token of the admin (Authorization: Bearer);
 #            and cubed's own GET /healthz (no upstream, a public
-#            route): the ceiling of anything cubed's front end answers
+#            route): the ceiling of anything cubed's front end answers;
+#            then direct, nginx and Cube again at wrk -c4, where no
+#            request queues for a CPU: the latency each hop itself adds
 #   sklearn  the built-in runtime (cube-serving-runtime.py, the zero-code
 #            path: a Model registered from a pickled scikit-learn model and
 #            an InferenceService on it) answering 1-row v2 infer POSTs
@@ -353,11 +355,15 @@ EOF
     # the upstream's processes: its master (listening on the port) and worker
     UP_PIDS=$(ps -o pid= -u "${USER_PREFIX}admin" | tr '\n' ' ')
     for r in $(seq 1 "$ROUNDS"); do
-        say "proxy: round $r of $ROUNDS (direct, nginx, cube, own; wrk -c64 -d$DURATION each) ..."
+        say "proxy: round $r of $ROUNDS (direct, nginx, cube, own at wrk -c64; direct, nginx, cube at -c4; -d$DURATION each) ..."
         CPU_PIDS=$UP_PIDS bench_target "p-direct-$r" 64 "$DIRECT"
         CPU_PIDS="$NPID $(pgrep -P "$NPID" | tr '\n' ' ')" bench_target "p-nginx-$r" 64 "$NGINXED"
         CPU_PIDS=$CPID bench_target "p-cube-$r" 64 "$CUBED_URL" -H "$AUTH"
         CPU_PIDS=$CPID bench_target "p-own-$r" 64 "$OWN_URL" -H "$AUTH"
+        # light load: what each hop adds when nothing queues for a CPU
+        bench_target "l-direct-$r" 4 "$DIRECT"
+        bench_target "l-nginx-$r" 4 "$NGINXED"
+        bench_target "l-cube-$r" 4 "$CUBED_URL" -H "$AUTH"
     done
     stop_pid "$NPID" QUIT
     NPID=''
@@ -480,6 +486,9 @@ if want proxy; then
     for t in direct nginx cube own; do
         printf '%-10s %10s %10s   [%s]\n' "$t" "$(med_of rps "p-$t")" "$(med_of p99 "p-$t")" "$(rounds_of "p-$t")"
     done
+    for t in direct nginx cube; do
+        printf '%-10s %10s %10s   [%s]\n' "$t -c4" "$(med_of rps "l-$t")" "$(med_of p99 "l-$t")" "$(rounds_of "l-$t")"
+    done
     say ""
     row measure ours peer ratio verdict
     R=$(med_ratio p-cube p-nginx)
@@ -488,6 +497,8 @@ if want proxy; then
     A=$(med_p99_added p-cube p-direct)
     row "p99 added over direct, ms (Cube; nginx)" "$A" "$(med_p99_added p-nginx p-direct)" "" \
         "bar <= ${BAR_PROXY_P99_MS} ms: $(verdict "$A" le "$BAR_PROXY_P99_MS")"
+    row "  the same at wrk -c4 (no queueing), ms" "$(med_p99_added l-cube l-direct)" \
+        "$(med_p99_added l-nginx l-direct)" "" "what the hop itself adds (no bar)"
     R=$(med_ratio p-own p-nginx)
     row "req/s cubed's own route / nginx-proxied" "$(med_of rps p-own)" "$(med_of rps p-nginx)" "$R" \
         "the front end's ceiling (no bar)"
