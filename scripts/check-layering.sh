@@ -25,7 +25,9 @@ RANKS="$RANKS files:5 openapi:5 sched:6 api:7 proxy:7 http:8 plugins:9 ctx:10"
 #   http/http_req.h  the request record handlers answer through (as a
 #                    plugin answers through the host table)
 #   http/router.h    the route match http_req.h carries
-CONTRACTS="ctx/ctx.h:3 http/http_req.h:2 http/router.h:2"
+#   http/http_hold.h the HTTP threads' holds and wake-ups the reverse proxy
+#                    waits on
+CONTRACTS="ctx/ctx.h:3 http/http_req.h:2 http/router.h:2 http/http_hold.h:7"
 fail=0
 
 awk -v ranks="$RANKS" -v contracts="$CONTRACTS" '

@@ -464,6 +464,17 @@ int cube_http_listen(struct cube_http *http, const char *host, int port)
     return http->loops ? 0 : -1;
 }
 
+void cube_http_listen_release(struct cube_http *http)
+{
+    cube_http_loops_release(http->loops);
+}
+
+void cube_http_listen_end(struct cube_http *http)
+{
+    cube_http_loops_stop(http->loops);
+    http->loops = NULL;
+}
+
 static void http_free(struct cube_http *http)
 {
     free(http->tls_cert);
@@ -497,7 +508,7 @@ int cube_http_start(struct cube_ctx *ctx)
         goto fail;
     }
     if (cube_apps_listen_start(ctx, http) < 0) {  /* proxied servers' own origin */
-        cube_http_loops_stop(http->loops);
+        cube_http_listen_end(http);
         cube_http_streams_shutdown(http);
         cube_proxy_http_stop(ctx);
         goto fail;
@@ -523,7 +534,7 @@ void cube_http_stop(struct cube_ctx *ctx, unsigned grace_ms)
         return;
     atomic_store(&http->stopping, 1);   /* accept_policy turns newcomers away */
     cube_apps_listen_quiesce(ctx);     /* and ends its held requests */
-    cube_http_loops_release(http->loops);  /* held requests answer 503 */
+    cube_http_listen_release(http);  /* held requests answer 503 */
     cube_http_streams_shutdown(http);
     cube_proxy_http_stop(ctx);
     cube_apps_listen_stop(ctx, grace_ms);
@@ -535,7 +546,7 @@ void cube_http_stop(struct cube_ctx *ctx, unsigned grace_ms)
     if (atomic_load(&http->inflight) > 0)
         cube_log(CUBE_LOG_WARN, "http", "closing %d unfinished request(s)",
                  atomic_load(&http->inflight));
-    cube_http_loops_stop(http->loops);
+    cube_http_listen_end(http);
     http_free(http);
     ctx->http = NULL;
 }

@@ -27,6 +27,7 @@
  * on its thread, in handlers run by MHD_run, after the batch of events
  * that may name it was handled; so no event names a freed hold. */
 #include "http_loop.h"
+#include "http_hold.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -131,6 +131,14 @@ int cube_http_send_file(cube_req *req, const char *root, const char *rel,
  * http->loops and http->port; 0, or -1 with errno kept when it cannot
  * listen (http.c). */
 int cube_http_listen(struct cube_http *http, const char *host, int port);
+/* Ends the holds on http's threads (their requests answer 503) and makes
+ * later holds fail; the threads go on serving. Any thread but an HTTP
+ * one; idempotent (http.c). */
+void cube_http_listen_release(struct cube_http *http);
+/* Stops http's threads and daemons (MHD ends what is left) and clears
+ * http->loops; nothing when it is not listening. Never from an HTTP
+ * thread (http.c). */
+void cube_http_listen_end(struct cube_http *http);
 /* 1 when the request's bearer token is the configured admin token. */
 int cube_http_admin_token(cube_req *req, const char *token);
 /* A query with more parameters than this gets 414. */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "http_loop.h"
+#include "http_hold.h"
 #include "http_req.h"
 #include "base/log.h"
 #include "base/clock.h"

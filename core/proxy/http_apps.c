@@ -10,7 +10,6 @@
 
 #include "apps_priv.h"
 #include "ctx/ctx.h"
-#include "http/http_loop.h"
 #include "http/http_req.h"
 #include "base/log.h"
 #include "proxy_priv.h"
@@ -106,7 +105,7 @@ void cube_apps_listen_quiesce(struct cube_ctx *ctx)
     struct cube_apps *a = apps_of(ctx);
     if (a && a->http) {
         atomic_store(&a->http->stopping, 1);   /* its accept policy refuses */
-        cube_http_loops_release(a->http->loops);  /* its held requests answer 503 */
+        cube_http_listen_release(a->http);  /* its held requests answer 503 */
     }
 }
 
@@ -118,8 +117,7 @@ void cube_apps_listen_stop(struct cube_ctx *ctx, unsigned grace_ms)
     struct cube_http *h = a->http;
     for (unsigned waited = 0; waited < grace_ms && atomic_load(&h->inflight); waited += 10)
         usleep(10000);
-    cube_http_loops_stop(h->loops);
-    h->loops = NULL;
+    cube_http_listen_end(h);
 }
 
 void cube_apps_free(struct cube_ctx *ctx)
@@ -129,10 +127,8 @@ void cube_apps_free(struct cube_ctx *ctx)
         return;
     /* The listener's record outlives its daemon: requests the console
      * listener still finishes read its port. */
-    if (a->http) {
-        cube_http_loops_stop(a->http->loops);
-        a->http->loops = NULL;
-    }
+    if (a->http)
+        cube_http_listen_end(a->http);
     listener_free(a->http);
     ctx->proxies->apps = NULL;
     apps_free(a);

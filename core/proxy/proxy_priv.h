@@ -31,7 +31,7 @@
 #include <cube/cube.h>
 
 #include "proxy.h"
-#include "http/http_loop.h"
+#include "http/http_hold.h"
 #include "http/router.h"
 #include "base/text.h"
 
@@ -120,7 +120,7 @@ struct proxy_conn {
     int reused;                        /* came from the idle pool */
     uint64_t idle_since_ns;
     struct proxy_conn *next_idle;
-    struct cube_http_hold hold;        /* parked on an HTTP thread (http_loop.h) */
+    struct cube_http_hold hold;        /* parked on an HTTP thread (http_hold.h) */
     /* parking on the relay thread (guarded by the loop's mutex) */
     struct MHD_Connection *mhd;        /* suspended HTTP connection */
     uint64_t deadline_ns;              /* 0: none */
